@@ -1,0 +1,226 @@
+//! The contract every parser adapter implements.
+//!
+//! The engine never names a parser: it sees only this trait. One call per case
+//! (one body, many queries) keeps the per-query cost of slow adapters — a
+//! Python interpreter, a worker process — paid once per body, not per query.
+
+use serde::{Deserialize, Serialize};
+
+/// What a query asks of the parsed robots.txt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Ask {
+    /// May `agent` fetch `url`?
+    CanFetch,
+    /// The crawl-delay that applies to `agent`.
+    CrawlDelay,
+    /// The request-rate that applies to `agent`.
+    RequestRate,
+    /// Every sitemap URL in the file (agent and url ignored).
+    Sitemaps,
+}
+
+impl Ask {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ask::CanFetch => "can_fetch",
+            Ask::CrawlDelay => "crawl_delay",
+            Ask::RequestRate => "request_rate",
+            Ask::Sitemaps => "sitemaps",
+        }
+    }
+}
+
+/// One question put to an oracle. Agent and URL are passed verbatim: an
+/// adapter must not massage them, because what a library does with the input
+/// its users really give it is exactly what we measure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Query {
+    pub ask: Ask,
+    #[serde(default)]
+    pub agent: String,
+    #[serde(default)]
+    pub url: String,
+}
+
+/// A typed extension value, so `7` (CPython's int) and `7.0` (protego's
+/// float) can be compared numerically yet still shown as what they were.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "value", rename_all = "snake_case")]
+pub enum Value {
+    None,
+    Int(i64),
+    Float(f64),
+    Rate { requests: u64, seconds: u64 },
+    List(Vec<String>),
+}
+
+impl Value {
+    /// Equality as a user of the value sees it: numbers compare numerically.
+    pub fn same_as(&self, other: &Value) -> bool {
+        match (self.as_number(), other.as_number()) {
+            (Some(a), Some(b)) => a == b,
+            _ => self == other,
+        }
+    }
+
+    fn as_number(&self) -> Option<f64> {
+        match *self {
+            Value::Int(i) => Some(i as f64),
+            Value::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Value::None => write!(f, "none"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Float(x) => write!(f, "{x:?}"),
+            Value::Rate { requests, seconds } => write!(f, "{requests}/{seconds}s"),
+            Value::List(items) => write!(f, "[{}]", items.join(", ")),
+        }
+    }
+}
+
+/// What one oracle said to one query. Errors, crashes and timeouts are their
+/// own outcomes: they are never turned into a verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    Allowed,
+    Disallowed,
+    Value { value: Value },
+    /// The library raised or returned an error (a Python exception, a Rust `Err`).
+    Error { kind: String, message: String },
+    /// The library panicked, aborted or took its process down.
+    Crash { detail: String },
+    /// No answer within the per-call limit.
+    Timeout,
+    /// The library has no way to answer this kind of query.
+    Unsupported { reason: String },
+}
+
+impl Outcome {
+    /// The short word used in signatures, tables and `check --json`.
+    pub fn label(&self) -> String {
+        match self {
+            Outcome::Allowed => "allowed".into(),
+            Outcome::Disallowed => "disallowed".into(),
+            Outcome::Value { value } => value.to_string(),
+            Outcome::Error { .. } => "error".into(),
+            Outcome::Crash { .. } => "crash".into(),
+            Outcome::Timeout => "timeout".into(),
+            Outcome::Unsupported { .. } => "unsupported".into(),
+        }
+    }
+
+    /// Failure outcomes: the oracle gave no answer at all.
+    pub fn is_failure(&self) -> bool {
+        matches!(
+            self,
+            Outcome::Error { .. } | Outcome::Crash { .. } | Outcome::Timeout
+        )
+    }
+
+    pub fn detail(&self) -> String {
+        match self {
+            Outcome::Error { kind, message } => format!("{kind}: {message}"),
+            Outcome::Crash { detail } => detail.clone(),
+            Outcome::Unsupported { reason } => reason.clone(),
+            _ => String::new(),
+        }
+    }
+}
+
+/// An outcome plus the oracle's own account of it (the reference oracle
+/// explains which group and rule decided; others may leave it empty).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Answer {
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub explain: String,
+}
+
+impl From<Outcome> for Answer {
+    fn from(outcome: Outcome) -> Self {
+        Answer {
+            outcome,
+            explain: String::new(),
+        }
+    }
+}
+
+/// What an oracle can answer; the runner marks the rest `Unsupported`
+/// instead of asking, and generators avoid what an oracle cannot express.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Capabilities {
+    pub can_fetch: bool,
+    pub crawl_delay: bool,
+    pub request_rate: bool,
+    pub sitemaps: bool,
+    /// The library owns an HTTP fetcher (CPython's `read()`), so the status
+    /// matrix can be run against it over a real socket.
+    pub http_fetch: bool,
+}
+
+impl Capabilities {
+    pub fn supports(&self, ask: Ask) -> bool {
+        match ask {
+            Ask::CanFetch => self.can_fetch,
+            Ask::CrawlDelay => self.crawl_delay,
+            Ask::RequestRate => self.request_rate,
+            Ask::Sitemaps => self.sitemaps,
+        }
+    }
+}
+
+/// A robots.txt parser under test.
+pub trait Oracle: Send {
+    /// Stable name used in cases, the ledger and reports (`protego`, `google`).
+    fn name(&self) -> &str;
+    /// The exact version, probed at run time from the library itself.
+    fn version(&self) -> String;
+    fn capabilities(&self) -> Capabilities;
+    /// Parse `body` once and answer every query, one answer per query, in order.
+    fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer>;
+    /// Fetch `robots_url` with the library's own fetcher, then answer the
+    /// queries. Only called when `capabilities().http_fetch` is set.
+    fn run_fetch(&mut self, robots_url: &str, queries: &[Query]) -> Vec<Answer> {
+        let _ = robots_url;
+        unsupported_all(queries, "this library has no HTTP fetcher")
+    }
+}
+
+pub fn unsupported_all(queries: &[Query], reason: &str) -> Vec<Answer> {
+    queries
+        .iter()
+        .map(|_| {
+            Answer::from(Outcome::Unsupported {
+                reason: reason.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// An oracle that could not be set up. Kept as a value so every run can say
+/// loudly what is missing and how to fix it, instead of skipping it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Unavailable {
+    pub oracle: String,
+    pub reason: String,
+    pub fix: String,
+}
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "oracle `{}` is unavailable: {} (fix: {})",
+            self.oracle, self.reason, self.fix
+        )
+    }
+}

@@ -1,0 +1,51 @@
+//! Real robots.txt parsers behind `engine::Oracle`, one file per oracle.
+//!
+//! Each oracle is registered once in [`registry`]; xtask and fuzz look them up
+//! by name. An oracle that cannot be built here (setup missing) is still
+//! registered: its constructor returns [`Unavailable`] saying what to run.
+
+use engine::oracle::{Oracle, Unavailable};
+use std::path::PathBuf;
+
+#[cfg(feature = "rust-crates")]
+pub mod robotstxt_rs;
+#[cfg(feature = "rust-crates")]
+pub mod texting_robots;
+
+pub mod panic_guard;
+
+/// How to construct one oracle.
+pub struct Entry {
+    pub name: &'static str,
+    /// Oracles of one family share a worker-process kind and a setup step.
+    pub family: &'static str,
+    pub make: fn() -> Result<Box<dyn Oracle>, Unavailable>,
+}
+
+/// Every oracle repdiff knows, in report order.
+pub fn registry() -> Vec<Entry> {
+    let mut out = Vec::new();
+    #[cfg(feature = "rust-crates")]
+    {
+        out.push(Entry {
+            name: texting_robots::NAME,
+            family: "rust",
+            make: || Ok(Box::new(texting_robots::TextingRobots)),
+        });
+        out.push(Entry {
+            name: robotstxt_rs::NAME,
+            family: "rust",
+            make: || Ok(Box::new(robotstxt_rs::RobotstxtRs)),
+        });
+    }
+    out
+}
+
+/// Where setup puts what it fetched from the registries (never committed).
+/// `REPDIFF_CACHE` overrides it; the default is `.cache/` at the workspace root.
+pub fn cache_dir() -> PathBuf {
+    match std::env::var_os("REPDIFF_CACHE") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.cache")),
+    }
+}
