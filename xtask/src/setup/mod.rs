@@ -1,0 +1,127 @@
+//! `cargo xtask setup`: fetch every third-party parser from its registry,
+//! pinned by version and sha256, into the ignored cache folder.
+//!
+//! Idempotent: a piece whose files are present with the right hashes is not
+//! fetched again. On failure the error names the missing piece and the
+//! command that fixes it.
+
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A setup failure, phrased for the person who has to fix it.
+#[derive(Debug)]
+pub struct SetupError {
+    pub piece: String,
+    pub reason: String,
+    pub fix: String,
+}
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "setup of `{}` failed: {}\n  fix: {}",
+            self.piece, self.reason, self.fix
+        )
+    }
+}
+
+pub type Result<T> = std::result::Result<T, SetupError>;
+
+pub struct Ctx {
+    /// Workspace root.
+    pub root: PathBuf,
+    /// `.cache/` (or `REPDIFF_CACHE`).
+    pub cache: PathBuf,
+}
+
+impl Ctx {
+    pub fn new() -> Ctx {
+        let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+        let root = root.canonicalize().unwrap_or(root);
+        Ctx {
+            root,
+            cache: oracles::cache_dir(),
+        }
+    }
+
+    pub fn err(&self, piece: &str, reason: impl Into<String>, fix: impl Into<String>) -> SetupError {
+        SetupError {
+            piece: piece.into(),
+            reason: reason.into(),
+            fix: fix.into(),
+        }
+    }
+}
+
+pub fn sha256_file(path: &Path) -> std::io::Result<String> {
+    let bytes = std::fs::read(path)?;
+    Ok(sha256_hex(&bytes))
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// True when `path` exists and hashes to `sha256`.
+pub fn verified(path: &Path, sha256: &str) -> bool {
+    matches!(sha256_file(path), Ok(h) if h == sha256)
+}
+
+/// Check a file's hash, naming the piece on mismatch.
+pub fn verify(ctx: &Ctx, piece: &str, path: &Path, sha256: &str) -> Result<()> {
+    let got = sha256_file(path).map_err(|e| {
+        ctx.err(piece, format!("cannot read {}: {e}", path.display()), "cargo xtask setup")
+    })?;
+    if got != sha256 {
+        return Err(ctx.err(
+            piece,
+            format!(
+                "sha256 mismatch for {}: expected {sha256}, got {got}",
+                path.display()
+            ),
+            format!("rm -rf {} && cargo xtask setup", path.display()),
+        ));
+    }
+    Ok(())
+}
+
+/// Run a command, failing with its stderr tail.
+pub fn run(ctx: &Ctx, piece: &str, cmd: &mut Command, fix: &str) -> Result<String> {
+    let shown = format!("{cmd:?}");
+    let out = cmd
+        .output()
+        .map_err(|e| ctx.err(piece, format!("cannot run {shown}: {e}"), fix))?;
+    if !out.status.success() {
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
+        let tail: Vec<&str> = tail.into_iter().rev().collect();
+        return Err(ctx.err(
+            piece,
+            format!("{shown} exited with {}:\n    {}", out.status, tail.join("\n    ")),
+            fix,
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Every setup step, in order. Each prints what it fetched; a step with
+/// nothing to do prints nothing unless `verbose`.
+pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
+    let steps: Vec<(&str, fn(&Ctx, bool) -> Result<()>)> = vec![
+        // ("python", python::ensure),
+        // ("google", google::ensure),
+    ];
+    let mut errors = Vec::new();
+    for (name, step) in steps {
+        if verbose {
+            eprintln!("setup: {name}");
+        }
+        if let Err(e) = step(ctx, verbose) {
+            errors.push(e);
+        }
+    }
+    errors
+}
