@@ -92,15 +92,24 @@ impl std::fmt::Display for Value {
 pub enum Outcome {
     Allowed,
     Disallowed,
-    Value { value: Value },
+    Value {
+        value: Value,
+    },
     /// The library raised or returned an error (a Python exception, a Rust `Err`).
-    Error { kind: String, message: String },
+    Error {
+        kind: String,
+        message: String,
+    },
     /// The library panicked, aborted or took its process down.
-    Crash { detail: String },
+    Crash {
+        detail: String,
+    },
     /// No answer within the per-call limit.
     Timeout,
     /// The library has no way to answer this kind of query.
-    Unsupported { reason: String },
+    Unsupported {
+        reason: String,
+    },
 }
 
 impl Outcome {

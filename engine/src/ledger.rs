@@ -1,0 +1,170 @@
+//! The known-divergence ledger (`cases/divergences.yaml`).
+//!
+//! Every cell that deviates from the expectation, errors, or splits an
+//! `either` query must be explained by an entry, or the run fails; an entry
+//! that explains nothing is stale. This is what keeps a green run meaningful:
+//! new behaviour can never hide behind an old explanation.
+
+use crate::case::{find_line, Corpus, LoadError};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord)]
+#[serde(rename_all = "kebab-case")]
+pub enum Classification {
+    /// The parser is wrong by its own documentation or the RFC's MUST.
+    Bug,
+    /// A deliberate tolerance beyond the RFC (Google's typos, say).
+    Leniency,
+    /// The RFC admits more than one reading.
+    SpecAmbiguity,
+    /// The library's contract puts work on the caller (Google wants a
+    /// %-encoded URI and a bare product token).
+    ApiContract,
+    /// A choice the harness made when feeding the library.
+    HarnessConvention,
+}
+
+impl Classification {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Classification::Bug => "bug",
+            Classification::Leniency => "leniency",
+            Classification::SpecAmbiguity => "spec-ambiguity",
+            Classification::ApiContract => "api-contract",
+            Classification::HarnessConvention => "harness-convention",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Entry {
+    pub id: String,
+    pub title: String,
+    /// The oracles whose cells this entry explains.
+    pub oracles: Vec<String>,
+    pub classification: Classification,
+    /// RFC 9309 section(s), e.g. "§2.2.1".
+    pub rfc: String,
+    /// Upstream issue URL, or "none known".
+    pub upstream: String,
+    /// Case ids, or `case-id#N` for the N-th query (1-based) of a case.
+    pub cases: Vec<String>,
+    pub explanation: String,
+    /// Filled by the loader.
+    #[serde(skip)]
+    pub line: usize,
+}
+
+impl Entry {
+    /// Does this entry explain the cell (`oracle`, `case`, query `index` 0-based)?
+    pub fn covers(&self, oracle: &str, case: &str, index: usize) -> bool {
+        self.oracles.iter().any(|o| o == oracle)
+            && self.cases.iter().any(|r| match r.split_once('#') {
+                None => r == case,
+                Some((c, n)) => c == case && n.parse::<usize>().ok() == Some(index + 1),
+            })
+    }
+
+    pub fn case_ids(&self) -> BTreeSet<&str> {
+        self.cases
+            .iter()
+            .map(|r| r.split_once('#').map_or(r.as_str(), |(c, _)| c))
+            .collect()
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLedger {
+    entries: Vec<Entry>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Ledger {
+    pub entries: Vec<Entry>,
+}
+
+impl Ledger {
+    pub fn get(&self, id: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.id == id)
+    }
+}
+
+/// Load and check the ledger against the corpus and the oracle names known to
+/// this build: a reference to a case or an oracle that does not exist is an
+/// error, not a silently dead entry.
+pub fn load(path: &Path, corpus: &Corpus, known_oracles: &[&str]) -> Result<Ledger, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
+        file: path.to_path_buf(),
+        line: None,
+        message: format!("cannot read ledger: {e}"),
+    })?;
+    parse(path, &text, corpus, known_oracles)
+}
+
+pub fn parse(
+    path: &Path,
+    text: &str,
+    corpus: &Corpus,
+    known_oracles: &[&str],
+) -> Result<Ledger, LoadError> {
+    let raw: RawLedger = serde_yaml::from_str(text).map_err(|e| LoadError {
+        file: path.to_path_buf(),
+        line: e.location().map(|l| l.line()),
+        message: e.to_string(),
+    })?;
+    let mut seen = BTreeSet::new();
+    let mut entries = Vec::new();
+    for mut entry in raw.entries {
+        entry.line = find_line(text, "id", &entry.id).unwrap_or(1);
+        let err = |message: String| LoadError {
+            file: path.to_path_buf(),
+            line: Some(entry.line),
+            message: format!("ledger entry `{}`: {message}", entry.id),
+        };
+        if !seen.insert(entry.id.clone()) {
+            return Err(err("duplicate id".into()));
+        }
+        if entry.oracles.is_empty() || entry.cases.is_empty() {
+            return Err(err("needs at least one oracle and one case".into()));
+        }
+        if entry.upstream.trim().is_empty() || entry.explanation.trim().is_empty() {
+            return Err(err(
+                "upstream (a URL or \"none known\") and explanation must not be empty".into(),
+            ));
+        }
+        for o in &entry.oracles {
+            if !known_oracles.contains(&o.as_str()) {
+                return Err(err(format!(
+                    "unknown oracle `{o}` (known: {})",
+                    known_oracles.join(", ")
+                )));
+            }
+        }
+        for r in &entry.cases {
+            let (case_id, n) = match r.split_once('#') {
+                Some((c, n)) => (c, Some(n)),
+                None => (r.as_str(), None),
+            };
+            let Some(case) = corpus.get(case_id) else {
+                return Err(err(format!("unknown case `{case_id}`")));
+            };
+            if let Some(n) = n {
+                match n.parse::<usize>() {
+                    Ok(k) if k >= 1 && k <= case.queries.len() => {}
+                    _ => {
+                        return Err(err(format!(
+                            "`{r}`: case `{case_id}` has queries 1..={}",
+                            case.queries.len()
+                        )))
+                    }
+                }
+            }
+        }
+        entries.push(entry);
+    }
+    Ok(Ledger { entries })
+}

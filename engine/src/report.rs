@@ -1,0 +1,405 @@
+//! Reports: `compat.json` (every cell, machine-readable) and `compat.md`
+//! (scorecards, divergences by ledger entry, untriaged cells with a diff and
+//! a reproducer). Written atomically so a failed run never leaves a
+//! half-written report behind.
+
+use crate::case::{Case, Expect};
+use crate::ledger::Ledger;
+use crate::run::{Cell, RunResult, Status};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+
+/// The one-line command that replays a cell.
+pub fn reproducer(case: &str, query: usize, oracle: &str) -> String {
+    format!(
+        "cargo xtask check --case {case}#{} --oracle {oracle}",
+        query + 1
+    )
+}
+
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Score {
+    pub matched: usize,
+    pub deviated: usize,
+    pub failed: usize,
+    pub split: usize,
+    pub unsupported: usize,
+    pub triaged: usize,
+    pub untriaged: usize,
+}
+
+impl Score {
+    fn add(&mut self, cell: &Cell, definite: bool) {
+        match cell.status {
+            Status::Match if definite => self.matched += 1,
+            Status::Match => {}
+            Status::Deviate => self.deviated += 1,
+            Status::Failed => self.failed += 1,
+            Status::Split => self.split += 1,
+            Status::Unsupported => self.unsupported += 1,
+        }
+        if cell.status.needs_triage() {
+            if cell.triaged_by.is_some() {
+                self.triaged += 1;
+            } else {
+                self.untriaged += 1;
+            }
+        }
+    }
+
+    /// Cells with a definite expectation that the oracle answered.
+    pub fn scored(&self) -> usize {
+        self.matched + self.deviated + self.failed
+    }
+
+    pub fn percent(&self) -> f64 {
+        if self.scored() == 0 {
+            0.0
+        } else {
+            100.0 * self.matched as f64 / self.scored() as f64
+        }
+    }
+}
+
+/// Per oracle: overall and per tag.
+pub fn scorecards(
+    result: &RunResult,
+    cases: &[&Case],
+) -> BTreeMap<String, (Score, BTreeMap<String, Score>)> {
+    let by_id: BTreeMap<&str, &Case> = cases.iter().map(|c| (c.id.as_str(), *c)).collect();
+    let mut out: BTreeMap<String, (Score, BTreeMap<String, Score>)> = BTreeMap::new();
+    for o in &result.oracles {
+        out.insert(o.name.clone(), Default::default());
+    }
+    for cell in &result.cells {
+        let Some(case) = by_id.get(cell.case.as_str()) else {
+            continue;
+        };
+        let definite = !matches!(
+            case.queries[cell.query].expect,
+            Expect::Verdict(crate::case::Verdict::Either)
+        );
+        let entry = out.entry(cell.oracle.clone()).or_default();
+        entry.0.add(cell, definite);
+        for tag in &case.tags {
+            entry.1.entry(tag.clone()).or_default().add(cell, definite);
+        }
+    }
+    out
+}
+
+#[derive(Serialize)]
+struct JsonQuery<'a> {
+    index: usize,
+    ask: &'a str,
+    agent: &'a str,
+    url: &'a str,
+    expect: String,
+    basis: &'a str,
+    why: Option<&'a str>,
+    signature: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonCase<'a> {
+    id: &'a str,
+    title: &'a str,
+    tags: &'a [String],
+    source: &'a str,
+    file: String,
+    line: usize,
+    family: Option<&'a str>,
+    http: Option<&'a crate::case::HttpSpec>,
+    /// The body, as bytes in hex, so the report alone can replay a case.
+    body_hex: String,
+    queries: Vec<JsonQuery<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    format: &'static str,
+    generated_unix: u64,
+    corpus_hash: &'a str,
+    millis: u128,
+    oracles: &'a [crate::run::OracleInfo],
+    unavailable: &'a [crate::oracle::Unavailable],
+    scores: BTreeMap<String, Score>,
+    cases: Vec<JsonCase<'a>>,
+    cells: &'a [Cell],
+    stale: &'a [String],
+}
+
+pub fn to_json(result: &RunResult, cases: &[&Case], corpus_hash: &str) -> String {
+    let sigs: BTreeMap<(&str, usize), &str> = result
+        .signatures
+        .iter()
+        .map(|s| ((s.case.as_str(), s.query), s.signature.as_str()))
+        .collect();
+    let report = JsonReport {
+        format: "repdiff-compat/1",
+        generated_unix: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0),
+        corpus_hash,
+        millis: result.millis,
+        oracles: &result.oracles,
+        unavailable: &result.unavailable,
+        scores: scorecards(result, cases)
+            .into_iter()
+            .map(|(k, (s, _))| (k, s))
+            .collect(),
+        cases: cases
+            .iter()
+            .map(|c| JsonCase {
+                id: &c.id,
+                title: &c.title,
+                tags: &c.tags,
+                source: &c.source,
+                file: c.file.display().to_string(),
+                line: c.line,
+                family: c.family.as_deref(),
+                http: c.http.as_ref(),
+                body_hex: c.body.iter().map(|b| format!("{b:02x}")).collect(),
+                queries: c
+                    .queries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, q)| JsonQuery {
+                        index: i + 1,
+                        ask: q.query.ask.as_str(),
+                        agent: &q.query.agent,
+                        url: &q.query.url,
+                        expect: q.expect.to_string(),
+                        basis: &q.basis,
+                        why: q.why.as_deref(),
+                        signature: sigs.get(&(c.id.as_str(), i)).copied().unwrap_or(""),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        cells: &result.cells,
+        stale: &result.stale,
+    };
+    serde_json::to_string_pretty(&report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+/// One line per query of a case, as the oracle answered or as expected; the
+/// two lists are diffed with `similar` for an untriaged cell.
+fn verdict_lines(case: &Case, answers: Option<&[&Cell]>) -> String {
+    let mut s = String::new();
+    for (i, q) in case.queries.iter().enumerate() {
+        let said = match answers {
+            None => q.expect.to_string(),
+            Some(cells) => cells
+                .iter()
+                .find(|c| c.query == i)
+                .map(|c| c.answer.outcome.label())
+                .unwrap_or_else(|| "-".into()),
+        };
+        let _ = writeln!(
+            s,
+            "#{} {} agent={:?} url={:?} -> {}",
+            i + 1,
+            q.query.ask.as_str(),
+            q.query.agent,
+            q.query.url,
+            said
+        );
+    }
+    s
+}
+
+pub fn untriaged_diff(case: &Case, result: &RunResult, oracle: &str) -> String {
+    let cells: Vec<&Cell> = result
+        .cells
+        .iter()
+        .filter(|c| c.case == case.id && c.oracle == oracle)
+        .collect();
+    let expected = verdict_lines(case, None);
+    let actual = verdict_lines(case, Some(&cells));
+    similar::TextDiff::from_lines(&expected, &actual)
+        .unified_diff()
+        .header("expected", oracle)
+        .to_string()
+}
+
+pub fn to_markdown(
+    result: &RunResult,
+    cases: &[&Case],
+    ledger: &Ledger,
+    corpus_hash: &str,
+) -> String {
+    let mut md = String::new();
+    let queries: usize = cases.iter().map(|c| c.queries.len()).sum();
+    let _ = writeln!(md, "# repdiff compatibility report\n");
+    let _ = writeln!(
+        md,
+        "{} cases, {} queries, {} oracles; corpus `{}`; {} ms.\n",
+        cases.len(),
+        queries,
+        result.oracles.len(),
+        &corpus_hash[..corpus_hash.len().min(16)],
+        result.millis
+    );
+    if !result.unavailable.is_empty() {
+        let _ = writeln!(md, "> **Oracles NOT run (unavailable):**");
+        for u in &result.unavailable {
+            let _ = writeln!(md, "> - `{}`: {} — fix: `{}`", u.oracle, u.reason, u.fix);
+        }
+        md.push('\n');
+    }
+    let cards = scorecards(result, cases);
+    let _ = writeln!(md, "## Scorecard against RFC 9309 expectations\n");
+    let _ = writeln!(
+        md,
+        "| oracle | version | match | deviate | failed | split | unsupported | score | triaged | untriaged |"
+    );
+    let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|");
+    for o in &result.oracles {
+        if let Some((s, _)) = cards.get(&o.name) {
+            let _ = writeln!(
+                md,
+                "| `{}` | {} | {} | {} | {} | {} | {} | {:.1}% | {} | {} |",
+                o.name,
+                o.version.replace('|', "\\|"),
+                s.matched,
+                s.deviated,
+                s.failed,
+                s.split,
+                s.unsupported,
+                s.percent(),
+                s.triaged,
+                s.untriaged
+            );
+        }
+    }
+    let mut tags: Vec<&str> = cases
+        .iter()
+        .flat_map(|c| c.tags.iter().map(String::as_str))
+        .collect();
+    tags.sort();
+    tags.dedup();
+    let _ = writeln!(md, "\n### Per tag (matched / scored)\n");
+    let _ = write!(md, "| tag |");
+    for o in &result.oracles {
+        let _ = write!(md, " `{}` |", o.name);
+    }
+    let _ = write!(md, "\n|---|");
+    for _ in &result.oracles {
+        let _ = write!(md, "---|");
+    }
+    md.push('\n');
+    for tag in &tags {
+        let _ = write!(md, "| {tag} |");
+        for o in &result.oracles {
+            let s = cards
+                .get(&o.name)
+                .and_then(|(_, t)| t.get(*tag))
+                .cloned()
+                .unwrap_or_default();
+            if s.scored() == 0 {
+                let _ = write!(md, " – |");
+            } else {
+                let _ = write!(md, " {}/{} |", s.matched, s.scored());
+            }
+        }
+        md.push('\n');
+    }
+
+    let _ = writeln!(md, "\n## Divergences by ledger entry\n");
+    let mut by_entry: BTreeMap<&str, Vec<&Cell>> = BTreeMap::new();
+    for c in &result.cells {
+        if let Some(e) = &c.triaged_by {
+            by_entry.entry(e.as_str()).or_default().push(c);
+        }
+    }
+    for entry in &ledger.entries {
+        let Some(cells) = by_entry.get(entry.id.as_str()) else {
+            continue;
+        };
+        let _ = writeln!(
+            md,
+            "### `{}` — {}\n\n{} · RFC 9309 {} · upstream: {}\n\n{}\n",
+            entry.id,
+            entry.title,
+            entry.classification.as_str(),
+            entry.rfc,
+            entry.upstream,
+            entry.explanation.trim()
+        );
+        for c in cells {
+            let _ = writeln!(
+                md,
+                "- `{}` `{}`: {} ({:?})",
+                c.query_ref(),
+                c.oracle,
+                c.answer.outcome.label(),
+                c.status
+            );
+        }
+        md.push('\n');
+    }
+
+    let untriaged: Vec<&Cell> = result.untriaged().collect();
+    let _ = writeln!(md, "## Untriaged cells: {}\n", untriaged.len());
+    let by_id: BTreeMap<&str, &Case> = cases.iter().map(|c| (c.id.as_str(), *c)).collect();
+    let mut shown = std::collections::BTreeSet::new();
+    for c in &untriaged {
+        let _ = writeln!(
+            md,
+            "- `{}` `{}` said {} ({:?}); reproduce: `{}`",
+            c.query_ref(),
+            c.oracle,
+            c.answer.outcome.label(),
+            c.status,
+            reproducer(&c.case, c.query, &c.oracle)
+        );
+        if shown.insert((c.case.as_str(), c.oracle.as_str())) {
+            if let Some(case) = by_id.get(c.case.as_str()) {
+                let _ = writeln!(
+                    md,
+                    "\n```diff\n{}```\n",
+                    untriaged_diff(case, result, &c.oracle)
+                );
+            }
+        }
+    }
+    if !result.stale.is_empty() {
+        let _ = writeln!(
+            md,
+            "\n## Stale ledger entries (explain nothing in this run)\n"
+        );
+        for s in &result.stale {
+            let _ = writeln!(md, "- `{s}`");
+        }
+    }
+    md
+}
+
+/// Write `bytes` to `path` via a temporary file in the same directory and a
+/// rename, so readers see the old file or the new one, never a torn one.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or("report"),
+        std::process::id()
+    ));
+    let result = (|| {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}

@@ -1,0 +1,362 @@
+//! The runner: cases x oracles, then per-cell comparison, agreement-class
+//! signatures and triage against the ledger.
+
+use crate::case::{Case, Expect, Verdict};
+use crate::ledger::Ledger;
+use crate::oracle::{unsupported_all, Answer, Capabilities, Oracle, Outcome, Unavailable};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// How one cell compares with its expectation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Matches the expectation.
+    Match,
+    /// A different answer than RFC 9309 says.
+    Deviate,
+    /// Error, crash or timeout: no answer.
+    Failed,
+    /// On an `either` query, in a minority agreement class.
+    Split,
+    /// The oracle cannot answer this kind of query.
+    Unsupported,
+}
+
+impl Status {
+    pub fn needs_triage(self) -> bool {
+        matches!(self, Status::Deviate | Status::Failed | Status::Split)
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Cell {
+    pub case: String,
+    /// 0-based query index (reports and refs show it 1-based).
+    pub query: usize,
+    pub oracle: String,
+    pub answer: Answer,
+    pub status: Status,
+    /// The ledger entry that explains this cell, when it needs one.
+    pub triaged_by: Option<String>,
+}
+
+impl Cell {
+    pub fn untriaged(&self) -> bool {
+        self.status.needs_triage() && self.triaged_by.is_none()
+    }
+    pub fn query_ref(&self) -> String {
+        format!("{}#{}", self.case, self.query + 1)
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct OracleInfo {
+    pub name: String,
+    pub version: String,
+    pub capabilities: Capabilities,
+    /// Wall time spent in this oracle's calls.
+    pub millis: u128,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct QuerySignature {
+    pub case: String,
+    pub query: usize,
+    pub signature: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RunResult {
+    pub oracles: Vec<OracleInfo>,
+    pub unavailable: Vec<Unavailable>,
+    pub cells: Vec<Cell>,
+    pub signatures: Vec<QuerySignature>,
+    /// Ledger entries in scope of this run that explained no cell.
+    pub stale: Vec<String>,
+    pub millis: u128,
+}
+
+impl RunResult {
+    pub fn untriaged(&self) -> impl Iterator<Item = &Cell> {
+        self.cells.iter().filter(|c| c.untriaged())
+    }
+}
+
+/// Progress events, so a command line can show a long run moving.
+pub enum Progress<'a> {
+    CaseDone {
+        oracle: &'a str,
+        done: usize,
+        total: usize,
+    },
+}
+
+/// How the runner reaches a case's robots.txt over HTTP, for oracles that own
+/// a fetcher. `None` when no server is running: such cases are then
+/// `Unsupported` for every oracle, never guessed.
+pub type HttpUrlFor<'a> = &'a (dyn Fn(&Case) -> Option<String> + Sync);
+
+/// Run every case through every oracle (one thread per oracle, so a slow
+/// oracle does not hold the others), then compare and triage.
+pub fn run(
+    cases: &[&Case],
+    oracles: Vec<Box<dyn Oracle>>,
+    unavailable: Vec<Unavailable>,
+    ledger: &Ledger,
+    http_url: HttpUrlFor<'_>,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> RunResult {
+    let started = Instant::now();
+    let total = cases.len();
+    let infos: Vec<(String, String, Capabilities)> = oracles
+        .iter()
+        .map(|o| (o.name().to_string(), o.version(), o.capabilities()))
+        .collect();
+    // answers[oracle][case] = one answer per query
+    let mut answers: Vec<Vec<Vec<Answer>>> = vec![Vec::new(); oracles.len()];
+    let mut times = vec![Duration::ZERO; oracles.len()];
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel::<(usize, Vec<Vec<Answer>>, Duration)>();
+        let (ptx, prx) = mpsc::channel::<usize>();
+        for (k, mut oracle) in oracles.into_iter().enumerate() {
+            let tx = tx.clone();
+            let ptx = ptx.clone();
+            scope.spawn(move || {
+                let t0 = Instant::now();
+                let caps = oracle.capabilities();
+                let mut out = Vec::with_capacity(cases.len());
+                for case in cases {
+                    out.push(run_one(oracle.as_mut(), caps, case, http_url));
+                    let _ = ptx.send(k);
+                }
+                let _ = tx.send((k, out, t0.elapsed()));
+            });
+        }
+        drop(tx);
+        drop(ptx);
+        let mut done = vec![0usize; infos.len()];
+        for k in prx {
+            done[k] += 1;
+            progress(Progress::CaseDone {
+                oracle: &infos[k].0,
+                done: done[k],
+                total,
+            });
+        }
+        for (k, out, took) in rx {
+            answers[k] = out;
+            times[k] = took;
+        }
+    });
+
+    let mut cells = Vec::new();
+    let mut signatures = Vec::new();
+    for (ci, case) in cases.iter().enumerate() {
+        for (qi, cq) in case.queries.iter().enumerate() {
+            let row: Vec<(&str, &Answer)> = infos
+                .iter()
+                .enumerate()
+                .map(|(k, info)| (info.0.as_str(), &answers[k][ci][qi]))
+                .collect();
+            signatures.push(QuerySignature {
+                case: case.id.clone(),
+                query: qi,
+                signature: signature(row.iter().map(|(n, a)| (*n, &a.outcome))),
+            });
+            let minority = split_minority(&cq.expect, &row);
+            for (name, answer) in row {
+                let mut status = compare(&cq.expect, &answer.outcome);
+                if status == Status::Match && minority.contains(name) {
+                    status = Status::Split;
+                }
+                let triaged_by = if status.needs_triage() {
+                    ledger
+                        .entries
+                        .iter()
+                        .find(|e| e.covers(name, &case.id, qi))
+                        .map(|e| e.id.clone())
+                } else {
+                    None
+                };
+                cells.push(Cell {
+                    case: case.id.clone(),
+                    query: qi,
+                    oracle: name.to_string(),
+                    answer: answer.clone(),
+                    status,
+                    triaged_by,
+                });
+            }
+        }
+    }
+
+    let stale = stale_entries(ledger, &cells, cases, &infos);
+    RunResult {
+        oracles: infos
+            .into_iter()
+            .zip(times)
+            .map(|((name, version, capabilities), t)| OracleInfo {
+                name,
+                version,
+                capabilities,
+                millis: t.as_millis(),
+            })
+            .collect(),
+        unavailable,
+        cells,
+        signatures,
+        stale,
+        millis: started.elapsed().as_millis(),
+    }
+}
+
+/// One oracle, one case: ask only what the oracle can answer.
+fn run_one(
+    oracle: &mut dyn Oracle,
+    caps: Capabilities,
+    case: &Case,
+    http_url: HttpUrlFor<'_>,
+) -> Vec<Answer> {
+    let queries = case.oracle_queries();
+    let supported: Vec<usize> = (0..queries.len())
+        .filter(|&i| caps.supports(queries[i].ask))
+        .collect();
+    let mut out: Vec<Answer> = queries
+        .iter()
+        .map(|q| {
+            Answer::from(Outcome::Unsupported {
+                reason: format!("{} cannot answer {}", oracle.name(), q.ask.as_str()),
+            })
+        })
+        .collect();
+    if supported.is_empty() {
+        return out;
+    }
+    let asked: Vec<_> = supported.iter().map(|&i| queries[i].clone()).collect();
+    let got = if case.http.is_some() {
+        match (caps.http_fetch, http_url(case)) {
+            (true, Some(url)) => oracle.run_fetch(&url, &asked),
+            (false, _) => {
+                unsupported_all(&asked, "no HTTP fetcher: the status matrix does not apply")
+            }
+            (true, None) => unsupported_all(&asked, "no HTTP server in this run"),
+        }
+    } else {
+        oracle.run(&case.body, &asked)
+    };
+    if got.len() != asked.len() {
+        let detail = format!(
+            "adapter returned {} answers for {} queries",
+            got.len(),
+            asked.len()
+        );
+        for &i in &supported {
+            out[i] = Answer::from(Outcome::Crash {
+                detail: detail.clone(),
+            });
+        }
+        return out;
+    }
+    for (&i, a) in supported.iter().zip(got) {
+        out[i] = a;
+    }
+    out
+}
+
+pub fn compare(expect: &Expect, outcome: &Outcome) -> Status {
+    match outcome {
+        Outcome::Unsupported { .. } => return Status::Unsupported,
+        o if o.is_failure() => return Status::Failed,
+        _ => {}
+    }
+    let ok = match (expect, outcome) {
+        (Expect::Verdict(Verdict::Either), Outcome::Allowed | Outcome::Disallowed) => true,
+        (Expect::Verdict(Verdict::Allowed), Outcome::Allowed) => true,
+        (Expect::Verdict(Verdict::Disallowed), Outcome::Disallowed) => true,
+        (Expect::Value(want), Outcome::Value { value }) => want.same_as(value),
+        _ => false,
+    };
+    if ok {
+        Status::Match
+    } else {
+        Status::Deviate
+    }
+}
+
+/// The agreement classes of one query, e.g. `{a,b}=allowed | {c}=disallowed`.
+/// Unsupported answers are left out: they say nothing about the file.
+pub fn signature<'a>(row: impl Iterator<Item = (&'a str, &'a Outcome)>) -> String {
+    let mut classes: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
+    for (name, outcome) in row {
+        if matches!(outcome, Outcome::Unsupported { .. }) {
+            continue;
+        }
+        classes.entry(outcome.label()).or_default().insert(name);
+    }
+    classes
+        .iter()
+        .map(|(label, names)| {
+            format!(
+                "{{{}}}={label}",
+                names.iter().copied().collect::<Vec<_>>().join(",")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// On an `either` query any verdict is acceptable, but a split between
+/// oracles is still a divergence: the oracles outside the largest class are
+/// the ones that need explaining (ties go to `allowed`, RFC 9309 §2.2.2's
+/// default when nothing matches).
+fn split_minority<'a>(expect: &Expect, row: &[(&'a str, &Answer)]) -> BTreeSet<&'a str> {
+    if *expect != Expect::Verdict(Verdict::Either) {
+        return BTreeSet::new();
+    }
+    let allowed: Vec<&str> = row
+        .iter()
+        .filter(|(_, a)| a.outcome == Outcome::Allowed)
+        .map(|(n, _)| *n)
+        .collect();
+    let disallowed: Vec<&str> = row
+        .iter()
+        .filter(|(_, a)| a.outcome == Outcome::Disallowed)
+        .map(|(n, _)| *n)
+        .collect();
+    if allowed.is_empty() || disallowed.is_empty() {
+        return BTreeSet::new();
+    }
+    if disallowed.len() > allowed.len() {
+        allowed.into_iter().collect()
+    } else {
+        disallowed.into_iter().collect()
+    }
+}
+
+/// An entry is in scope when one of its oracles ran and one of its cases was
+/// run; in scope and explaining no cell, it is stale.
+fn stale_entries(
+    ledger: &Ledger,
+    cells: &[Cell],
+    cases: &[&Case],
+    infos: &[(String, String, Capabilities)],
+) -> Vec<String> {
+    let ran_cases: BTreeSet<&str> = cases.iter().map(|c| c.id.as_str()).collect();
+    let ran_oracles: BTreeSet<&str> = infos.iter().map(|i| i.0.as_str()).collect();
+    let needing: Vec<&Cell> = cells.iter().filter(|c| c.status.needs_triage()).collect();
+    ledger
+        .entries
+        .iter()
+        .filter(|e| {
+            e.oracles.iter().any(|o| ran_oracles.contains(o.as_str()))
+                && e.case_ids().iter().any(|c| ran_cases.contains(c))
+                && !needing
+                    .iter()
+                    .any(|c| e.covers(&c.oracle, &c.case, c.query))
+        })
+        .map(|e| e.id.clone())
+        .collect()
+}

@@ -1,0 +1,441 @@
+//! Oracles in supervised worker processes.
+//!
+//! A C++ abort, a segfault or a regex blow-up must cost one cell, not the
+//! run. So each oracle can run in a child process (the same binary in worker
+//! mode) that the parent drives over stdin/stdout with this protocol:
+//!
+//! ```text
+//! child -> parent, once:  {"v":1,"hello":{"name":..,"version":..,"capabilities":{..}}}
+//!                     or  {"v":1,"unavailable":{"oracle":..,"reason":..,"fix":..}}
+//! parent -> child:        {"op":"run","body_len":N,"queries":[..]}\n  then N raw body bytes
+//!                         {"op":"fetch","url":"..","queries":[..]}\n
+//! child -> parent:        {"answers":[..]}\n      (one answer per query, in order)
+//! ```
+//!
+//! The body travels as raw bytes after the header line, so a 500 KiB body is
+//! not inflated by an encoding. One message per case batches all its queries.
+//! The parent enforces a per-call timeout, restarts a dead or hung worker
+//! with exponential backoff up to a budget, and on a crash re-asks the
+//! batch's queries one at a time so only the query that crashed is lost.
+
+use crate::oracle::{Answer, Capabilities, Oracle, Outcome, Query, Unavailable};
+use serde::{Deserialize, Serialize};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::Duration;
+
+pub const PROTOCOL_VERSION: u32 = 1;
+
+#[derive(Serialize, Deserialize)]
+struct Hello {
+    name: String,
+    version: String,
+    capabilities: Capabilities,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Greeting {
+    v: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hello: Option<Hello>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    unavailable: Option<Unavailable>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+enum Request {
+    Run {
+        body_len: usize,
+        queries: Vec<Query>,
+    },
+    Fetch {
+        url: String,
+        queries: Vec<Query>,
+    },
+}
+
+#[derive(Serialize, Deserialize)]
+struct Response {
+    answers: Vec<Answer>,
+}
+
+/// The worker side: greet, then answer requests until stdin closes.
+/// `make` builds the oracle inside the child, so a library that cannot load
+/// is reported as `unavailable` instead of crashing the parent.
+pub fn serve(make: impl FnOnce() -> Result<Box<dyn Oracle>, Unavailable>) -> std::io::Result<()> {
+    let stdin = std::io::stdin();
+    let mut input = BufReader::new(stdin.lock());
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut oracle = match make() {
+        Ok(o) => o,
+        Err(u) => {
+            send(
+                &mut out,
+                &Greeting {
+                    v: PROTOCOL_VERSION,
+                    hello: None,
+                    unavailable: Some(u),
+                },
+            )?;
+            return Ok(());
+        }
+    };
+    send(
+        &mut out,
+        &Greeting {
+            v: PROTOCOL_VERSION,
+            hello: Some(Hello {
+                name: oracle.name().to_string(),
+                version: oracle.version(),
+                capabilities: oracle.capabilities(),
+            }),
+            unavailable: None,
+        },
+    )?;
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if input.read_line(&mut line)? == 0 {
+            return Ok(());
+        }
+        let req: Request = serde_json::from_str(&line)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        let answers = match req {
+            Request::Run { body_len, queries } => {
+                let mut body = vec![0u8; body_len];
+                input.read_exact(&mut body)?;
+                oracle.run(&body, &queries)
+            }
+            Request::Fetch { url, queries } => oracle.run_fetch(&url, &queries),
+        };
+        send(&mut out, &Response { answers })?;
+    }
+}
+
+fn send<T: Serialize>(out: &mut impl Write, msg: &T) -> std::io::Result<()> {
+    serde_json::to_writer(&mut *out, msg)?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
+
+/// Limits for a supervised worker.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Per call (one case's batch); a slower worker is killed: `Timeout`.
+    pub timeout: Duration,
+    /// Restarts allowed over the oracle's lifetime before it is given up.
+    pub max_restarts: u32,
+    /// First backoff before a restart; doubles on consecutive failures.
+    pub backoff: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            timeout: Duration::from_secs(5),
+            max_restarts: 20,
+            backoff: Duration::from_millis(20),
+        }
+    }
+}
+
+struct Live {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<std::io::Result<String>>,
+    stderr: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+}
+
+/// The parent side: an [`Oracle`] whose calls go to a worker process.
+pub struct Supervised {
+    command: Vec<String>,
+    limits: Limits,
+    name: String,
+    version: String,
+    capabilities: Capabilities,
+    live: Option<Live>,
+    restarts: u32,
+    consecutive_failures: u32,
+}
+
+enum CallError {
+    Timeout,
+    Died(String),
+}
+
+impl Supervised {
+    /// Start the worker and read its greeting. `command` is argv (program
+    /// first). Fails with `Unavailable` when the worker says it cannot load
+    /// its library or does not start.
+    pub fn start(name: &str, command: Vec<String>, limits: Limits) -> Result<Self, Unavailable> {
+        let mut s = Supervised {
+            command,
+            limits,
+            name: name.to_string(),
+            version: String::new(),
+            capabilities: Capabilities::default(),
+            live: None,
+            restarts: 0,
+            consecutive_failures: 0,
+        };
+        let hello = s.spawn().map_err(|reason| Unavailable {
+            oracle: name.to_string(),
+            reason,
+            fix: "cargo xtask setup".into(),
+        })?;
+        s.version = hello.version;
+        s.capabilities = hello.capabilities;
+        Ok(s)
+    }
+
+    fn spawn(&mut self) -> Result<Hello, String> {
+        let (program, args) = self
+            .command
+            .split_first()
+            .ok_or_else(|| "empty worker command".to_string())?;
+        let mut child = Command::new(program)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start worker {program}: {e}"))?;
+        let stdin = child.stdin.take().ok_or("worker has no stdin")?;
+        let stdout = child.stdout.take().ok_or("worker has no stdout")?;
+        let mut stderr_pipe = child.stderr.take().ok_or("worker has no stderr")?;
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut line = String::new();
+                match reader.read_line(&mut line) {
+                    Ok(0) => break,
+                    Ok(_) => {
+                        if tx.send(Ok(line)).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
+                        break;
+                    }
+                }
+            }
+        });
+        // Keep only the tail of stderr: enough to say why a worker died.
+        let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stderr_pipe.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                if let Ok(mut v) = sink.lock() {
+                    v.extend_from_slice(&buf[..n]);
+                    let excess = v.len().saturating_sub(4096);
+                    v.drain(..excess);
+                }
+            }
+        });
+        let mut live = Live {
+            child,
+            stdin,
+            lines: rx,
+            stderr,
+        };
+        // Loading an interpreter can take a while: allow a generous start.
+        let first = live
+            .lines
+            .recv_timeout(self.limits.timeout.max(Duration::from_secs(30)));
+        let line = match first {
+            Ok(Ok(line)) => line,
+            _ => {
+                let why = describe_death(&mut live);
+                let _ = live.child.kill();
+                let _ = live.child.wait();
+                return Err(format!("worker did not greet: {why}"));
+            }
+        };
+        let greeting: Greeting = serde_json::from_str(&line)
+            .map_err(|e| format!("bad greeting from worker: {e}: {line:?}"))?;
+        if greeting.v != PROTOCOL_VERSION {
+            return Err(format!(
+                "worker speaks protocol {} but parent speaks {PROTOCOL_VERSION}",
+                greeting.v
+            ));
+        }
+        if let Some(u) = greeting.unavailable {
+            let _ = live.child.wait();
+            return Err(format!("{}; fix: {}", u.reason, u.fix));
+        }
+        let hello = greeting.hello.ok_or("greeting without hello")?;
+        self.live = Some(live);
+        Ok(hello)
+    }
+
+    fn ensure_live(&mut self) -> Result<(), String> {
+        if self.live.is_some() {
+            return Ok(());
+        }
+        if self.restarts >= self.limits.max_restarts {
+            return Err(format!(
+                "worker restart budget ({}) exhausted",
+                self.limits.max_restarts
+            ));
+        }
+        self.restarts += 1;
+        let backoff = self.limits.backoff * 2u32.saturating_pow(self.consecutive_failures.min(6));
+        std::thread::sleep(backoff.min(Duration::from_secs(2)));
+        self.spawn().map(|_| ())
+    }
+
+    fn call(&mut self, header: &Request, body: &[u8]) -> Result<Vec<Answer>, CallError> {
+        self.ensure_live().map_err(CallError::Died)?;
+        let timeout = self.limits.timeout;
+        let Some(live) = self.live.as_mut() else {
+            return Err(CallError::Died("worker not running".into()));
+        };
+        let sent = (|| {
+            serde_json::to_writer(&mut live.stdin, header)?;
+            live.stdin.write_all(b"\n")?;
+            live.stdin.write_all(body)?;
+            live.stdin.flush()
+        })();
+        let outcome = match sent {
+            Err(_) => Err(CallError::Died(describe_death(live))),
+            Ok(()) => match live.lines.recv_timeout(timeout) {
+                Ok(Ok(line)) => serde_json::from_str::<Response>(&line)
+                    .map(|r| r.answers)
+                    .map_err(|e| CallError::Died(format!("bad response: {e}"))),
+                Ok(Err(e)) => Err(CallError::Died(format!("read error: {e}"))),
+                Err(RecvTimeoutError::Timeout) => Err(CallError::Timeout),
+                Err(RecvTimeoutError::Disconnected) => Err(CallError::Died(describe_death(live))),
+            },
+        };
+        if outcome.is_err() {
+            self.kill();
+            self.consecutive_failures += 1;
+        } else {
+            self.consecutive_failures = 0;
+        }
+        outcome
+    }
+
+    fn kill(&mut self) {
+        if let Some(mut live) = self.live.take() {
+            let _ = live.child.kill();
+            let _ = live.child.wait();
+        }
+    }
+
+    /// Ask a batch; on a crash, re-ask one query at a time so only the query
+    /// that takes the worker down is marked `Crash`. A timeout is not retried
+    /// query by query: that could cost `timeout` per query.
+    fn batch(
+        &mut self,
+        make: &dyn Fn(Vec<Query>) -> Request,
+        body: &[u8],
+        queries: &[Query],
+    ) -> Vec<Answer> {
+        match self.call(&make(queries.to_vec()), body) {
+            Ok(answers) => answers,
+            Err(CallError::Timeout) => queries
+                .iter()
+                .map(|_| Answer::from(Outcome::Timeout))
+                .collect(),
+            Err(CallError::Died(detail)) if queries.len() == 1 => {
+                vec![Answer::from(Outcome::Crash { detail })]
+            }
+            Err(CallError::Died(_)) => queries
+                .iter()
+                .map(|q| match self.call(&make(vec![q.clone()]), body) {
+                    Ok(mut a) if a.len() == 1 => a.remove(0),
+                    Ok(a) => Answer::from(Outcome::Crash {
+                        detail: format!("worker returned {} answers for 1 query", a.len()),
+                    }),
+                    Err(CallError::Timeout) => Answer::from(Outcome::Timeout),
+                    Err(CallError::Died(detail)) => Answer::from(Outcome::Crash { detail }),
+                })
+                .collect(),
+        }
+    }
+
+    pub fn restarts(&self) -> u32 {
+        self.restarts
+    }
+}
+
+fn describe_death(live: &mut Live) -> String {
+    // Give the process a moment to finish dying so the status is known.
+    let mut status = None;
+    for _ in 0..50 {
+        if let Ok(Some(s)) = live.child.try_wait() {
+            status = Some(s);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let tail = live
+        .stderr
+        .lock()
+        .map(|v| String::from_utf8_lossy(&v).trim().to_string())
+        .unwrap_or_default();
+    let tail: String = tail
+        .lines()
+        .last()
+        .unwrap_or("")
+        .chars()
+        .take(300)
+        .collect();
+    let status = match status {
+        Some(s) => {
+            use std::os::unix::process::ExitStatusExt;
+            match s.signal() {
+                Some(sig) => format!("worker killed by signal {sig}"),
+                None => format!("worker exited with {s}"),
+            }
+        }
+        None => "worker stopped answering".to_string(),
+    };
+    if tail.is_empty() {
+        status
+    } else {
+        format!("{status}: {tail}")
+    }
+}
+
+impl Drop for Supervised {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+impl Oracle for Supervised {
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn version(&self) -> String {
+        self.version.clone()
+    }
+    fn capabilities(&self) -> Capabilities {
+        self.capabilities
+    }
+    fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer> {
+        let make = |queries: Vec<Query>| Request::Run {
+            body_len: body.len(),
+            queries,
+        };
+        self.batch(&make, body, queries)
+    }
+    fn run_fetch(&mut self, robots_url: &str, queries: &[Query]) -> Vec<Answer> {
+        let make = |queries: Vec<Query>| Request::Fetch {
+            url: robots_url.to_string(),
+            queries,
+        };
+        self.batch(&make, &[], queries)
+    }
+}
