@@ -1,24 +1,46 @@
 //! `cargo xtask`: the thin command line over the engine and the oracles.
 
+mod chaos;
+mod check;
+mod cli;
+mod conformance;
+mod http;
+mod paths;
+mod select;
 mod setup;
+
+const USAGE: &str = "\
+usage: cargo xtask <command> [--help]
+
+  setup         fetch and verify every third-party parser (idempotent)
+  conformance   run the corpus through every oracle and triage against the ledger
+  check         ask every oracle about one robots.txt, agent and URL (or one case)";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let code = match args.first().map(String::as_str) {
+    let rest = args.get(1..).unwrap_or(&[]);
+    let result = match args.first().map(String::as_str) {
         Some("setup") => {
             let ctx = setup::Ctx::new();
             let errors = setup::run_all(&ctx, true);
             for e in &errors {
                 eprintln!("error: {e}");
             }
-            if errors.is_empty() {
-                0
-            } else {
-                1
-            }
+            Ok(if errors.is_empty() { 0 } else { 1 })
         }
-        _ => {
-            eprintln!("usage: cargo xtask <setup|conformance|check|bench|fuzz|report> ...");
+        Some("conformance") => conformance::main(rest),
+        Some("check") => check::main(rest),
+        Some("worker") => Ok(select::worker(rest.first().map_or("", String::as_str))),
+        Some("help" | "--help" | "-h") => {
+            println!("{USAGE}");
+            Ok(0)
+        }
+        _ => Err(cli::Usage(USAGE.to_string())),
+    };
+    let code = match result {
+        Ok(code) => code,
+        Err(cli::Usage(message)) => {
+            eprintln!("error: {message}");
             2
         }
     };

@@ -1,0 +1,171 @@
+//! `cargo xtask conformance`: the corpus through every oracle, triaged
+//! against the ledger, reported.
+
+use crate::cli::{glob_match, Args, Usage};
+use crate::{paths, select, setup};
+use engine::case::Case;
+use engine::report;
+use engine::run::{self, Progress};
+use engine::worker::Limits;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub const HELP: &str = "\
+cargo xtask conformance [--oracle NAME]... [--case GLOB]... [--strict]
+                        [--out DIR] [--timeout SECS] [--in-process] [--no-setup]
+
+Runs every case of cases/corpus/ through every oracle (or those named),
+compares each answer with the case's RFC 9309 expectation, and explains every
+deviation or disagreement by an entry of cases/divergences.yaml.
+
+Writes compat.json and compat.md to reports/latest/ for a full run, to
+reports/partial/ when filtered (or to --out). Exit status: 0 when every cell
+is triaged (and, with --strict, no ledger entry is stale); 1 otherwise or
+when an oracle could not run; 2 on bad input (nothing is written).";
+
+pub fn main(raw: &[String]) -> Result<i32, Usage> {
+    let args = Args::parse(
+        raw,
+        &["strict", "in-process", "no-setup", "help"],
+        &["oracle", "case", "out", "timeout"],
+    )?;
+    if args.has("help") {
+        println!("{HELP}");
+        return Ok(0);
+    }
+    let names = args.all("oracle");
+    select::validate(&names)?;
+    let globs = args.all("case");
+    let corpus = paths::load_corpus()?;
+    let mut known = select::known_names();
+    known.extend(crate::chaos::NAMES);
+    let ledger = engine::ledger::load(&paths::ledger(), &corpus, &known)
+        .map_err(|e| Usage(e.to_string()))?;
+    let cases: Vec<&Case> = corpus
+        .cases
+        .iter()
+        .filter(|c| globs.is_empty() || globs.iter().any(|g| glob_match(g, &c.id)))
+        .collect();
+    if cases.is_empty() {
+        return Err(Usage(format!("no case matches {}", globs.join(", "))));
+    }
+    let timeout = Duration::from_secs_f64(args.number("timeout", 5.0)?);
+    let limits = Limits {
+        timeout,
+        ..Limits::default()
+    };
+    if !args.has("no-setup") {
+        setup::ensure_or_reexec(raw);
+    }
+
+    let sel = select::start(&names, args.has("in-process"), limits);
+    for u in &sel.unavailable {
+        eprintln!("ERROR: {u}");
+    }
+    let filtered = !names.is_empty() || !globs.is_empty() || sel.has_chaos;
+    let out_dir = match args.one("out")? {
+        Some(d) => PathBuf::from(d),
+        None if filtered => paths::root().join("reports/partial"),
+        None => paths::root().join("reports/latest"),
+    };
+    if sel.has_chaos && out_dir.ends_with("reports/latest") {
+        return Err(Usage("a run with a chaos oracle never writes reports/latest".into()));
+    }
+
+    let queries: usize = cases.iter().map(|c| c.queries.len()).sum();
+    eprintln!(
+        "conformance: {} cases, {} queries, {} oracles",
+        cases.len(),
+        queries,
+        sel.oracles.len()
+    );
+    let tty = std::io::stderr().is_terminal();
+    let total_cells = cases.len() * sel.oracles.len();
+    let mut done_cells = 0usize;
+    let mut last_shown = 0usize;
+    let mut progress = |p: Progress<'_>| {
+        let Progress::CaseDone { oracle, done, total } = p;
+        done_cells += 1;
+        if tty {
+            eprint!("\r  [{done_cells:>5}/{total_cells}] {oracle:<16} {done}/{total}   ");
+        } else if done_cells * 10 / total_cells.max(1) > last_shown {
+            last_shown = done_cells * 10 / total_cells.max(1);
+            eprintln!("  {}% ({done_cells}/{total_cells} oracle-cases)", last_shown * 10);
+        }
+    };
+    let http = crate::http::Server::start(&cases);
+    let url_for = |case: &Case| http.as_ref().and_then(|s| s.url_for(case));
+    let result = run::run(&cases, sel.oracles, sel.unavailable, &ledger, &url_for, &mut progress);
+    if tty {
+        eprintln!();
+    }
+
+    let json = report::to_json(&result, &cases, &corpus.hash);
+    let md = report::to_markdown(&result, &cases, &ledger, &corpus.hash);
+    for (name, text) in [("compat.json", &json), ("compat.md", &md)] {
+        let path = out_dir.join(name);
+        if let Err(e) = report::write_atomic(&path, text.as_bytes()) {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            return Ok(1);
+        }
+    }
+
+    print_summary(&result, &cases);
+    let untriaged: Vec<_> = result.untriaged().collect();
+    if !untriaged.is_empty() {
+        println!("\nUNTRIAGED: {} cell(s) not explained by cases/divergences.yaml:", untriaged.len());
+        for c in &untriaged {
+            println!(
+                "  {:<28} {:<14} {:<11} {:?}   {}",
+                c.query_ref(),
+                c.oracle,
+                c.answer.outcome.label(),
+                c.status,
+                report::reproducer(&c.case, c.query, &c.oracle)
+            );
+        }
+    }
+    if !result.stale.is_empty() {
+        println!(
+            "\n{}: {} ledger entr{} explain nothing in this run: {}",
+            if args.has("strict") { "STALE" } else { "warning" },
+            result.stale.len(),
+            if result.stale.len() == 1 { "y" } else { "ies" },
+            result.stale.join(", ")
+        );
+    }
+    println!("\nreport: {}", out_dir.join("compat.md").display());
+    let failed = !untriaged.is_empty()
+        || !result.unavailable.is_empty()
+        || (args.has("strict") && !result.stale.is_empty());
+    Ok(if failed { 1 } else { 0 })
+}
+
+fn print_summary(result: &run::RunResult, cases: &[&Case]) {
+    let cards = report::scorecards(result, cases);
+    println!(
+        "\n{:<16} {:>6} {:>7} {:>6} {:>5} {:>6} {:>7} {:>9} {:>8}  version",
+        "oracle", "match", "deviate", "failed", "split", "unsup", "score", "untriaged", "ms"
+    );
+    for o in &result.oracles {
+        if let Some((s, _)) = cards.get(&o.name) {
+            println!(
+                "{:<16} {:>6} {:>7} {:>6} {:>5} {:>6} {:>6.1}% {:>9} {:>8}  {}",
+                o.name,
+                s.matched,
+                s.deviated,
+                s.failed,
+                s.split,
+                s.unsupported,
+                s.percent(),
+                s.untriaged,
+                o.millis,
+                o.version
+            );
+        }
+    }
+    for u in &result.unavailable {
+        println!("{:<16} NOT RUN: {} (fix: {})", u.oracle, u.reason, u.fix);
+    }
+}
