@@ -266,15 +266,23 @@ fn is_kebab(id: &str) -> bool {
 /// The line where `key: value` is written, found by scanning the text: serde
 /// gives no positions for values that parsed fine but are semantically wrong.
 pub fn find_line(text: &str, key: &str, value: &str) -> Option<usize> {
+    find_nth_line(text, key, value, 0)
+}
+
+/// The line of the `n`-th (0-based) `key: value`, for the second of two
+/// duplicates.
+pub fn find_nth_line(text: &str, key: &str, value: &str, n: usize) -> Option<usize> {
     text.lines()
-        .position(|line| {
+        .enumerate()
+        .filter(|(_, line)| {
             let t = line.trim_start().trim_start_matches("- ").trim_start();
             t.strip_prefix(key)
                 .and_then(|rest| rest.trim_start().strip_prefix(':'))
                 .map(|rest| rest.trim().trim_matches(|c| c == '"' || c == '\'') == value)
                 .unwrap_or(false)
         })
-        .map(|i| i + 1)
+        .nth(n)
+        .map(|(i, _)| i + 1)
 }
 
 /// Parse one case file's text. `file` is only used in error messages.
@@ -287,7 +295,8 @@ pub fn parse_file(file: &Path, text: &str) -> Result<Vec<Case>, LoadError> {
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
     let mut out = Vec::new();
     for rc in raw.cases {
-        let line = find_line(text, "id", &rc.id).unwrap_or(1);
+        let nth = seen.contains_key(&rc.id) as usize;
+        let line = find_nth_line(text, "id", &rc.id, nth).unwrap_or(1);
         let err = |message: String| LoadError {
             file: file.to_path_buf(),
             line: Some(line),
