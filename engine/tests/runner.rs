@@ -1,0 +1,148 @@
+//! Runner semantics: comparison, signatures, `either` splits, triage and
+//! stale ledger entries, with tiny in-test oracles that answer by rule.
+
+use engine::case::{parse_file, Corpus};
+use engine::oracle::{Answer, Capabilities, Oracle, Outcome, Query};
+use engine::run::{run, Status};
+use std::path::Path;
+
+/// Answers a fixed outcome to every query: enough to drive the runner.
+struct Fixed(&'static str, Outcome);
+
+impl Oracle for Fixed {
+    fn name(&self) -> &str {
+        self.0
+    }
+    fn version(&self) -> String {
+        "fixed 1".into()
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            can_fetch: true,
+            ..Capabilities::default()
+        }
+    }
+    fn run(&mut self, _body: &[u8], queries: &[Query]) -> Vec<Answer> {
+        queries
+            .iter()
+            .map(|_| Answer::from(self.1.clone()))
+            .collect()
+    }
+}
+
+const CASES: &str = r#"
+cases:
+  - id: c1
+    title: t
+    tags: [grouping]
+    source: s
+    robots: "User-agent: *\nDisallow: /\n"
+    queries:
+      - {agent: A, url: "http://e/x", expect: disallowed, rfc: "§2.2.2"}
+      - {agent: A, url: "http://e/x", expect: either, why: "open", rfc: "§2.2.2"}
+      - {ask: crawl_delay, agent: A, expect: 1, convention: c}
+"#;
+
+fn corpus() -> Corpus {
+    Corpus {
+        cases: parse_file(Path::new("c.yaml"), CASES).unwrap(),
+        hash: "h".into(),
+    }
+}
+
+fn ledger(corpus: &Corpus, text: &str) -> engine::ledger::Ledger {
+    engine::ledger::parse(Path::new("l.yaml"), text, corpus, &["a", "b", "c"]).unwrap()
+}
+
+fn oracles() -> Vec<Box<dyn Oracle>> {
+    vec![
+        Box::new(Fixed("a", Outcome::Disallowed)),
+        Box::new(Fixed("b", Outcome::Allowed)),
+        Box::new(Fixed("c", Outcome::Disallowed)),
+    ]
+}
+
+#[test]
+fn compare_signature_split_and_triage() {
+    let corpus = corpus();
+    let cases: Vec<_> = corpus.cases.iter().collect();
+    let l = ledger(&corpus, "entries: []\n");
+    let r = run(&cases, oracles(), vec![], &l, &|_| None, &mut |_| {});
+    let cell = |o: &str, q: usize| {
+        r.cells
+            .iter()
+            .find(|c| c.oracle == o && c.query == q)
+            .unwrap()
+            .status
+    };
+    assert_eq!(cell("a", 0), Status::Match);
+    assert_eq!(cell("b", 0), Status::Deviate);
+    // `either`: any verdict matches, but b is alone against a and c.
+    assert_eq!(cell("a", 1), Status::Match);
+    assert_eq!(cell("b", 1), Status::Split);
+    // crawl_delay is not a capability of these oracles.
+    assert_eq!(cell("a", 2), Status::Unsupported);
+    assert_eq!(r.signatures[0].signature, "{b}=allowed | {a,c}=disallowed");
+    assert_eq!(r.untriaged().count(), 2);
+}
+
+#[test]
+fn ledger_explains_cells_and_stale_entries_are_reported() {
+    let corpus = corpus();
+    let cases: Vec<_> = corpus.cases.iter().collect();
+    let text = r#"entries:
+  - {id: b-allows, title: t, oracles: [b], classification: bug, rfc: x, upstream: none known, cases: [c1], explanation: x}
+  - {id: never, title: t, oracles: [c], classification: bug, rfc: x, upstream: none known, cases: ["c1#1"], explanation: x}
+"#;
+    let l = ledger(&corpus, text);
+    let r = run(&cases, oracles(), vec![], &l, &|_| None, &mut |_| {});
+    assert_eq!(r.untriaged().count(), 0);
+    assert_eq!(r.stale, vec!["never".to_string()]);
+    // Out of scope (oracle c not run): not stale.
+    let two: Vec<Box<dyn Oracle>> = oracles().into_iter().take(2).collect();
+    let r = run(&cases, two, vec![], &l, &|_| None, &mut |_| {});
+    assert!(r.stale.is_empty());
+}
+
+#[test]
+fn failures_are_never_verdicts() {
+    let corpus = corpus();
+    let cases: Vec<_> = corpus.cases.iter().collect();
+    let l = ledger(&corpus, "entries: []\n");
+    let crashing: Vec<Box<dyn Oracle>> = vec![Box::new(Fixed(
+        "a",
+        Outcome::Crash {
+            detail: "boom".into(),
+        },
+    ))];
+    let r = run(&cases, crashing, vec![], &l, &|_| None, &mut |_| {});
+    assert_eq!(r.cells[0].status, Status::Failed);
+    assert_eq!(r.cells[1].status, Status::Failed);
+    assert_eq!(r.untriaged().count(), 2);
+}
+
+#[test]
+fn reports_render_and_write_atomically() {
+    let corpus = corpus();
+    let cases: Vec<_> = corpus.cases.iter().collect();
+    let l = ledger(&corpus, "entries: []\n");
+    let r = run(&cases, oracles(), vec![], &l, &|_| None, &mut |_| {});
+    let md = engine::report::to_markdown(&r, &cases, &l, "hash");
+    assert!(md.contains("## Untriaged cells: 2"));
+    assert!(md.contains("cargo xtask check --case c1#1 --oracle b"));
+    assert!(md.contains("-#1 can_fetch agent=\"A\" url=\"http://e/x\" -> disallowed"));
+    let json: serde_json::Value =
+        serde_json::from_str(&engine::report::to_json(&r, &cases, "hash")).unwrap();
+    assert_eq!(json["cells"].as_array().unwrap().len(), 9);
+
+    let dir = std::env::temp_dir().join(format!("repdiff-atomic-{}", std::process::id()));
+    let path = dir.join("compat.md");
+    engine::report::write_atomic(&path, b"old").unwrap();
+    // A write into a directory that cannot take the temp file fails and
+    // leaves the old report in place.
+    let blocked = dir.join(".compat.md.".to_string() + &std::process::id().to_string() + ".tmp");
+    std::fs::create_dir_all(&blocked).unwrap();
+    assert!(engine::report::write_atomic(&path, b"new").is_err());
+    assert_eq!(std::fs::read(&path).unwrap(), b"old");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
