@@ -201,6 +201,8 @@ impl Supervised {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
+            // A panic's message, not a backtrace, is what a report needs.
+            .env("RUST_BACKTRACE", "0")
             .spawn()
             .map_err(|e| format!("cannot start worker {program}: {e}"))?;
         let stdin = child.stdin.take().ok_or("worker has no stdin")?;
@@ -384,12 +386,11 @@ fn describe_death(live: &mut Live) -> String {
         .lock()
         .map(|v| String::from_utf8_lossy(&v).trim().to_string())
         .unwrap_or_default();
-    let tail: String = tail
-        .lines()
-        .last()
-        .unwrap_or("")
+    let lines: Vec<&str> = tail.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tail: String = lines[lines.len().saturating_sub(3)..]
+        .join(" / ")
         .chars()
-        .take(300)
+        .take(400)
         .collect();
     let status = match status {
         Some(s) => {

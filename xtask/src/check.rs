@@ -77,10 +77,14 @@ fn adhoc_job(args: &Args) -> Result<Job, Usage> {
             .map_err(|e| Usage(format!("cannot read robots.txt from stdin: {e}")))?;
         buf
     } else {
-        std::fs::read(&robots).map_err(|e| Usage(format!("cannot read robots file {robots}: {e}")))?
+        std::fs::read(&robots)
+            .map_err(|e| Usage(format!("cannot read robots file {robots}: {e}")))?
     };
     Ok(Job {
-        title: format!("agent {agent:?}, url {url:?}, robots {robots} ({} bytes)", body.len()),
+        title: format!(
+            "agent {agent:?}, url {url:?}, robots {robots} ({} bytes)",
+            body.len()
+        ),
         body,
         queries: vec![Query {
             ask: Ask::CanFetch,
@@ -103,9 +107,12 @@ fn case_job(reference: &str) -> Result<Job, Usage> {
         ),
         None => (reference, None),
     };
-    let case = corpus
-        .get(id)
-        .ok_or_else(|| Usage(format!("no case `{id}` in {}", paths::corpus_dir().display())))?;
+    let case = corpus.get(id).ok_or_else(|| {
+        Usage(format!(
+            "no case `{id}` in {}",
+            paths::corpus_dir().display()
+        ))
+    })?;
     let picked: Vec<usize> = match n {
         Some(k) if k >= 1 && k <= case.queries.len() => vec![k - 1],
         Some(_) => {
@@ -117,9 +124,17 @@ fn case_job(reference: &str) -> Result<Job, Usage> {
         None => (0..case.queries.len()).collect(),
     };
     Ok(Job {
-        title: format!("case {id}: {} ({}:{})", case.title, case.file.display(), case.line),
+        title: format!(
+            "case {id}: {} ({}:{})",
+            case.title,
+            case.file.display(),
+            case.line
+        ),
         body: case.body.clone(),
-        queries: picked.iter().map(|&i| case.queries[i].query.clone()).collect(),
+        queries: picked
+            .iter()
+            .map(|&i| case.queries[i].query.clone())
+            .collect(),
         expect: picked
             .iter()
             .map(|&i| format!("{} ({})", case.queries[i].expect, case.queries[i].basis))
@@ -130,7 +145,11 @@ fn case_job(reference: &str) -> Result<Job, Usage> {
 /// The contract scripts rely on: one object, `oracles` keyed by name. With
 /// several queries (`--case ID`), each oracle's entry carries the first
 /// query's outcome and a `queries` list with all of them.
-fn print_json(rows: &[(String, String, Vec<Answer>)], unavailable: &[engine::oracle::Unavailable], job: &Job) {
+fn print_json(
+    rows: &[(String, String, Vec<Answer>)],
+    unavailable: &[engine::oracle::Unavailable],
+    job: &Job,
+) {
     let mut oracles = serde_json::Map::new();
     for (name, version, answers) in rows {
         let cell = |a: &Answer| {
@@ -150,7 +169,10 @@ fn print_json(rows: &[(String, String, Vec<Answer>)], unavailable: &[engine::ora
             };
             serde_json::json!({"version": version, "outcome": outcome, "detail": detail})
         };
-        let mut first = answers.first().map(cell).unwrap_or_else(|| serde_json::json!({}));
+        let mut first = answers
+            .first()
+            .map(cell)
+            .unwrap_or_else(|| serde_json::json!({}));
         if job.queries.len() > 1 {
             first["queries"] = answers.iter().map(cell).collect();
         }
@@ -166,7 +188,11 @@ fn print_json(rows: &[(String, String, Vec<Answer>)], unavailable: &[engine::ora
     println!("{}", serde_json::json!({ "oracles": oracles }));
 }
 
-fn print_human(rows: &[(String, String, Vec<Answer>)], unavailable: &[engine::oracle::Unavailable], job: &Job) {
+fn print_human(
+    rows: &[(String, String, Vec<Answer>)],
+    unavailable: &[engine::oracle::Unavailable],
+    job: &Job,
+) {
     println!("{}", job.title);
     for (i, q) in job.queries.iter().enumerate() {
         println!(

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub const HELP: &str = "\
-cargo xtask conformance [--oracle NAME]... [--case GLOB]... [--strict]
+cargo xtask conformance [--oracle NAME]... [--case GLOB]... [--file NAME]... [--strict]
                         [--out DIR] [--timeout SECS] [--in-process] [--no-setup]
 
 Runs every case of cases/corpus/ through every oracle (or those named),
@@ -28,7 +28,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     let args = Args::parse(
         raw,
         &["strict", "in-process", "no-setup", "help"],
-        &["oracle", "case", "out", "timeout"],
+        &["oracle", "case", "file", "out", "timeout"],
     )?;
     if args.has("help") {
         println!("{HELP}");
@@ -37,6 +37,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     let names = args.all("oracle");
     select::validate(&names)?;
     let globs = args.all("case");
+    let files = args.all("file");
     let corpus = paths::load_corpus()?;
     let mut known = select::known_names();
     known.extend(crate::chaos::NAMES);
@@ -46,9 +47,23 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         .cases
         .iter()
         .filter(|c| globs.is_empty() || globs.iter().any(|g| glob_match(g, &c.id)))
+        .filter(|c| {
+            files.is_empty()
+                || files
+                    .iter()
+                    .any(|f| c.file.file_name().is_some_and(|n| n == f.as_str()))
+        })
         .collect();
     if cases.is_empty() {
-        return Err(Usage(format!("no case matches {}", globs.join(", "))));
+        return Err(Usage(format!(
+            "no case matches {}",
+            globs
+                .iter()
+                .chain(&files)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
     }
     let timeout = Duration::from_secs_f64(args.number("timeout", 5.0)?);
     let limits = Limits {
@@ -63,14 +78,16 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     for u in &sel.unavailable {
         eprintln!("ERROR: {u}");
     }
-    let filtered = !names.is_empty() || !globs.is_empty() || sel.has_chaos;
+    let filtered = !names.is_empty() || !globs.is_empty() || !files.is_empty() || sel.has_chaos;
     let out_dir = match args.one("out")? {
         Some(d) => PathBuf::from(d),
         None if filtered => paths::root().join("reports/partial"),
         None => paths::root().join("reports/latest"),
     };
     if sel.has_chaos && out_dir.ends_with("reports/latest") {
-        return Err(Usage("a run with a chaos oracle never writes reports/latest".into()));
+        return Err(Usage(
+            "a run with a chaos oracle never writes reports/latest".into(),
+        ));
     }
 
     let queries: usize = cases.iter().map(|c| c.queries.len()).sum();
@@ -85,18 +102,32 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     let mut done_cells = 0usize;
     let mut last_shown = 0usize;
     let mut progress = |p: Progress<'_>| {
-        let Progress::CaseDone { oracle, done, total } = p;
+        let Progress::CaseDone {
+            oracle,
+            done,
+            total,
+        } = p;
         done_cells += 1;
         if tty {
             eprint!("\r  [{done_cells:>5}/{total_cells}] {oracle:<16} {done}/{total}   ");
         } else if done_cells * 10 / total_cells.max(1) > last_shown {
             last_shown = done_cells * 10 / total_cells.max(1);
-            eprintln!("  {}% ({done_cells}/{total_cells} oracle-cases)", last_shown * 10);
+            eprintln!(
+                "  {}% ({done_cells}/{total_cells} oracle-cases)",
+                last_shown * 10
+            );
         }
     };
     let http = crate::http::Server::start(&cases);
     let url_for = |case: &Case| http.as_ref().and_then(|s| s.url_for(case));
-    let result = run::run(&cases, sel.oracles, sel.unavailable, &ledger, &url_for, &mut progress);
+    let result = run::run(
+        &cases,
+        sel.oracles,
+        sel.unavailable,
+        &ledger,
+        &url_for,
+        &mut progress,
+    );
     if tty {
         eprintln!();
     }
@@ -114,7 +145,10 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     print_summary(&result, &cases);
     let untriaged: Vec<_> = result.untriaged().collect();
     if !untriaged.is_empty() {
-        println!("\nUNTRIAGED: {} cell(s) not explained by cases/divergences.yaml:", untriaged.len());
+        println!(
+            "\nUNTRIAGED: {} cell(s) not explained by cases/divergences.yaml:",
+            untriaged.len()
+        );
         for c in &untriaged {
             println!(
                 "  {:<28} {:<14} {:<11} {:?}   {}",
@@ -129,7 +163,11 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     if !result.stale.is_empty() {
         println!(
             "\n{}: {} ledger entr{} explain nothing in this run: {}",
-            if args.has("strict") { "STALE" } else { "warning" },
+            if args.has("strict") {
+                "STALE"
+            } else {
+                "warning"
+            },
             result.stale.len(),
             if result.stale.len() == 1 { "y" } else { "ies" },
             result.stale.join(", ")

@@ -1,0 +1,106 @@
+//! The harness survives oracles that crash, hang or panic: each costs its
+//! own cell, the worker is restarted, and the next call works. Uses the fake
+//! `chaos` oracle through the real worker protocol.
+
+use engine::oracle::{Ask, Oracle, Outcome, Query};
+use engine::worker::{Limits, Supervised};
+use std::time::{Duration, Instant};
+
+fn chaos(timeout_ms: u64) -> Supervised {
+    let exe = env!("CARGO_BIN_EXE_xtask").to_string();
+    Supervised::start(
+        "chaos",
+        vec![exe, "worker".into(), "chaos".into()],
+        Limits {
+            timeout: Duration::from_millis(timeout_ms),
+            max_restarts: 10,
+            backoff: Duration::from_millis(1),
+        },
+    )
+    .unwrap_or_else(|u| panic!("chaos worker did not start: {u}"))
+}
+
+fn q(agent: &str) -> Query {
+    Query {
+        ask: Ask::CanFetch,
+        agent: agent.into(),
+        url: "http://example.test/x".into(),
+    }
+}
+
+fn outcomes(o: &mut Supervised, agents: &[&str]) -> Vec<Outcome> {
+    let queries: Vec<Query> = agents.iter().map(|a| q(a)).collect();
+    o.run(b"User-agent: *\n", &queries)
+        .into_iter()
+        .map(|a| a.outcome)
+        .collect()
+}
+
+#[test]
+fn a_crash_costs_only_its_own_query() {
+    let mut o = chaos(5000);
+    let got = outcomes(&mut o, &["ok", "crash", "ok"]);
+    assert_eq!(got[0], Outcome::Allowed);
+    assert!(
+        matches!(&got[1], Outcome::Crash { detail } if detail.contains("signal")),
+        "{got:?}"
+    );
+    assert_eq!(got[2], Outcome::Allowed);
+    // The worker was restarted and still answers.
+    assert_eq!(outcomes(&mut o, &["ok"]), vec![Outcome::Allowed]);
+    assert!(o.restarts() >= 1);
+}
+
+#[test]
+fn an_uncaught_panic_is_a_crash_not_a_verdict() {
+    let mut o = chaos(5000);
+    let got = outcomes(&mut o, &["panic"]);
+    assert!(
+        matches!(&got[0], Outcome::Crash { detail } if detail.contains("panic")),
+        "{got:?}"
+    );
+}
+
+#[test]
+fn a_hang_times_out_and_the_next_call_works() {
+    let mut o = chaos(300);
+    let t0 = Instant::now();
+    let got = outcomes(&mut o, &["ok", "hang"]);
+    assert_eq!(got, vec![Outcome::Timeout, Outcome::Timeout]);
+    assert!(
+        t0.elapsed() < Duration::from_secs(5),
+        "took {:?}",
+        t0.elapsed()
+    );
+    assert_eq!(outcomes(&mut o, &["ok"]), vec![Outcome::Allowed]);
+}
+
+#[test]
+fn an_error_is_never_a_verdict() {
+    let mut o = chaos(5000);
+    let got = outcomes(&mut o, &["error"]);
+    assert!(matches!(&got[0], Outcome::Error { kind, .. } if kind == "ChaosError"));
+}
+
+#[test]
+fn restarts_are_bounded() {
+    let exe = env!("CARGO_BIN_EXE_xtask").to_string();
+    let mut o = Supervised::start(
+        "chaos",
+        vec![exe, "worker".into(), "chaos".into()],
+        Limits {
+            timeout: Duration::from_secs(5),
+            max_restarts: 2,
+            backoff: Duration::from_millis(1),
+        },
+    )
+    .expect("start");
+    for _ in 0..4 {
+        outcomes(&mut o, &["crash"]);
+    }
+    let got = outcomes(&mut o, &["ok"]);
+    assert!(
+        matches!(&got[0], Outcome::Crash { detail } if detail.contains("budget")),
+        "{got:?}"
+    );
+}
