@@ -43,7 +43,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     };
     let timeout = Duration::from_secs_f64(args.number("timeout", 5.0)?);
     if !args.has("no-setup") {
-        setup::ensure_or_reexec(raw);
+        setup::ensure_or_reexec();
     }
     let mut sel = select::start(
         &names,

@@ -71,7 +71,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         ..Limits::default()
     };
     if !args.has("no-setup") {
-        setup::ensure_or_reexec(raw);
+        setup::ensure_or_reexec();
     }
 
     let sel = select::start(&names, args.has("in-process"), limits);

@@ -5,6 +5,9 @@
 //! fetched again. On failure the error names the missing piece and the
 //! command that fixes it.
 
+pub mod google;
+pub mod python;
+
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -46,7 +49,12 @@ impl Ctx {
         }
     }
 
-    pub fn err(&self, piece: &str, reason: impl Into<String>, fix: impl Into<String>) -> SetupError {
+    pub fn err(
+        &self,
+        piece: &str,
+        reason: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> SetupError {
         SetupError {
             piece: piece.into(),
             reason: reason.into(),
@@ -73,7 +81,11 @@ pub fn verified(path: &Path, sha256: &str) -> bool {
 /// Check a file's hash, naming the piece on mismatch.
 pub fn verify(ctx: &Ctx, piece: &str, path: &Path, sha256: &str) -> Result<()> {
     let got = sha256_file(path).map_err(|e| {
-        ctx.err(piece, format!("cannot read {}: {e}", path.display()), "cargo xtask setup")
+        ctx.err(
+            piece,
+            format!("cannot read {}: {e}", path.display()),
+            "cargo xtask setup",
+        )
     })?;
     if got != sha256 {
         return Err(ctx.err(
@@ -100,7 +112,11 @@ pub fn run(ctx: &Ctx, piece: &str, cmd: &mut Command, fix: &str) -> Result<Strin
         let tail: Vec<&str> = tail.into_iter().rev().collect();
         return Err(ctx.err(
             piece,
-            format!("{shown} exited with {}:\n    {}", out.status, tail.join("\n    ")),
+            format!(
+                "{shown} exited with {}:\n    {}",
+                out.status,
+                tail.join("\n    ")
+            ),
             fix,
         ));
     }
@@ -110,9 +126,11 @@ pub fn run(ctx: &Ctx, piece: &str, cmd: &mut Command, fix: &str) -> Result<Strin
 /// Every setup step, in order. Each prints what it fetched; a step with
 /// nothing to do prints nothing unless `verbose`.
 pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
-    let steps: Vec<(&str, fn(&Ctx, bool) -> Result<()>)> = vec![
-        // ("python", python::ensure),
-        // ("google", google::ensure),
+    let steps: Vec<(&str, fn(&Ctx, bool) -> Result<()>)> =
+        vec![
+        ("apt", apt_packages),
+        ("python", python::ensure),
+        ("google", google::ensure),
     ];
     let mut errors = Vec::new();
     for (name, step) in steps {
@@ -124,4 +142,91 @@ pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
         }
     }
     errors
+}
+
+/// Run setup before `conformance`/`check`. Failures are printed, not fatal:
+/// the affected oracles then report themselves unavailable, loudly.
+pub fn ensure_or_reexec() {
+    let ctx = Ctx::new();
+    let errors = run_all(&ctx, false);
+    for e in &errors {
+        eprintln!("ERROR: {e}");
+    }
+    let missing = oracles::missing_native_code();
+    if missing.is_empty() || !errors.is_empty() || std::env::var_os("REPDIFF_REEXEC").is_some() {
+        return;
+    }
+    // Setup just provided sources this binary was built without: rebuild
+    // it (cargo's build script now finds them) and run the same command again.
+    eprintln!(
+        "setup: rebuilding with {} (sources fetched after this binary was built)",
+        missing.join(", ")
+    );
+    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    build.current_dir(&ctx.root).args(["build", "--quiet", "-p", "xtask"]);
+    if !cfg!(debug_assertions) {
+        build.arg("--release");
+    }
+    match build.status() {
+        Ok(s) if s.success() => {}
+        _ => {
+            eprintln!("ERROR: rebuild failed; run `cargo build --release -p xtask` to see why");
+            return;
+        }
+    }
+    let Ok(exe) = std::env::current_exe() else {
+        return;
+    };
+    use std::os::unix::process::CommandExt;
+    let mut cmd = Command::new(exe);
+    // The same arguments, so the user sees one uninterrupted command.
+    cmd.args(std::env::args_os().skip(1)).env("REPDIFF_REEXEC", "1");
+    let err = cmd.exec();
+    eprintln!("ERROR: cannot re-run after rebuild: {err}");
+}
+
+/// Debian packages the native oracles build against.
+pub const APT_PACKAGES: &[&str] = &["libabsl-dev", "libgtest-dev"];
+
+/// Install missing Debian packages when running as root (CI, a fresh
+/// machine); otherwise name the command that installs them.
+fn apt_packages(ctx: &Ctx, verbose: bool) -> Result<()> {
+    let missing: Vec<&str> = APT_PACKAGES
+        .iter()
+        .copied()
+        .filter(|p| {
+            !Command::new("dpkg")
+                .args(["-s", p])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        })
+        .collect();
+    if missing.is_empty() {
+        if verbose {
+            eprintln!("  apt: {} present", APT_PACKAGES.join(", "));
+        }
+        return Ok(());
+    }
+    let fix = format!("apt-get update && apt-get install -y {}", missing.join(" "));
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    if !is_root {
+        return Err(ctx.err("apt", format!("missing Debian packages: {}", missing.join(", ")), fix));
+    }
+    eprintln!("  apt: installing {}", missing.join(", "));
+    run(ctx, "apt", Command::new("apt-get").arg("update").arg("-qq"), &fix)?;
+    run(
+        ctx,
+        "apt",
+        Command::new("apt-get")
+            .args(["install", "-y", "-qq"])
+            .args(&missing)
+            .env("DEBIAN_FRONTEND", "noninteractive"),
+        &fix,
+    )?;
+    Ok(())
 }
