@@ -13,6 +13,7 @@ pub mod robotstxt_rs;
 pub mod texting_robots;
 
 pub mod panic_guard;
+pub mod rfc9309;
 
 /// How to construct one oracle.
 pub struct Entry {
@@ -25,6 +26,12 @@ pub struct Entry {
 /// Every oracle repdiff knows, in report order.
 pub fn registry() -> Vec<Entry> {
     let mut out = Vec::new();
+    // The RFC 9309 reference reading: pure Rust, always built.
+    out.push(Entry {
+        name: rfc9309::NAME,
+        family: "rust",
+        make: || Ok(Box::new(rfc9309::Rfc9309::default())),
+    });
     #[cfg(feature = "rust-crates")]
     {
         out.push(Entry {

@@ -1,0 +1,516 @@
+//! §2.1 and §2.2: lines, records and groups.
+//!
+//! The body is read once into a [`Robots`]: every pattern normalised
+//! (`matching::normalise`) into one arena, each group's rules sorted by
+//! pattern octets, and an index from lower-cased product token to the groups
+//! that name it, so a query costs one hash look-up and a scan that usually
+//! stops at the first matching rule.
+
+use super::agent::group_token;
+use super::matching::{normalise, Side};
+use super::readings::{ByteOrderMark, OrphanRules, Readings};
+use std::collections::HashMap;
+
+/// A range of the arena.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Span {
+    start: u32,
+    end: u32,
+}
+
+/// One `allow` or `disallow` record (§2.2.2).
+#[derive(Debug, Clone, Copy)]
+pub struct Rule {
+    pub allow: bool,
+    /// 1-based line number in the body.
+    pub line: u32,
+    pattern: Span,
+    raw: Span,
+}
+
+impl Rule {
+    /// Octets of the normalised pattern, the [`Specificity::PatternOctets`]
+    /// rank (`*` and a final `$` count one each).
+    ///
+    /// [`Specificity::PatternOctets`]: super::readings::Specificity::PatternOctets
+    #[inline]
+    pub fn octets(&self) -> u32 {
+        self.pattern.end - self.pattern.start
+    }
+
+    /// `Disallow:` with no path (§2.2 `empty-pattern`).
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.pattern.start == self.pattern.end
+    }
+}
+
+/// One group (§2.1 "One or more user-agent lines that are followed by one or
+/// more rules. The group is terminated by a user-agent line or end of file.").
+#[derive(Debug, Clone)]
+pub struct Group {
+    /// Line of its first `user-agent` line (of its first rule when implicit).
+    pub line: u32,
+    /// Its rules: `Robots::rules[start..end]`, sorted most octets first.
+    pub start: u32,
+    pub end: u32,
+    /// Rules before any `user-agent`, kept under
+    /// [`OrphanRules::AsStarGroup`].
+    pub implicit: bool,
+}
+
+/// What the parser noticed and the explanation may need to mention.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ParseNotes {
+    /// Lines read (§2.2 `NL = %x0D / %x0A / %x0D.0A`).
+    pub lines: u32,
+    /// A leading UTF-8 signature was present.
+    pub bom: bool,
+    /// The body was longer than the parsing limit: bytes actually parsed.
+    pub truncated_to: Option<usize>,
+    /// Rules before the first `user-agent` line.
+    pub orphan_rules: u32,
+    /// Rules with an empty path.
+    pub empty_rules: u32,
+    /// `user-agent` lines whose value is no product token under the reading.
+    pub nameless_agent_lines: u32,
+    /// Lines that are no record of the protocol: no `:`, an unknown key
+    /// (§2.2.4 other records, e.g. `Crawl-delay`), or not parseable
+    /// (§2.3.1.5). None of them ends or starts a group.
+    pub other_lines: u32,
+}
+
+/// A parsed robots.txt body.
+#[derive(Debug, Clone)]
+pub struct Robots {
+    pub(super) readings: Readings,
+    arena: Vec<u8>,
+    pub(super) rules: Vec<Rule>,
+    pub(super) groups: Vec<Group>,
+    /// Lower-cased product token → the groups that name it, in file order.
+    by_token: HashMap<Box<[u8]>, Vec<u32>>,
+    /// Groups naming `*` (and the implicit orphan group), in file order.
+    star: Vec<u32>,
+    sitemaps: Vec<String>,
+    pub(super) notes: ParseNotes,
+}
+
+#[inline]
+fn is_ws(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// §2.2 `WS = %x20 / %x09` around keys, values and lines.
+#[inline]
+fn trim(mut s: &[u8]) -> &[u8] {
+    while let [first, rest @ ..] = s {
+        if !is_ws(*first) {
+            break;
+        }
+        s = rest;
+    }
+    while let [rest @ .., last] = s {
+        if !is_ws(*last) {
+            break;
+        }
+        s = rest;
+    }
+    s
+}
+
+/// The keys of the records this oracle reads. §2.2: the ABNF's quoted
+/// strings (`"user-agent"`, `"allow"`, `"disallow"`) are case-insensitive
+/// (RFC 5234 §2.3), so keys compare ignoring ASCII case; no misspelling is
+/// accepted (§2.2.4 lets crawlers be lenient only with *other* records, and
+/// this reading is not).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Key {
+    UserAgent,
+    Allow,
+    Disallow,
+    /// §2.2.4 "Crawlers MAY interpret other records ... for example,
+    /// "Sitemaps"": the Sitemaps protocol's `Sitemap:` record is read.
+    Sitemap,
+    Other,
+}
+
+fn key_of(key: &[u8]) -> Key {
+    if key.eq_ignore_ascii_case(b"user-agent") {
+        Key::UserAgent
+    } else if key.eq_ignore_ascii_case(b"allow") {
+        Key::Allow
+    } else if key.eq_ignore_ascii_case(b"disallow") {
+        Key::Disallow
+    } else if key.eq_ignore_ascii_case(b"sitemap") {
+        Key::Sitemap
+    } else {
+        Key::Other
+    }
+}
+
+/// §2.5: the bytes to parse when the body exceeds `limit`. The cut is moved
+/// back to the end of the last whole line, because a rule cut short is a
+/// different rule (`Allow: /private/page` would become `Allow: /pri`).
+fn limit_body(body: &[u8], limit: Option<usize>) -> (&[u8], Option<usize>) {
+    match limit {
+        Some(limit) if body.len() > limit => {
+            let cut = if matches!(body[limit], b'\n' | b'\r') {
+                limit
+            } else {
+                body[..limit]
+                    .iter()
+                    .rposition(|&b| b == b'\n' || b == b'\r')
+                    .map_or(0, |i| i + 1)
+            };
+            (&body[..cut], Some(cut))
+        }
+        _ => (body, None),
+    }
+}
+
+impl Robots {
+    /// Parse `body` under `readings`. Never fails: §2.3.1.5 "Crawlers MUST
+    /// try to parse each line of the robots.txt file. Crawlers MUST use the
+    /// parseable rules." Lines that are not records are counted and skipped.
+    pub fn parse(body: &[u8], readings: &Readings) -> Robots {
+        let (body, truncated_to) = limit_body(body, readings.parse_limit);
+        let mut notes = ParseNotes {
+            truncated_to,
+            ..ParseNotes::default()
+        };
+        let body = match body.strip_prefix(b"\xEF\xBB\xBF") {
+            Some(rest) => {
+                notes.bom = true;
+                match readings.byte_order_mark {
+                    ByteOrderMark::Skip => rest,
+                    ByteOrderMark::Literal => body,
+                }
+            }
+            None => body,
+        };
+        let mut robots = Robots {
+            readings: *readings,
+            arena: Vec::with_capacity(body.len() / 2),
+            rules: Vec::new(),
+            groups: Vec::new(),
+            by_token: HashMap::new(),
+            star: Vec::new(),
+            sitemaps: Vec::new(),
+            notes: ParseNotes::default(),
+        };
+        // The group rules are being added to, and whether it has any yet.
+        let mut current: Option<usize> = None;
+        let mut current_has_rules = false;
+
+        let mut pos = 0;
+        let mut line_no: u32 = 0;
+        while pos < body.len() {
+            line_no += 1;
+            let rest = &body[pos..];
+            let len = rest
+                .iter()
+                .position(|&b| b == b'\n' || b == b'\r')
+                .unwrap_or(rest.len());
+            let line = &rest[..len];
+            pos += len;
+            if pos < body.len() {
+                pos += if body[pos] == b'\r' && body.get(pos + 1) == Some(&b'\n') {
+                    2
+                } else {
+                    1
+                };
+            }
+
+            // §2.2 `EOL = *WS [comment] NL`, `comment = "#" ...`.
+            let line = match line.iter().position(|&b| b == b'#') {
+                Some(i) => &line[..i],
+                None => line,
+            };
+            let line = trim(line);
+            if line.is_empty() {
+                // §2.2 `emptyline`: allowed anywhere, ends nothing.
+                continue;
+            }
+            let Some(colon) = line.iter().position(|&b| b == b':') else {
+                notes.other_lines += 1;
+                continue;
+            };
+            let key = trim(&line[..colon]);
+            let value = trim(&line[colon + 1..]);
+            match key_of(key) {
+                Key::UserAgent => {
+                    // §2.2 `group = startgroupline *(startgroupline /
+                    // emptyline) *(rule / emptyline)`: a user-agent line
+                    // after a rule starts a new group; one before any rule
+                    // joins the group being named.
+                    let g = match current {
+                        Some(g) if !current_has_rules => g,
+                        _ => {
+                            robots.groups.push(Group {
+                                line: line_no,
+                                start: robots.rules.len() as u32,
+                                end: robots.rules.len() as u32,
+                                implicit: false,
+                            });
+                            current = Some(robots.groups.len() - 1);
+                            current_has_rules = false;
+                            robots.groups.len() - 1
+                        }
+                    };
+                    match group_token(value, readings.product_token) {
+                        Some(b"*") => push_once(&mut robots.star, g as u32),
+                        Some(token) => {
+                            let list = robots
+                                .by_token
+                                .entry(token.to_ascii_lowercase().into_boxed_slice())
+                                .or_default();
+                            push_once(list, g as u32);
+                        }
+                        None => notes.nameless_agent_lines += 1,
+                    }
+                }
+                kind @ (Key::Allow | Key::Disallow) => {
+                    let g = match current {
+                        Some(g) => g,
+                        None => {
+                            // §2.2.2 "The crawler SHOULD ignore "disallow"
+                            // and "allow" rules that are not in any group".
+                            notes.orphan_rules += 1;
+                            if readings.orphan_rules == OrphanRules::Ignore {
+                                continue;
+                            }
+                            robots.groups.push(Group {
+                                line: line_no,
+                                start: robots.rules.len() as u32,
+                                end: robots.rules.len() as u32,
+                                implicit: true,
+                            });
+                            let g = robots.groups.len() - 1;
+                            robots.star.push(g as u32);
+                            current = Some(g);
+                            g
+                        }
+                    };
+                    current_has_rules = true;
+                    if value.is_empty() {
+                        notes.empty_rules += 1;
+                    }
+                    let rule = robots.push_rule(kind == Key::Allow, line_no, value);
+                    robots.rules.push(rule);
+                    robots.groups[g].end = robots.rules.len() as u32;
+                }
+                Key::Sitemap => {
+                    // §2.2.4: not part of any group, so it neither ends nor
+                    // starts one ("a "Sitemaps" record MUST NOT terminate a
+                    // group").
+                    if !value.is_empty() {
+                        robots
+                            .sitemaps
+                            .push(String::from_utf8_lossy(value).into_owned());
+                    }
+                }
+                Key::Other => notes.other_lines += 1,
+            }
+        }
+        notes.lines = line_no;
+        robots.notes = notes;
+
+        // Most octets first, then allow before disallow (§2.2.2 "If an
+        // "allow" rule and a "disallow" rule are equivalent, then the "allow"
+        // rule SHOULD be used"), then file order: under pattern octets the
+        // first rule of a group that matches is that group's decision.
+        for g in &robots.groups {
+            robots.rules[g.start as usize..g.end as usize]
+                .sort_by_key(|r| (std::cmp::Reverse(r.octets()), !r.allow, r.line));
+        }
+        robots
+    }
+
+    fn push_rule(&mut self, allow: bool, line: u32, value: &[u8]) -> Rule {
+        let start = self.arena.len() as u32;
+        normalise(
+            value,
+            Side::Pattern,
+            self.readings.query_reserved,
+            &mut self.arena,
+        );
+        let pattern = Span {
+            start,
+            end: self.arena.len() as u32,
+        };
+        self.arena.extend_from_slice(value);
+        let raw = Span {
+            start: pattern.end,
+            end: self.arena.len() as u32,
+        };
+        Rule {
+            allow,
+            line,
+            pattern,
+            raw,
+        }
+    }
+
+    /// A rule's normalised pattern.
+    #[inline]
+    pub fn pattern(&self, rule: &Rule) -> &[u8] {
+        &self.arena[rule.pattern.start as usize..rule.pattern.end as usize]
+    }
+
+    /// A rule's path as written in the file.
+    pub fn raw_pattern(&self, rule: &Rule) -> &[u8] {
+        &self.arena[rule.raw.start as usize..rule.raw.end as usize]
+    }
+
+    /// Every `Sitemap:` value, in file order, as written.
+    pub fn sitemaps(&self) -> &[String] {
+        &self.sitemaps
+    }
+
+    pub fn readings(&self) -> &Readings {
+        &self.readings
+    }
+
+    pub fn notes(&self) -> &ParseNotes {
+        &self.notes
+    }
+
+    pub fn groups(&self) -> &[Group] {
+        &self.groups
+    }
+
+    pub fn rules_of(&self, group: &Group) -> &[Rule] {
+        &self.rules[group.start as usize..group.end as usize]
+    }
+
+    /// §2.2.1 group selection for a caller's product token: every group
+    /// naming it, case-insensitively, merged ("If there is more than one
+    /// group matching the user-agent, the matching groups' rules MUST be
+    /// combined into one group"); if none, every `*` group ("If no matching
+    /// group exists, crawlers MUST obey the group with a user-agent line with
+    /// the "*" value, if present"); else none ("no rules apply").
+    pub fn select(&self, token: &[u8]) -> Selection<'_> {
+        if !token.is_empty() && token != b"*" {
+            let mut buf = [0u8; 64];
+            let found = if token.len() <= buf.len() {
+                let lower = &mut buf[..token.len()];
+                lower.copy_from_slice(token);
+                lower.make_ascii_lowercase();
+                self.by_token.get(&*lower)
+            } else {
+                self.by_token.get(&token.to_ascii_lowercase()[..])
+            };
+            if let Some(groups) = found {
+                return Selection {
+                    kind: Chosen::Exact,
+                    groups,
+                };
+            }
+        }
+        if self.star.is_empty() {
+            Selection {
+                kind: Chosen::None,
+                groups: &[],
+            }
+        } else {
+            Selection {
+                kind: Chosen::Star,
+                groups: &self.star,
+            }
+        }
+    }
+}
+
+fn push_once(list: &mut Vec<u32>, g: u32) {
+    if list.last() != Some(&g) {
+        list.push(g);
+    }
+}
+
+/// How the group for a query was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Chosen {
+    /// Groups naming the caller's product token.
+    Exact,
+    /// No group names it: the `*` groups.
+    Star,
+    /// Neither: no rules apply.
+    None,
+}
+
+/// The merged group a query obeys: indices into [`Robots::groups`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Selection<'r> {
+    pub kind: Chosen,
+    pub groups: &'r [u32],
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(body: &str) -> Robots {
+        Robots::parse(body.as_bytes(), &Readings::default())
+    }
+
+    #[test]
+    fn line_ends_and_numbers() {
+        let r = parse("User-agent: a\rDisallow: /x\r\n\nAllow: /y\n");
+        assert_eq!(r.notes.lines, 4);
+        let mut lines: Vec<u32> = r.rules.iter().map(|r| r.line).collect();
+        lines.sort();
+        assert_eq!(lines, vec![2, 4]);
+    }
+
+    #[test]
+    fn user_agent_after_rule_starts_group() {
+        let r = parse("user-agent: a\nuser-agent: b\ndisallow: /\nuser-agent: c\nallow: /\n");
+        assert_eq!(r.groups.len(), 2);
+        assert_eq!(r.select(b"A").groups, &[0]);
+        assert_eq!(r.select(b"b").groups, &[0]);
+        assert_eq!(r.select(b"C").groups, &[1]);
+        assert_eq!(r.select(b"d").kind, Chosen::None);
+    }
+
+    #[test]
+    fn other_records_do_not_end_groups() {
+        let r = parse("User-agent: BarBot\nSitemap: https://foo.bar/s\nCrawl-delay: 5\nbogus line\nUser-agent: *\nDisallow: /\n");
+        assert_eq!(r.groups.len(), 1);
+        assert_eq!(r.sitemaps(), &["https://foo.bar/s".to_string()]);
+        assert_eq!(r.notes.other_lines, 2);
+    }
+
+    #[test]
+    fn nameless_user_agent_still_starts_a_group() {
+        let r = parse("User-agent: a\nDisallow: /x\nUser-agent: FooBot/1.0\nDisallow: /\n");
+        assert_eq!(r.groups.len(), 2);
+        assert_eq!(r.rules_of(&r.groups[0]).len(), 1);
+        assert_eq!(r.notes.nameless_agent_lines, 1);
+    }
+
+    #[test]
+    fn parse_limit_cuts_at_a_line_end() {
+        let body = "User-agent: *\nDisallow: /private\n";
+        let readings = Readings {
+            parse_limit: Some(24),
+            ..Readings::default()
+        };
+        let r = Robots::parse(body.as_bytes(), &readings);
+        assert_eq!(r.notes.truncated_to, Some(14));
+        assert_eq!(r.rules.len(), 0);
+        let readings = Readings {
+            parse_limit: Some(body.len() - 1),
+            ..Readings::default()
+        };
+        let r = Robots::parse(body.as_bytes(), &readings);
+        assert_eq!(r.notes.truncated_to, Some(body.len() - 1));
+        assert_eq!(r.raw_pattern(&r.rules[0]), b"/private");
+    }
+
+    #[test]
+    fn rules_sorted_by_octets_then_allow() {
+        let r = parse("User-agent: a\nDisallow: /x\nAllow: /\nAllow: /x\nDisallow: /xyz\n");
+        let order: Vec<(bool, u32)> = r.rules.iter().map(|r| (r.allow, r.line)).collect();
+        assert_eq!(order, vec![(false, 5), (true, 4), (false, 2), (true, 3)]);
+    }
+}
