@@ -175,6 +175,10 @@ pub struct HttpSpec {
     /// Send the body gzip-encoded with `Content-Encoding: gzip`.
     #[serde(default)]
     pub gzip: bool,
+    /// Googlebot's documented handling of this response (Google's robots.txt
+    /// documentation), shown beside the RFC column of the status matrix.
+    #[serde(default)]
+    pub googlebot: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
