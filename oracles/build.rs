@@ -1,1 +1,6 @@
-fn main() {}
+#[path = "build/google.rs"]
+mod google;
+
+fn main() {
+    google::build();
+}

@@ -12,6 +12,7 @@ pub mod robotstxt_rs;
 #[cfg(feature = "rust-crates")]
 pub mod texting_robots;
 
+pub mod google;
 pub mod panic_guard;
 pub mod rfc9309;
 
@@ -31,6 +32,12 @@ pub fn registry() -> Vec<Entry> {
         name: rfc9309::NAME,
         family: "rust",
         make: || Ok(Box::new(rfc9309::Rfc9309::default())),
+    });
+    // Always registered: without setup its constructor says what to run.
+    out.push(Entry {
+        name: google::NAME,
+        family: "google",
+        make: google::make,
     });
     #[cfg(feature = "rust-crates")]
     {

@@ -1,0 +1,128 @@
+//! Google's C++ robotstxt (`googlebot::RobotsMatcher`), reached through our
+//! `extern "C"` shim (`google/shim.cc`). The sources come from the PyPI sdist
+//! `jwm-robotstxt` 1.0.8 at setup time; `build/google.rs` compiles them when
+//! present and pinned, otherwise this oracle is registered as unavailable.
+//!
+//! Body, agent and URL cross as raw bytes: no UTF-8 decoding, no trimming.
+//! Each query is one `OneAgentAllowedByRobots` call, which parses the body
+//! again (the library has no parse-once API for a single agent). The library
+//! answers only allow/disallow; it reads Sitemap and other lines but exposes
+//! no accessor for them. A C++ exception is caught in the shim and recorded as
+//! `Error`; a segfault would take the process down (the runner's worker
+//! isolation is what catches that).
+
+pub mod pins;
+
+use engine::oracle::{Oracle, Unavailable};
+
+pub const NAME: &str = "google";
+
+/// Build the oracle, or say why it was not built and how to fix that.
+pub fn make() -> Result<Box<dyn Oracle>, Unavailable> {
+    imp::make()
+}
+
+#[cfg(repdiff_google)]
+mod imp {
+    use super::NAME;
+    use engine::oracle::{Answer, Ask, Capabilities, Oracle, Outcome, Query, Unavailable};
+
+    mod ffi {
+        extern "C" {
+            pub fn repdiff_google_one_agent_allowed(
+                body: *const u8,
+                body_len: usize,
+                agent: *const u8,
+                agent_len: usize,
+                url: *const u8,
+                url_len: usize,
+            ) -> std::os::raw::c_int;
+        }
+    }
+
+    pub struct Google;
+
+    pub fn make() -> Result<Box<dyn Oracle>, Unavailable> {
+        Ok(Box::new(Google))
+    }
+
+    /// `OneAgentAllowedByRobots(body, agent, url)`; `None` if it threw.
+    fn one_agent_allowed(body: &[u8], agent: &[u8], url: &[u8]) -> Option<bool> {
+        // SAFETY: each pointer/length pair comes from a live slice, the shim
+        // only reads them during the call and catches every C++ exception.
+        let r = unsafe {
+            ffi::repdiff_google_one_agent_allowed(
+                body.as_ptr(),
+                body.len(),
+                agent.as_ptr(),
+                agent.len(),
+                url.as_ptr(),
+                url.len(),
+            )
+        };
+        match r {
+            1 => Some(true),
+            0 => Some(false),
+            _ => None,
+        }
+    }
+
+    impl Oracle for Google {
+        fn name(&self) -> &str {
+            NAME
+        }
+
+        fn version(&self) -> String {
+            format!(
+                "{}, built with {} against {}",
+                super::pins::describe_source(env!("REPDIFF_GOOGLE_ROBOTS_CC_SHA256")),
+                env!("REPDIFF_GOOGLE_CXX"),
+                env!("REPDIFF_GOOGLE_ABSL"),
+            )
+        }
+
+        fn capabilities(&self) -> Capabilities {
+            Capabilities {
+                can_fetch: true,
+                ..Capabilities::default()
+            }
+        }
+
+        fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer> {
+            queries
+                .iter()
+                .map(|q| {
+                    if q.ask != Ask::CanFetch {
+                        return Answer::from(Outcome::Unsupported {
+                            reason: "google/robotstxt's RobotsMatcher answers only allow/disallow"
+                                .into(),
+                        });
+                    }
+                    Answer::from(
+                        match one_agent_allowed(body, q.agent.as_bytes(), q.url.as_bytes()) {
+                            Some(true) => Outcome::Allowed,
+                            Some(false) => Outcome::Disallowed,
+                            None => Outcome::Error {
+                                kind: "c++ exception".into(),
+                                message: "OneAgentAllowedByRobots threw (caught in shim.cc)".into(),
+                            },
+                        },
+                    )
+                })
+                .collect()
+        }
+    }
+}
+
+#[cfg(not(repdiff_google))]
+mod imp {
+    use engine::oracle::{Oracle, Unavailable};
+
+    pub fn make() -> Result<Box<dyn Oracle>, Unavailable> {
+        Err(Unavailable {
+            oracle: super::NAME.into(),
+            reason: env!("REPDIFF_GOOGLE_UNAVAILABLE").into(),
+            fix: env!("REPDIFF_GOOGLE_FIX").into(),
+        })
+    }
+}
