@@ -8,13 +8,15 @@ mod http;
 mod paths;
 mod select;
 mod setup;
+mod verify_google;
 
 const USAGE: &str = "\
 usage: cargo xtask <command> [--help]
 
   setup         fetch and verify every third-party parser (idempotent)
   conformance   run the corpus through every oracle and triage against the ledger
-  check         ask every oracle about one robots.txt, agent and URL (or one case)";
+  check         ask every oracle about one robots.txt, agent and URL (or one case)
+  verify-google  build and run Google's own robots_test.cc against the google oracle's robots.cc";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -30,6 +32,7 @@ fn main() {
         }
         Some("conformance") => conformance::main(rest),
         Some("check") => check::main(rest),
+        Some("verify-google") => verify_google::main(rest),
         Some("worker") => Ok(select::worker(rest.first().map_or("", String::as_str))),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
