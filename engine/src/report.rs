@@ -310,6 +310,9 @@ pub fn to_markdown(
         md.push('\n');
     }
 
+    status_matrix(&mut md, result, cases);
+    metamorphic(&mut md, result, cases);
+
     let _ = writeln!(md, "\n## Divergences by ledger entry\n");
     let mut by_entry: BTreeMap<&str, Vec<&Cell>> = BTreeMap::new();
     for c in &result.cells {
@@ -402,4 +405,172 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// The HTTP status matrix: what each fetching oracle did with each response,
+/// beside the RFC 9309 §2.3.1 expectation and Googlebot's documented policy.
+fn status_matrix(md: &mut String, result: &RunResult, cases: &[&Case]) {
+    let http: Vec<&&Case> = cases.iter().filter(|c| c.http.is_some()).collect();
+    if http.is_empty() {
+        return;
+    }
+    let answering: Vec<&str> = result
+        .oracles
+        .iter()
+        .map(|o| o.name.as_str())
+        .filter(|name| {
+            result.cells.iter().any(|c| {
+                c.oracle == *name
+                    && c.status != Status::Unsupported
+                    && http.iter().any(|h| h.id == c.case)
+            })
+        })
+        .collect();
+    let silent: Vec<&str> = result
+        .oracles
+        .iter()
+        .map(|o| o.name.as_str())
+        .filter(|n| !answering.contains(n))
+        .collect();
+    let _ = writeln!(md, "\n## HTTP status matrix\n");
+    let _ = writeln!(
+        md,
+        "Served by repdiff's local HTTP server; fetched with each library's own fetcher. \
+         No fetcher (not run, never guessed): {}.\n",
+        if silent.is_empty() {
+            "none".to_string()
+        } else {
+            silent
+                .iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        }
+    );
+    let _ = write!(
+        md,
+        "| case | response | query | RFC 9309 | Googlebot (documented) |"
+    );
+    for o in &answering {
+        let _ = write!(md, " `{o}` |");
+    }
+    let _ = write!(md, "\n|---|---|---|---|---|");
+    for _ in &answering {
+        let _ = write!(md, "---|");
+    }
+    md.push('\n');
+    for case in http {
+        let Some(h) = &case.http else { continue };
+        let mut response = h.status.to_string();
+        if !h.redirects.is_empty() {
+            response = format!(
+                "{} -> {}",
+                h.redirects
+                    .iter()
+                    .map(u16::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" -> "),
+                response
+            );
+        }
+        if let Some(f) = h.fault {
+            response = format!("{f:?}");
+        }
+        if h.gzip {
+            response.push_str(" gzip");
+        }
+        for (i, q) in case.queries.iter().enumerate() {
+            let path = q
+                .query
+                .url
+                .splitn(4, '/')
+                .nth(3)
+                .map(|p| format!("/{p}"))
+                .unwrap_or_default();
+            let _ = write!(
+                md,
+                "| `{}` | {} | {} | {} | {} |",
+                case.id,
+                response,
+                path,
+                q.expect,
+                h.googlebot.as_deref().unwrap_or("")
+            );
+            for o in &answering {
+                let label = result
+                    .cells
+                    .iter()
+                    .find(|c| c.case == case.id && c.query == i && c.oracle == *o)
+                    .map(|c| c.answer.outcome.label())
+                    .unwrap_or_default();
+                let _ = write!(md, " {label} |");
+            }
+            md.push('\n');
+        }
+    }
+}
+
+/// Metamorphic families: variants RFC 9309 treats as equivalent must get the
+/// same verdicts; list each oracle whose verdict changes across a family.
+fn metamorphic(md: &mut String, result: &RunResult, cases: &[&Case]) {
+    let mut families: BTreeMap<&str, Vec<&Case>> = BTreeMap::new();
+    for c in cases {
+        if let Some(f) = &c.family {
+            families.entry(f.as_str()).or_default().push(c);
+        }
+    }
+    if families.is_empty() {
+        return;
+    }
+    let _ = writeln!(md, "\n## Metamorphic families\n");
+    let _ = writeln!(
+        md,
+        "{} families of equivalent variants. Oracles whose verdict changes across a family:\n",
+        families.len()
+    );
+    let mut any = false;
+    for (family, members) in &families {
+        for o in &result.oracles {
+            // verdict vectors per variant, query by query
+            let vectors: Vec<(String, Vec<String>)> = members
+                .iter()
+                .map(|c| {
+                    let v = (0..c.queries.len())
+                        .map(|i| {
+                            result
+                                .cells
+                                .iter()
+                                .find(|x| x.case == c.id && x.query == i && x.oracle == o.name)
+                                .map(|x| x.answer.outcome.label())
+                                .unwrap_or_default()
+                        })
+                        .collect();
+                    (c.id.clone(), v)
+                })
+                .collect();
+            let first = &vectors[0].1;
+            let changed: Vec<&str> = vectors
+                .iter()
+                .filter(|(_, v)| v != first)
+                .map(|(id, _)| id.as_str())
+                .collect();
+            if !changed.is_empty() {
+                any = true;
+                let _ = writeln!(
+                    md,
+                    "- `{family}`: `{}` changes on {} (vs `{}`)",
+                    o.name,
+                    changed
+                        .iter()
+                        .map(|c| format!("`{c}`"))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    vectors[0].0
+                );
+            }
+        }
+    }
+    if !any {
+        let _ = writeln!(md, "none.");
+    }
 }

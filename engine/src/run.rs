@@ -213,8 +213,9 @@ pub fn run(
     }
 }
 
-/// One oracle, one case: ask only what the oracle can answer.
-fn run_one(
+/// One oracle, one case: ask only what the oracle can answer; HTTP cases go
+/// through the oracle's own fetcher or are `Unsupported`.
+pub fn run_one(
     oracle: &mut dyn Oracle,
     caps: Capabilities,
     case: &Case,

@@ -23,6 +23,8 @@ struct Job {
     body: Vec<u8>,
     queries: Vec<Query>,
     expect: Vec<String>,
+    /// Set for a corpus case: HTTP cases are then fetched from the local server.
+    case: Option<engine::case::Case>,
 }
 
 pub fn main(raw: &[String]) -> Result<i32, Usage> {
@@ -45,6 +47,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     if !args.has("no-setup") {
         setup::ensure_or_reexec();
     }
+    crate::http::configure_fetchers();
     let mut sel = select::start(
         &names,
         args.has("in-process"),
@@ -53,9 +56,20 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
             ..Limits::default()
         },
     );
+    let server = job
+        .case
+        .as_ref()
+        .and_then(|c| crate::http::Server::start(&[c]));
+    let url_for = |c: &engine::case::Case| server.as_ref().and_then(|s| s.url_for(c));
     let mut rows: Vec<(String, String, Vec<Answer>)> = Vec::new();
     for o in sel.oracles.iter_mut() {
-        let answers = o.run(&job.body, &job.queries);
+        let answers = match &job.case {
+            Some(case) => {
+                let caps = o.capabilities();
+                engine::run::run_one(o.as_mut(), caps, case, &url_for)
+            }
+            None => o.run(&job.body, &job.queries),
+        };
         rows.push((o.name().to_string(), o.version(), answers));
     }
     if args.has("json") {
@@ -92,6 +106,7 @@ fn adhoc_job(args: &Args) -> Result<Job, Usage> {
             url,
         }],
         expect: vec![String::new()],
+        case: None,
     })
 }
 
@@ -123,7 +138,10 @@ fn case_job(reference: &str) -> Result<Job, Usage> {
         }
         None => (0..case.queries.len()).collect(),
     };
+    let mut picked_case = case.clone();
+    picked_case.queries = picked.iter().map(|&i| case.queries[i].clone()).collect();
     Ok(Job {
+        case: Some(picked_case),
         title: format!(
             "case {id}: {} ({}:{})",
             case.title,

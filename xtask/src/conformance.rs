@@ -74,14 +74,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         setup::ensure_or_reexec();
     }
 
-    // Fetchers get a short socket timeout so the matrix's slow response
-    // shows as the fetcher's own timeout, well inside the worker's limit.
-    if std::env::var_os("REPDIFF_PYTHON_FETCH_TIMEOUT").is_none() {
-        std::env::set_var(
-            "REPDIFF_PYTHON_FETCH_TIMEOUT",
-            crate::http::FETCH_TIMEOUT_SECS,
-        );
-    }
+    crate::http::configure_fetchers();
     let sel = select::start(&names, args.has("in-process"), limits);
     for u in &sel.unavailable {
         eprintln!("ERROR: {u}");

@@ -19,6 +19,15 @@ const SLOW: Duration = Duration::from_secs(3);
 /// The socket timeout fetchers are given in a conformance run.
 pub const FETCH_TIMEOUT_SECS: &str = "1";
 
+/// Give fetchers (in the workers started after this) a short socket timeout,
+/// so the matrix's slow response shows as the fetcher's own timeout, well
+/// inside the worker's call limit. Call before any thread starts.
+pub fn configure_fetchers() {
+    if std::env::var_os("REPDIFF_PYTHON_FETCH_TIMEOUT").is_none() {
+        std::env::set_var("REPDIFF_PYTHON_FETCH_TIMEOUT", FETCH_TIMEOUT_SECS);
+    }
+}
+
 struct Served {
     spec: HttpSpec,
     body: Vec<u8>,
