@@ -87,7 +87,7 @@ impl BodySpec {
 
 pub fn decode_hex(s: &str) -> Result<Vec<u8>, String> {
     let digits: Vec<u8> = s.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    if digits.len() % 2 != 0 {
+    if !digits.len().is_multiple_of(2) {
         return Err(format!("odd number of hex digits in {s:?}"));
     }
     digits
@@ -380,7 +380,7 @@ fn validate_query(rq: RawQuery) -> Result<CaseQuery, String> {
                     yaml_short(&rq.expect)
                 )
             })?;
-            if v == Verdict::Either && rq.why.as_deref().map_or(true, |w| w.trim().is_empty()) {
+            if v == Verdict::Either && rq.why.as_deref().is_none_or(|w| w.trim().is_empty()) {
                 return Err(
                     "`expect: either` requires `why` (where the RFC leaves it open)".into(),
                 );

@@ -123,11 +123,13 @@ pub fn run(ctx: &Ctx, piece: &str, cmd: &mut Command, fix: &str) -> Result<Strin
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// One setup step: fetch, verify, or install one piece.
+type Step = fn(&Ctx, bool) -> Result<()>;
+
 /// Every setup step, in order. Each prints what it fetched; a step with
 /// nothing to do prints nothing unless `verbose`.
 pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
-    let steps: Vec<(&str, fn(&Ctx, bool) -> Result<()>)> =
-        vec![
+    let steps: Vec<(&str, Step)> = vec![
         ("apt", apt_packages),
         ("python", python::ensure),
         ("google", google::ensure),
@@ -163,7 +165,9 @@ pub fn ensure_or_reexec() {
         missing.join(", ")
     );
     let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    build.current_dir(&ctx.root).args(["build", "--quiet", "-p", "xtask"]);
+    build
+        .current_dir(&ctx.root)
+        .args(["build", "--quiet", "-p", "xtask"]);
     if !cfg!(debug_assertions) {
         build.arg("--release");
     }
@@ -180,7 +184,8 @@ pub fn ensure_or_reexec() {
     use std::os::unix::process::CommandExt;
     let mut cmd = Command::new(exe);
     // The same arguments, so the user sees one uninterrupted command.
-    cmd.args(std::env::args_os().skip(1)).env("REPDIFF_REEXEC", "1");
+    cmd.args(std::env::args_os().skip(1))
+        .env("REPDIFF_REEXEC", "1");
     let err = cmd.exec();
     eprintln!("ERROR: cannot re-run after rebuild: {err}");
 }
@@ -215,10 +220,19 @@ fn apt_packages(ctx: &Ctx, verbose: bool) -> Result<()> {
         .output()
         .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
     if !is_root {
-        return Err(ctx.err("apt", format!("missing Debian packages: {}", missing.join(", ")), fix));
+        return Err(ctx.err(
+            "apt",
+            format!("missing Debian packages: {}", missing.join(", ")),
+            fix,
+        ));
     }
     eprintln!("  apt: installing {}", missing.join(", "));
-    run(ctx, "apt", Command::new("apt-get").arg("update").arg("-qq"), &fix)?;
+    run(
+        ctx,
+        "apt",
+        Command::new("apt-get").arg("update").arg("-qq"),
+        &fix,
+    )?;
     run(
         ctx,
         "apt",
