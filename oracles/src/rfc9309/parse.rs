@@ -120,16 +120,20 @@ fn trim(mut s: &[u8]) -> &[u8] {
 
 /// The keys of the records this oracle reads. §2.2: the ABNF's quoted
 /// strings (`"user-agent"`, `"allow"`, `"disallow"`) are case-insensitive
-/// (RFC 5234 §2.3), so keys compare ignoring ASCII case; no misspelling is
-/// accepted (§2.2.4 lets crawlers be lenient only with *other* records, and
-/// this reading is not).
+/// (RFC 5234 §2.3), so keys compare ignoring ASCII case. No misspelling of
+/// these three is accepted: §2.2.4's leniency is for *other* records only,
+/// and "Parsing of other records MUST NOT interfere with the parsing of
+/// explicitly defined records".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Key {
     UserAgent,
     Allow,
     Disallow,
     /// §2.2.4 "Crawlers MAY interpret other records ... for example,
-    /// "Sitemaps"": the Sitemaps protocol's `Sitemap:` record is read.
+    /// "Sitemaps"": the Sitemaps protocol's `Sitemap:` record is read, and,
+    /// as "Crawlers MAY be lenient when interpreting other records. For
+    /// example, crawlers may accept common misspellings of the record", so
+    /// are `Sitemaps:` (the RFC's own spelling) and `Site-map:`.
     Sitemap,
     Other,
 }
@@ -141,7 +145,10 @@ fn key_of(key: &[u8]) -> Key {
         Key::Allow
     } else if key.eq_ignore_ascii_case(b"disallow") {
         Key::Disallow
-    } else if key.eq_ignore_ascii_case(b"sitemap") {
+    } else if key.eq_ignore_ascii_case(b"sitemap")
+        || key.eq_ignore_ascii_case(b"sitemaps")
+        || key.eq_ignore_ascii_case(b"site-map")
+    {
         Key::Sitemap
     } else {
         Key::Other
@@ -477,6 +484,8 @@ mod tests {
         let r = parse("User-agent: BarBot\nSitemap: https://foo.bar/s\nCrawl-delay: 5\nbogus line\nUser-agent: *\nDisallow: /\n");
         assert_eq!(r.groups.len(), 1);
         assert_eq!(r.sitemaps(), &["https://foo.bar/s".to_string()]);
+        let r = parse("SITEMAPS: /a\nsite-map: /b\nsitemap:\nUser-agent: *\nsite map: /c\n");
+        assert_eq!(r.sitemaps(), &["/a".to_string(), "/b".to_string()]);
         assert_eq!(r.notes.other_lines, 2);
     }
 
