@@ -7,6 +7,12 @@
 use engine::oracle::{Oracle, Unavailable};
 use std::path::PathBuf;
 
+#[cfg(feature = "python")]
+pub mod cpython;
+#[cfg(feature = "python")]
+pub mod protego;
+#[cfg(feature = "python")]
+pub mod python;
 #[cfg(feature = "rust-crates")]
 pub mod robotstxt_rs;
 #[cfg(feature = "rust-crates")]
@@ -50,6 +56,30 @@ pub fn registry() -> Vec<Entry> {
             name: robotstxt_rs::NAME,
             family: "rust",
             make: || Ok(Box::new(robotstxt_rs::RobotstxtRs)),
+        });
+    }
+    // Embedded CPython (PyO3): without setup their constructors say what to run.
+    #[cfg(feature = "python")]
+    {
+        out.push(Entry {
+            name: cpython::NAME_311,
+            family: "python",
+            make: cpython::make_311,
+        });
+        out.push(Entry {
+            name: cpython::NAME_315,
+            family: "python",
+            make: cpython::make_315,
+        });
+        out.push(Entry {
+            name: protego::NAME,
+            family: "python",
+            make: protego::make,
+        });
+        out.push(Entry {
+            name: protego::NAME_061,
+            family: "python",
+            make: protego::make_061,
         });
     }
     out

@@ -1,0 +1,166 @@
+//! CPython's `urllib.robotparser`, two generations, embedded through PyO3.
+//!
+//! - `cpython-3.11`: the standard library of the interpreter PyO3 links
+//!   (pyenv's CPython 3.11.7): the pre-RFC parser.
+//! - `cpython-3.15`: `urllib/robotparser.py` of CPython 3.15.0rc1 (from the
+//!   npm package pyodide 315.0.0-alpha.2, fetched by `cargo xtask setup`),
+//!   the RFC 9309 rewrite, loaded unmodified under its own module name with a
+//!   private `urllib` namespace (see `python/glue.py`), run on the 3.11 runtime.
+//!
+//! Fed as `read()` feeds them: `body.decode("utf-8", "surrogateescape")
+//! .splitlines()` into `parse()`, once per case; then `can_fetch(agent, url)`,
+//! `crawl_delay(agent)`, `request_rate(agent)`, `site_maps()` (its `None` is
+//! [`Value::None`], not an empty list). Both own a fetcher (`set_url` +
+//! `read`), so `run_fetch` is real HTTP with a socket timeout of
+//! `REPDIFF_PYTHON_FETCH_TIMEOUT` seconds (default 10).
+//!
+//! [`Value::None`]: engine::oracle::Value::None
+
+use crate::python::{self, pins};
+use engine::oracle::{Answer, Capabilities, Oracle, Query, Unavailable};
+use pyo3::prelude::*;
+
+pub const NAME_311: &str = "cpython-3.11";
+pub const NAME_315: &str = "cpython-3.15";
+
+/// Seconds before the fetcher gives up, unless `REPDIFF_PYTHON_FETCH_TIMEOUT` says otherwise.
+pub const DEFAULT_FETCH_TIMEOUT: f64 = 10.0;
+
+pub struct CPython {
+    name: &'static str,
+    version: String,
+    /// The `RobotFileParser` class.
+    class: Py<PyAny>,
+    fetch_timeout: f64,
+}
+
+fn fetch_timeout() -> f64 {
+    std::env::var("REPDIFF_PYTHON_FETCH_TIMEOUT")
+        .ok()
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .filter(|t| *t > 0.0)
+        .unwrap_or(DEFAULT_FETCH_TIMEOUT)
+}
+
+/// `cpython-3.11`: the runtime's own `urllib.robotparser`.
+pub fn make_311() -> Result<Box<dyn Oracle>, Unavailable> {
+    let sys_version = python::check_runtime(NAME_311)?;
+    if !sys_version.starts_with("3.11.") {
+        return Err(python::unavailable(
+            NAME_311,
+            format!("PyO3 links CPython {sys_version}, not 3.11"),
+            "build with PYO3_PYTHON pointing at pyenv's CPython 3.11 (e.g. ~/.pyenv/versions/3.11.7/bin/python3)",
+        ));
+    }
+    let class = Python::attach(|py| -> PyResult<Py<PyAny>> {
+        Ok(python::glue(py)?.call_method0("cpython_stdlib")?.unbind())
+    })
+    .map_err(|e| {
+        python::unavailable(
+            NAME_311,
+            python::describe(&e),
+            "check the CPython 3.11 install",
+        )
+    })?;
+    Ok(Box::new(CPython {
+        name: NAME_311,
+        version: format!("urllib.robotparser of CPython {sys_version}"),
+        class,
+        fetch_timeout: fetch_timeout(),
+    }))
+}
+
+/// `cpython-3.15`: robotparser.py of 3.15.0rc1 from the setup cache.
+pub fn make_315() -> Result<Box<dyn Oracle>, Unavailable> {
+    let path = crate::cache_dir().join(pins::ROBOTPARSER_315_PATH);
+    if !path.is_file() {
+        return Err(python::unavailable(
+            NAME_315,
+            format!(
+                "{} is missing (robotparser.py of CPython {} from pyodide {})",
+                path.display(),
+                pins::CPYTHON_315_RELEASE,
+                pins::PYODIDE_VERSION
+            ),
+            python::FIX,
+        ));
+    }
+    let sys_version = python::check_runtime(NAME_315)?;
+    let path_str = path.to_string_lossy().into_owned();
+    let class = Python::attach(|py| -> PyResult<Py<PyAny>> {
+        let glue = python::glue(py)?;
+        Ok(glue
+            .call_method1(
+                "cpython315",
+                (path_str.as_str(), pins::ROBOTPARSER_315_SHA256),
+            )?
+            .unbind())
+    })
+    .map_err(|e| {
+        python::unavailable(
+            NAME_315,
+            format!("cannot load {path_str}: {}", python::describe(&e)),
+            format!("rm -rf {} && {}", path.display(), python::FIX),
+        )
+    })?;
+    Ok(Box::new(CPython {
+        name: NAME_315,
+        version: format!(
+            "robotparser.py of CPython {} (pyodide {}), run on the CPython {sys_version} runtime",
+            pins::CPYTHON_315_RELEASE,
+            pins::PYODIDE_VERSION
+        ),
+        class,
+        fetch_timeout: fetch_timeout(),
+    }))
+}
+
+impl Oracle for CPython {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn version(&self) -> String {
+        self.version.clone()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            can_fetch: true,
+            crawl_delay: true,
+            request_rate: true,
+            sitemaps: true,
+            http_fetch: true,
+        }
+    }
+
+    fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer> {
+        Python::attach(|py| {
+            let args = (
+                self.class.bind(py).clone(),
+                python::py_body(py, body),
+                python::py_queries(queries),
+            );
+            match args.into_pyobject(py) {
+                Ok(args) => python::call_glue(py, "run_cpython", args, queries.len()),
+                Err(e) => python::error_all(py, &e, queries.len()),
+            }
+        })
+    }
+
+    fn run_fetch(&mut self, robots_url: &str, queries: &[Query]) -> Vec<Answer> {
+        Python::attach(|py| {
+            let args = (
+                self.class.bind(py).clone(),
+                robots_url,
+                python::py_queries(queries),
+                self.fetch_timeout,
+            )
+                .into_pyobject(py);
+            match args {
+                Ok(args) => python::call_glue(py, "fetch_cpython", args, queries.len()),
+                Err(e) => python::error_all(py, &e, queries.len()),
+            }
+        })
+    }
+}

@@ -1,0 +1,132 @@
+//! protego (Scrapy's robots.txt parser), embedded through PyO3, one oracle
+//! per venv made by `cargo xtask setup`:
+//!
+//! - `protego`: 0.7.0 in `.cache/venv` (token-boundary agent match);
+//! - `protego-0.6.1`: 0.6.1 in `.cache/venv-protego-0.6.1` (substring match:
+//!   `User-agent: bot` still applies to `MyBot`).
+//!
+//! Each venv's package is loaded under its own module name, so both versions
+//! live in one interpreter. Fed as `Protego.parse(text)` with the body decoded
+//! `utf-8`/`surrogateescape`, once per case; then `can_fetch(url, agent)`
+//! (protego's argument order), `crawl_delay(agent)`, `request_rate(agent)`
+//! (its start/end times go to the answer's explanation), `sitemaps`.
+
+use crate::python::{self, pins};
+use engine::oracle::{Answer, Capabilities, Oracle, Query, Unavailable};
+use pyo3::prelude::*;
+
+pub const NAME: &str = "protego";
+pub const NAME_061: &str = "protego-0.6.1";
+
+pub struct Protego {
+    name: &'static str,
+    version: String,
+    /// The `Protego` class.
+    class: Py<PyAny>,
+}
+
+pub fn make() -> Result<Box<dyn Oracle>, Unavailable> {
+    make_from_venv(NAME, pins::PROTEGO_VENV, pins::PROTEGO_VERSION)
+}
+
+pub fn make_061() -> Result<Box<dyn Oracle>, Unavailable> {
+    make_from_venv(NAME_061, pins::PROTEGO_061_VENV, pins::PROTEGO_061_VERSION)
+}
+
+/// The adapter for the protego of `<cache>/<venv>`, which must be `expected`.
+pub fn make_from_venv(
+    name: &'static str,
+    venv: &str,
+    expected: &str,
+) -> Result<Box<dyn Oracle>, Unavailable> {
+    let venv_dir = crate::cache_dir().join(venv);
+    let Some(site) = python::site_packages(&venv_dir) else {
+        return Err(python::unavailable(
+            name,
+            format!(
+                "venv {} is missing (protego {expected})",
+                venv_dir.display()
+            ),
+            python::FIX,
+        ));
+    };
+    if !site.join("protego").join("__init__.py").is_file() {
+        return Err(python::unavailable(
+            name,
+            format!("protego is not installed in {}", site.display()),
+            python::FIX,
+        ));
+    }
+    python::check_runtime(name)?;
+    let module_name = format!(
+        "_repdiff_protego_{}",
+        venv.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+    );
+    let site_str = site.to_string_lossy().into_owned();
+    let loaded = Python::attach(|py| -> PyResult<(Py<PyAny>, String, String)> {
+        let glue = python::glue(py)?;
+        let (class, version, dir): (Bound<'_, PyAny>, String, String) = glue
+            .call_method1("protego", (site_str.as_str(), module_name.as_str()))?
+            .extract()?;
+        Ok((class.unbind(), version, dir))
+    });
+    let (class, version, dir) = loaded.map_err(|e| {
+        python::unavailable(
+            name,
+            format!(
+                "cannot load protego from {site_str}: {}",
+                python::describe(&e)
+            ),
+            format!("rm -rf {} && {}", venv_dir.display(), python::FIX),
+        )
+    })?;
+    if version != expected {
+        return Err(python::unavailable(
+            name,
+            format!(
+                "{} holds protego {version}, expected {expected}",
+                venv_dir.display()
+            ),
+            format!("rm -rf {} && {}", venv_dir.display(), python::FIX),
+        ));
+    }
+    Ok(Box::new(Protego {
+        name,
+        version: format!("protego {version} (PyPI wheel, {dir})"),
+        class,
+    }))
+}
+
+impl Oracle for Protego {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn version(&self) -> String {
+        self.version.clone()
+    }
+
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            can_fetch: true,
+            crawl_delay: true,
+            request_rate: true,
+            sitemaps: true,
+            http_fetch: false,
+        }
+    }
+
+    fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer> {
+        Python::attach(|py| {
+            let args = (
+                self.class.bind(py).clone(),
+                python::py_body(py, body),
+                python::py_queries(queries),
+            );
+            match args.into_pyobject(py) {
+                Ok(args) => python::call_glue(py, "run_protego", args, queries.len()),
+                Err(e) => python::error_all(py, &e, queries.len()),
+            }
+        })
+    }
+}
