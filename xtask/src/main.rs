@@ -4,10 +4,12 @@ mod chaos;
 mod check;
 mod cli;
 mod conformance;
+mod gen_metamorphic;
 mod http;
 mod paths;
 mod select;
 mod setup;
+mod verify_cpython315;
 mod verify_google;
 
 const USAGE: &str = "\
@@ -16,6 +18,7 @@ usage: cargo xtask <command> [--help]
   setup         fetch and verify every third-party parser (idempotent)
   conformance   run the corpus through every oracle and triage against the ledger
   check         ask every oracle about one robots.txt, agent and URL (or one case)
+  verify-cpython315  compare the cpython-3.15 oracle with CPython 3.15.0rc1 itself (pyodide)
   verify-google  build and run Google's own robots_test.cc against the google oracle's robots.cc";
 
 fn main() {
@@ -32,6 +35,8 @@ fn main() {
         }
         Some("conformance") => conformance::main(rest),
         Some("check") => check::main(rest),
+        Some("gen-metamorphic") => gen_metamorphic::main(rest),
+        Some("verify-cpython315") => verify_cpython315::main(rest),
         Some("verify-google") => verify_google::main(rest),
         Some("worker") => Ok(select::worker(rest.first().map_or("", String::as_str))),
         Some("help" | "--help" | "-h") => {
