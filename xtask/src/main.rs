@@ -5,7 +5,6 @@ mod check;
 mod cli;
 mod conformance;
 mod gen_metamorphic;
-mod gen_metamorphic;
 mod http;
 mod paths;
 mod select;
@@ -36,7 +35,6 @@ fn main() {
         }
         Some("conformance") => conformance::main(rest),
         Some("check") => check::main(rest),
-        Some("gen-metamorphic") => gen_metamorphic::main(rest),
         Some("gen-metamorphic") => gen_metamorphic::main(rest),
         Some("verify-cpython315") => verify_cpython315::main(rest),
         Some("verify-google") => verify_google::main(rest),
