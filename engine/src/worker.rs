@@ -161,6 +161,24 @@ pub struct Supervised {
     consecutive_failures: u32,
 }
 
+enum SpawnError {
+    /// The worker loaded and said its library is missing.
+    Unavailable(Unavailable),
+    Other(String),
+}
+
+impl From<String> for SpawnError {
+    fn from(s: String) -> Self {
+        SpawnError::Other(s)
+    }
+}
+
+impl From<&str> for SpawnError {
+    fn from(s: &str) -> Self {
+        SpawnError::Other(s.to_string())
+    }
+}
+
 enum CallError {
     Timeout,
     Died(String),
@@ -181,17 +199,24 @@ impl Supervised {
             restarts: 0,
             consecutive_failures: 0,
         };
-        let hello = s.spawn().map_err(|reason| Unavailable {
-            oracle: name.to_string(),
-            reason,
-            fix: "cargo xtask setup".into(),
-        })?;
+        let hello = s.spawn()?;
         s.version = hello.version;
         s.capabilities = hello.capabilities;
         Ok(s)
     }
 
-    fn spawn(&mut self) -> Result<Hello, String> {
+    fn spawn(&mut self) -> Result<Hello, Unavailable> {
+        self.try_spawn().map_err(|e| match e {
+            SpawnError::Unavailable(u) => u,
+            SpawnError::Other(reason) => Unavailable {
+                oracle: self.name.clone(),
+                reason,
+                fix: "cargo xtask setup".into(),
+            },
+        })
+    }
+
+    fn try_spawn(&mut self) -> Result<Hello, SpawnError> {
         let (program, args) = self
             .command
             .split_first()
@@ -259,7 +284,7 @@ impl Supervised {
                 let why = describe_death(&mut live);
                 let _ = live.child.kill();
                 let _ = live.child.wait();
-                return Err(format!("worker did not greet: {why}"));
+                return Err(format!("worker did not greet: {why}").into());
             }
         };
         let greeting: Greeting = serde_json::from_str(&line)
@@ -268,11 +293,12 @@ impl Supervised {
             return Err(format!(
                 "worker speaks protocol {} but parent speaks {PROTOCOL_VERSION}",
                 greeting.v
-            ));
+            )
+            .into());
         }
         if let Some(u) = greeting.unavailable {
             let _ = live.child.wait();
-            return Err(format!("{}; fix: {}", u.reason, u.fix));
+            return Err(SpawnError::Unavailable(u));
         }
         let hello = greeting.hello.ok_or("greeting without hello")?;
         self.live = Some(live);
@@ -292,7 +318,7 @@ impl Supervised {
         self.restarts += 1;
         let backoff = self.limits.backoff * 2u32.saturating_pow(self.consecutive_failures.min(6));
         std::thread::sleep(backoff.min(Duration::from_secs(2)));
-        self.spawn().map(|_| ())
+        self.spawn().map(|_| ()).map_err(|u| u.to_string())
     }
 
     fn call(&mut self, header: &Request, body: &[u8]) -> Result<Vec<Answer>, CallError> {

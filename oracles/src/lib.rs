@@ -85,6 +85,18 @@ pub fn registry() -> Vec<Entry> {
     out
 }
 
+/// Oracles whose native code is compiled in only when setup's sources were
+/// present at build time. After setup fetches them, the binary must be
+/// rebuilt: xtask uses this to rebuild and re-run itself instead of
+/// reporting a fixable gap as "unavailable".
+pub fn missing_native_code() -> Vec<&'static str> {
+    let mut missing = Vec::new();
+    if cfg!(feature = "google") && !cfg!(repdiff_google) {
+        missing.push("google");
+    }
+    missing
+}
+
 /// Where setup puts what it fetched from the registries (never committed).
 /// `REPDIFF_CACHE` overrides it; the default is `.cache/` at the workspace root.
 pub fn cache_dir() -> PathBuf {
