@@ -159,11 +159,11 @@ impl Rfc9309 {
             }
             Ask::Sitemaps => Answer {
                 outcome: Outcome::Value {
-                    value: Value::List(robots.sitemaps().to_vec()),
+                    value: Value::List(robots.sitemaps()),
                 },
                 explain: format!(
                     "§2.2.4 other records MAY be interpreted: {} `Sitemap:` record(s) in file order",
-                    robots.sitemaps().len()
+                    robots.sitemap_count()
                 ),
             },
             Ask::CrawlDelay | Ask::RequestRate => Answer::from(Outcome::Unsupported {

@@ -9,29 +9,86 @@
 //! group "foobot": exact token, line 6; path "/x";
 //! readings: agent=up-to-slash-or-space, token=strict, specificity=pattern-octets
 //! ```
+//!
+//! Built by hand rather than with `format!`: one is made per query, and
+//! queries are what the harness benchmarks.
 
 use super::parse::{Chosen, Robots};
 use super::readings::Specificity;
 use super::{DecidedBy, Verdict};
-use std::fmt::Write;
 
 /// How many merged groups' lines are listed before eliding.
 const MAX_LINES_SHOWN: usize = 8;
 
+/// A string being built.
+struct Out(String);
+
+impl Out {
+    #[inline]
+    fn s(&mut self, text: &str) -> &mut Self {
+        self.0.push_str(text);
+        self
+    }
+
+    fn n(&mut self, mut v: u64) -> &mut Self {
+        let mut digits = [0u8; 20];
+        let mut i = digits.len();
+        loop {
+            i -= 1;
+            digits[i] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                break;
+            }
+        }
+        // Only ASCII digits were written.
+        self.0
+            .push_str(std::str::from_utf8(&digits[i..]).unwrap_or("?"));
+        self
+    }
+
+    /// `bytes` in double quotes, as Rust's `{:?}` would show them: invalid
+    /// UTF-8 replaced, quotes, backslashes and control characters escaped.
+    fn q(&mut self, bytes: &[u8]) -> &mut Self {
+        self.0.push('"');
+        for chunk in bytes.utf8_chunks() {
+            let valid = chunk.valid();
+            if valid
+                .bytes()
+                .all(|b| (0x20..0x7F).contains(&b) && b != b'"' && b != b'\\')
+            {
+                self.0.push_str(valid);
+            } else {
+                for c in valid.chars() {
+                    if c == '\'' {
+                        self.0.push(c);
+                    } else {
+                        self.0.extend(c.escape_debug());
+                    }
+                }
+            }
+            if !chunk.invalid().is_empty() {
+                self.0.push(char::REPLACEMENT_CHARACTER);
+            }
+        }
+        self.0.push('"');
+        self
+    }
+}
+
 pub fn explain(robots: &Robots, v: &Verdict<'_>, agent: &str, path: &[u8]) -> String {
     let r = robots.readings();
     let token = super::agent::caller_token(agent, r.caller_token);
-    let token = String::from_utf8_lossy(token);
-    let mut s = String::with_capacity(200);
-    let word = if v.allowed { "allowed" } else { "disallowed" };
+    let mut o = Out(String::with_capacity(256));
+    o.s(if v.allowed { "allowed" } else { "disallowed" });
 
     // What decided.
     match v.decided_by {
         DecidedBy::RobotsTxt => {
-            let _ = write!(s, "{word}: /robots.txt is implicitly allowed (§2.2.2)");
+            o.s(": /robots.txt is implicitly allowed (§2.2.2)");
         }
         DecidedBy::NoGroup => {
-            let _ = write!(s, "{word}: no group applies, no rules apply (§2.2.1)");
+            o.s(": no group applies, no rules apply (§2.2.1)");
         }
         DecidedBy::NoMatch => {
             let rules: u32 = v
@@ -44,118 +101,145 @@ pub fn explain(robots: &Robots, v: &Verdict<'_>, agent: &str, path: &[u8]) -> St
                 })
                 .sum();
             if rules == 0 {
-                let _ = write!(s, "{word}: the group has no rules (§2.2.2)");
+                o.s(": the group has no rules (§2.2.2)");
             } else {
-                let _ = write!(
-                    s,
-                    "{word}: none of the group's {rules} rules matches (§2.2.2)"
-                );
+                o.s(": none of the group's ")
+                    .n(rules.into())
+                    .s(" rules matches (§2.2.2)");
             }
         }
         DecidedBy::Rule { rule, rank } => {
             let rule = &robots.rules[rule as usize];
-            let kind = if rule.allow { "allow" } else { "disallow" };
-            let pattern = String::from_utf8_lossy(robots.raw_pattern(rule));
-            let measure = match r.specificity {
-                Specificity::PatternOctets => "octets of pattern",
-                Specificity::MatchedSpan => "octets of matched URI span",
-            };
-            let _ = write!(
-                s,
-                "{word} by line {} {kind} {pattern:?} ({rank} {measure}, §2.2.2 most specific)",
-                rule.line
-            );
+            o.s(" by line ")
+                .n(rule.line.into())
+                .s(if rule.allow { " allow " } else { " disallow " })
+                .q(robots.raw_pattern(rule))
+                .s(" (")
+                .n(rank.into())
+                .s(match r.specificity {
+                    Specificity::PatternOctets => " octets of pattern",
+                    Specificity::MatchedSpan => " octets of matched URI span",
+                })
+                .s(", §2.2.2 most specific)");
         }
     }
 
     // The group and why.
     let groups = v.selection.groups;
-    let lines = |s: &mut String| {
-        let n = groups.len();
-        if n == 1 {
-            let g = &robots.groups()[groups[0] as usize];
-            let _ = write!(s, "line {}", g.line);
-            if g.implicit {
-                s.push_str(" (rules before any user-agent)");
-            }
-        } else {
-            let _ = write!(s, "{n} groups merged (§2.2.1) at lines ");
-            for (i, &g) in groups.iter().take(MAX_LINES_SHOWN).enumerate() {
-                if i > 0 {
-                    s.push_str(", ");
-                }
-                let g = &robots.groups()[g as usize];
-                let _ = write!(s, "{}", g.line);
-                if g.implicit {
-                    s.push_str(" (rules before any user-agent)");
-                }
-            }
-            if n > MAX_LINES_SHOWN {
-                let _ = write!(s, ", … (+{} more)", n - MAX_LINES_SHOWN);
-            }
-        }
-    };
     match v.selection.kind {
         Chosen::Exact => {
-            let _ = write!(s, "; group {:?}: exact token, ", token.to_ascii_lowercase());
-            lines(&mut s);
+            // The index is keyed by the lower-cased token.
+            o.s("; group ")
+                .q(&token.to_ascii_lowercase())
+                .s(": exact token, ");
         }
         Chosen::Star => {
-            let _ = write!(
-                s,
-                "; group \"*\": fallback, no group names {token:?} (§2.2.1), "
-            );
-            lines(&mut s);
+            o.s("; group \"*\": fallback, no group names ")
+                .q(token)
+                .s(" (§2.2.1), ");
         }
         Chosen::None => {
-            let _ = write!(
-                s,
-                "; group: none, no group names {token:?} and there is no \"*\" group"
-            );
+            o.s("; group: none, no group names ")
+                .q(token)
+                .s(" and there is no \"*\" group");
+        }
+    }
+    if !groups.is_empty() {
+        if groups.len() == 1 {
+            o.s("line ");
+        } else {
+            o.n(groups.len() as u64)
+                .s(" groups merged (§2.2.1) at lines ");
+        }
+        for (i, &g) in groups.iter().take(MAX_LINES_SHOWN).enumerate() {
+            if i > 0 {
+                o.s(", ");
+            }
+            let g = &robots.groups()[g as usize];
+            o.n(g.line.into());
+            if g.implicit {
+                o.s(" (rules before any user-agent)");
+            }
+        }
+        if groups.len() > MAX_LINES_SHOWN {
+            o.s(", … (+")
+                .n((groups.len() - MAX_LINES_SHOWN) as u64)
+                .s(" more)");
         }
     }
 
-    let _ = write!(s, "; path {:?}", String::from_utf8_lossy(path));
+    // Normalised paths are ASCII: every other octet is percent-encoded.
+    o.s("; path ").q(path);
 
     // The readings that decided it.
-    s.push_str("; readings: ");
-    s.push_str(r.caller_token.label());
-    s.push_str(", ");
-    s.push_str(r.product_token.label());
+    o.s("; readings: ")
+        .s(r.caller_token.label())
+        .s(", ")
+        .s(r.product_token.label());
     let notes = robots.notes();
     if let DecidedBy::Rule { rule, .. } = v.decided_by {
-        s.push_str(", ");
-        s.push_str(r.specificity.label());
+        o.s(", ").s(r.specificity.label());
         if robots.rules[rule as usize].is_empty() {
-            s.push_str(", ");
-            s.push_str(r.empty_pattern.label());
+            o.s(", ").s(r.empty_pattern.label());
         }
     } else if v.decided_by == DecidedBy::NoMatch && notes.empty_rules > 0 {
-        s.push_str(", ");
-        s.push_str(r.empty_pattern.label());
+        o.s(", ").s(r.empty_pattern.label());
     }
     if v.decided_by != DecidedBy::NoGroup && path.contains(&b'?') {
-        s.push_str(", ");
-        s.push_str(r.query_reserved.label());
+        o.s(", ").s(r.query_reserved.label());
     }
     if notes.orphan_rules > 0 {
-        let _ = write!(
-            s,
-            ", {} ({} rules before any user-agent)",
-            r.orphan_rules.label(),
-            notes.orphan_rules
-        );
+        o.s(", ")
+            .s(r.orphan_rules.label())
+            .s(" (")
+            .n(notes.orphan_rules.into())
+            .s(" rules before any user-agent)");
     }
     if notes.bom {
-        s.push_str(", ");
-        s.push_str(r.byte_order_mark.label());
+        o.s(", ").s(r.byte_order_mark.label());
     }
     if let Some(cut) = notes.truncated_to {
-        let _ = write!(
-            s,
-            ", parse-limit={} (parsed the first {cut} bytes, §2.5)",
-            r.parse_limit.unwrap_or(0)
-        );
+        o.s(", parse-limit=")
+            .n(r.parse_limit.unwrap_or(0) as u64)
+            .s(" (parsed the first ")
+            .n(cut as u64)
+            .s(" bytes, §2.5)");
     }
-    s
+    o.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Out;
+
+    #[test]
+    fn quoting_matches_debug() {
+        for s in [
+            "",
+            "plain",
+            "a\"b",
+            "it's",
+            "back\\slash",
+            "tab\there",
+            "ツ",
+            "nul\0",
+            "\u{2028}",
+        ] {
+            let mut o = Out(String::new());
+            o.q(s.as_bytes());
+            assert_eq!(o.0, format!("{s:?}"));
+        }
+        let mut o = Out(String::new());
+        o.q(b"bad\xFFbyte");
+        assert_eq!(o.0, "\"bad\u{FFFD}byte\"");
+    }
+
+    #[test]
+    fn numbers() {
+        for v in [0u64, 7, 10, 512000, u64::MAX] {
+            let mut o = Out(String::new());
+            o.n(v);
+            assert_eq!(o.0, v.to_string());
+        }
+    }
 }

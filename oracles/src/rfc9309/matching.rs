@@ -52,6 +52,27 @@ const CLASS: [u8; 256] = {
     t
 };
 
+/// Octets [`normalise`] copies unchanged, by side and by whether the query's
+/// gen-delims are being encoded (a fast path; the `match` decides the rest).
+const fn keep_table(star: bool, path_delims: bool) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = match CLASS[b] {
+            UNRESERVED | SUB_DELIM => true,
+            PATH_DELIM => path_delims,
+            STAR => star,
+            _ => false,
+        };
+        b += 1;
+    }
+    t
+}
+const KEEP_PATTERN_PATH: [bool; 256] = keep_table(true, true);
+const KEEP_PATTERN_QUERY: [bool; 256] = keep_table(true, false);
+const KEEP_URI_PATH: [bool; 256] = keep_table(false, true);
+const KEEP_URI_QUERY: [bool; 256] = keep_table(false, false);
+
 const HEX: &[u8; 16] = b"0123456789ABCDEF";
 
 #[inline]
@@ -109,6 +130,21 @@ pub fn normalise(input: &[u8], side: Side, query: QueryReserved, out: &mut Vec<u
     let last = input.len().wrapping_sub(1);
     let mut i = 0;
     while i < input.len() {
+        // Fast path: copy the run of octets that stand for themselves.
+        let keep = match (side, in_query && encode_gen_delims) {
+            (Side::Pattern, false) => &KEEP_PATTERN_PATH,
+            (Side::Pattern, true) => &KEEP_PATTERN_QUERY,
+            (Side::Uri, false) => &KEEP_URI_PATH,
+            (Side::Uri, true) => &KEEP_URI_QUERY,
+        };
+        let start = i;
+        while i < input.len() && keep[input[i] as usize] {
+            i += 1;
+        }
+        out.extend_from_slice(&input[start..i]);
+        if i == input.len() {
+            break;
+        }
         let b = input[i];
         match CLASS[b as usize] {
             UNRESERVED | SUB_DELIM => out.push(b),

@@ -9,7 +9,6 @@
 use super::agent::group_token;
 use super::matching::{normalise, Side};
 use super::readings::{ByteOrderMark, OrphanRules, Readings};
-use std::collections::HashMap;
 
 /// A range of the arena.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,11 +86,15 @@ pub struct Robots {
     arena: Vec<u8>,
     pub(super) rules: Vec<Rule>,
     pub(super) groups: Vec<Group>,
-    /// Lower-cased product token → the groups that name it, in file order.
-    by_token: HashMap<Box<[u8]>, Vec<u32>>,
+    /// (lower-cased product token in the arena, group naming it), sorted by
+    /// token then group, without duplicates; `token_groups` holds the same
+    /// groups, so the groups naming one token are one contiguous slice.
+    tokens: Vec<(Span, u32)>,
+    token_groups: Vec<u32>,
     /// Groups naming `*` (and the implicit orphan group), in file order.
     star: Vec<u32>,
-    sitemaps: Vec<String>,
+    /// `Sitemap:` values, in the arena.
+    sitemaps: Vec<Span>,
     pub(super) notes: ParseNotes,
 }
 
@@ -139,19 +142,14 @@ enum Key {
 }
 
 fn key_of(key: &[u8]) -> Key {
-    if key.eq_ignore_ascii_case(b"user-agent") {
-        Key::UserAgent
-    } else if key.eq_ignore_ascii_case(b"allow") {
-        Key::Allow
-    } else if key.eq_ignore_ascii_case(b"disallow") {
-        Key::Disallow
-    } else if key.eq_ignore_ascii_case(b"sitemap")
-        || key.eq_ignore_ascii_case(b"sitemaps")
-        || key.eq_ignore_ascii_case(b"site-map")
-    {
-        Key::Sitemap
-    } else {
-        Key::Other
+    let is = |name: &[u8]| key.eq_ignore_ascii_case(name);
+    match key.len() {
+        10 if is(b"user-agent") => Key::UserAgent,
+        5 if is(b"allow") => Key::Allow,
+        8 if is(b"disallow") => Key::Disallow,
+        7 if is(b"sitemap") => Key::Sitemap,
+        8 if is(b"sitemaps") || is(b"site-map") => Key::Sitemap,
+        _ => Key::Other,
     }
 }
 
@@ -197,10 +195,11 @@ impl Robots {
         };
         let mut robots = Robots {
             readings: *readings,
-            arena: Vec::with_capacity(body.len() / 2),
-            rules: Vec::new(),
+            arena: Vec::with_capacity(body.len()),
+            rules: Vec::with_capacity(body.len() / 16 + 4),
             groups: Vec::new(),
-            by_token: HashMap::new(),
+            tokens: Vec::new(),
+            token_groups: Vec::new(),
             star: Vec::new(),
             sitemaps: Vec::new(),
             notes: ParseNotes::default(),
@@ -214,10 +213,7 @@ impl Robots {
         while pos < body.len() {
             line_no += 1;
             let rest = &body[pos..];
-            let len = rest
-                .iter()
-                .position(|&b| b == b'\n' || b == b'\r')
-                .unwrap_or(rest.len());
+            let len = find_line_end(rest);
             let line = &rest[..len];
             pos += len;
             if pos < body.len() {
@@ -267,11 +263,14 @@ impl Robots {
                     match group_token(value, readings.product_token) {
                         Some(b"*") => push_once(&mut robots.star, g as u32),
                         Some(token) => {
-                            let list = robots
-                                .by_token
-                                .entry(token.to_ascii_lowercase().into_boxed_slice())
-                                .or_default();
-                            push_once(list, g as u32);
+                            let start = robots.arena.len();
+                            robots.arena.extend_from_slice(token);
+                            robots.arena[start..].make_ascii_lowercase();
+                            let span = Span {
+                                start: start as u32,
+                                end: robots.arena.len() as u32,
+                            };
+                            robots.tokens.push((span, g as u32));
                         }
                         None => notes.nameless_agent_lines += 1,
                     }
@@ -311,9 +310,12 @@ impl Robots {
                     // starts one ("a "Sitemaps" record MUST NOT terminate a
                     // group").
                     if !value.is_empty() {
-                        robots
-                            .sitemaps
-                            .push(String::from_utf8_lossy(value).into_owned());
+                        let start = robots.arena.len() as u32;
+                        robots.arena.extend_from_slice(value);
+                        robots.sitemaps.push(Span {
+                            start,
+                            end: robots.arena.len() as u32,
+                        });
                     }
                 }
                 Key::Other => notes.other_lines += 1,
@@ -322,13 +324,28 @@ impl Robots {
         notes.lines = line_no;
         robots.notes = notes;
 
+        // The token index: sorted, one entry per (token, group).
+        let arena = &robots.arena;
+        let text = |span: Span| &arena[span.start as usize..span.end as usize];
+        robots
+            .tokens
+            .sort_unstable_by(|a, b| text(a.0).cmp(text(b.0)).then(a.1.cmp(&b.1)));
+        robots
+            .tokens
+            .dedup_by(|a, b| a.1 == b.1 && text(a.0) == text(b.0));
+        robots.token_groups = robots.tokens.iter().map(|t| t.1).collect();
+
         // Most octets first, then allow before disallow (§2.2.2 "If an
         // "allow" rule and a "disallow" rule are equivalent, then the "allow"
         // rule SHOULD be used"), then file order: under pattern octets the
         // first rule of a group that matches is that group's decision.
         for g in &robots.groups {
-            robots.rules[g.start as usize..g.end as usize]
-                .sort_by_key(|r| (std::cmp::Reverse(r.octets()), !r.allow, r.line));
+            // Lines are unique, so an unstable sort is deterministic.
+            robots.rules[g.start as usize..g.end as usize].sort_unstable_by_key(|r| {
+                (u64::from(u32::MAX - r.octets()) << 33)
+                    | (u64::from(!r.allow) << 32)
+                    | u64::from(r.line)
+            });
         }
         robots
     }
@@ -345,10 +362,15 @@ impl Robots {
             start,
             end: self.arena.len() as u32,
         };
-        self.arena.extend_from_slice(value);
-        let raw = Span {
-            start: pattern.end,
-            end: self.arena.len() as u32,
+        // The raw spelling is kept only where normalisation changed it.
+        let raw = if self.arena[start as usize..] == *value {
+            pattern
+        } else {
+            self.arena.extend_from_slice(value);
+            Span {
+                start: pattern.end,
+                end: self.arena.len() as u32,
+            }
         };
         Rule {
             allow,
@@ -369,9 +391,29 @@ impl Robots {
         &self.arena[rule.raw.start as usize..rule.raw.end as usize]
     }
 
-    /// Every `Sitemap:` value, in file order, as written.
-    pub fn sitemaps(&self) -> &[String] {
-        &self.sitemaps
+    /// Every `Sitemap:` value, in file order, as written (invalid UTF-8
+    /// replaced).
+    pub fn sitemaps(&self) -> Vec<String> {
+        self.sitemaps
+            .iter()
+            .map(|s| String::from_utf8_lossy(self.text(*s)).into_owned())
+            .collect()
+    }
+
+    pub fn sitemap_count(&self) -> usize {
+        self.sitemaps.len()
+    }
+
+    #[inline]
+    fn text(&self, span: Span) -> &[u8] {
+        &self.arena[span.start as usize..span.end as usize]
+    }
+
+    /// The groups naming `lower` (a lower-cased token), in file order.
+    fn groups_naming(&self, lower: &[u8]) -> &[u32] {
+        let lo = self.tokens.partition_point(|t| self.text(t.0) < lower);
+        let hi = lo + self.tokens[lo..].partition_point(|t| self.text(t.0) == lower);
+        &self.token_groups[lo..hi]
     }
 
     pub fn readings(&self) -> &Readings {
@@ -399,15 +441,15 @@ impl Robots {
     pub fn select(&self, token: &[u8]) -> Selection<'_> {
         if !token.is_empty() && token != b"*" {
             let mut buf = [0u8; 64];
-            let found = if token.len() <= buf.len() {
+            let groups = if token.len() <= buf.len() {
                 let lower = &mut buf[..token.len()];
                 lower.copy_from_slice(token);
                 lower.make_ascii_lowercase();
-                self.by_token.get(&*lower)
+                self.groups_naming(lower)
             } else {
-                self.by_token.get(&token.to_ascii_lowercase()[..])
+                self.groups_naming(&token.to_ascii_lowercase())
             };
-            if let Some(groups) = found {
+            if !groups.is_empty() {
                 return Selection {
                     kind: Chosen::Exact,
                     groups,
@@ -426,6 +468,36 @@ impl Robots {
             }
         }
     }
+}
+
+/// Index of the first CR or LF of `s` (§2.2 `NL`), else `s.len()`. Eight
+/// octets at a time: the body may be 500 KiB and every octet passes here.
+#[inline]
+fn find_line_end(s: &[u8]) -> usize {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while i + 8 <= s.len() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&s[i..i + 8]);
+        let w = u64::from_le_bytes(word);
+        let lf = w ^ (LO * b'\n' as u64);
+        let cr = w ^ (LO * b'\r' as u64);
+        // The lowest set high bit marks the first zero octet of `lf` or `cr`
+        // exactly (the borrow only produces false marks above a true one).
+        let hit = ((lf.wrapping_sub(LO) & !lf) | (cr.wrapping_sub(LO) & !cr)) & HI;
+        if hit != 0 {
+            return i + (hit.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < s.len() {
+        if s[i] == b'\n' || s[i] == b'\r' {
+            return i;
+        }
+        i += 1;
+    }
+    s.len()
 }
 
 fn push_once(list: &mut Vec<u32>, g: u32) {
@@ -480,13 +552,27 @@ mod tests {
     }
 
     #[test]
+    fn token_index_merges_and_dedupes() {
+        let r = parse("user-agent: a\nuser-agent: A\ndisallow: /\nuser-agent: b\nuser-agent: a\nallow: /\nuser-agent: ab\nallow: /\n");
+        assert_eq!(r.select(b"a").groups, &[0, 1]);
+        assert_eq!(r.select(b"B").groups, &[1]);
+        assert_eq!(r.select(b"AB").groups, &[2]);
+        assert_eq!(r.select(b"aa").kind, Chosen::None);
+        assert_eq!(r.select(b"").kind, Chosen::None);
+        let long = "x".repeat(100);
+        let r = parse(&format!("user-agent: {long}\ndisallow: /\n"));
+        assert_eq!(r.select(long.to_uppercase().as_bytes()).groups, &[0]);
+    }
+
+    #[test]
     fn other_records_do_not_end_groups() {
         let r = parse("User-agent: BarBot\nSitemap: https://foo.bar/s\nCrawl-delay: 5\nbogus line\nUser-agent: *\nDisallow: /\n");
         assert_eq!(r.groups.len(), 1);
-        assert_eq!(r.sitemaps(), &["https://foo.bar/s".to_string()]);
-        let r = parse("SITEMAPS: /a\nsite-map: /b\nsitemap:\nUser-agent: *\nsite map: /c\n");
-        assert_eq!(r.sitemaps(), &["/a".to_string(), "/b".to_string()]);
+        assert_eq!(r.sitemaps(), vec!["https://foo.bar/s".to_string()]);
         assert_eq!(r.notes.other_lines, 2);
+        let r = parse("SITEMAPS: /a\nsite-map: /b\nsitemap:\nUser-agent: *\nsite map: /c\n");
+        assert_eq!(r.sitemaps(), vec!["/a".to_string(), "/b".to_string()]);
+        assert_eq!(r.notes.other_lines, 1);
     }
 
     #[test]
@@ -514,6 +600,33 @@ mod tests {
         let r = Robots::parse(body.as_bytes(), &readings);
         assert_eq!(r.notes.truncated_to, Some(body.len() - 1));
         assert_eq!(r.raw_pattern(&r.rules[0]), b"/private");
+    }
+
+    #[test]
+    fn line_end_search() {
+        for s in [
+            "",
+            "a",
+            "abcdefgh",
+            "abcdefghijklmnop",
+            "abc\rdefghijkl",
+            "abcdefghij\n",
+            "\r\n",
+        ] {
+            let expected = s.find(['\n', '\r']).unwrap_or(s.len());
+            assert_eq!(find_line_end(s.as_bytes()), expected, "{s:?}");
+        }
+        // Octets that differ from CR/LF only in the high bit, and 0x00/0x01
+        // around them, must not be taken for line ends.
+        let filler = [0x8Au8, 0x8D, 0x0B, 0x0C, 0x00, 0x01, b'x', 0xFF];
+        for nl in [b'\n', b'\r'] {
+            for i in 0..40 {
+                let mut v: Vec<u8> = (0..40).map(|k| filler[k % filler.len()]).collect();
+                assert_eq!(find_line_end(&v), 40);
+                v[i] = nl;
+                assert_eq!(find_line_end(&v), i);
+            }
+        }
     }
 
     #[test]
