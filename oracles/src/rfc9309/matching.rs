@@ -105,8 +105,9 @@ pub fn is_unreserved(b: u8) -> bool {
 /// - "Octets in the URI and robots.txt paths outside the range of the ASCII
 ///   coded character set ... MUST be percent-encoded": octets ≥ 0x80 become
 ///   `%XX` (`ツ` → `%E3%83%84`). Octets RFC 3986 never allows raw in a path
-///   or query (controls, space, `"<>\^`{|}`, `[`, `]`, `#`) are encoded too,
-///   so their raw and encoded spellings compare equal.
+///   or query (controls, space, `"`, `<`, `>`, `\`, `^`, `` ` ``, `{`, `|`,
+///   `}`, `[`, `]`, `#`) are encoded too, so their raw and encoded spellings
+///   compare equal.
 /// - "If a percent-encoded ASCII octet is encountered in the URI, it MUST be
 ///   unencoded prior to comparison, unless it is a reserved character ... or
 ///   the character is outside the unreserved character range": `%62` → `b`,
@@ -197,6 +198,17 @@ pub fn normalise(input: &[u8], side: Side, query: QueryReserved, out: &mut Vec<u
     }
 }
 
+/// A URL's path and query, as [`uri_path`] finds them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UriPath<'a> {
+    /// Path and query as written, fragment removed.
+    pub path_query: &'a [u8],
+    /// The URL had no path: `/` must be prepended.
+    pub needs_slash: bool,
+    /// The URL had a fragment, dropped.
+    pub had_fragment: bool,
+}
+
 /// Where the path of `url` starts, for §2.2.2 "The matching MUST start with
 /// the first octet of the path".
 ///
@@ -208,17 +220,12 @@ pub fn normalise(input: &[u8], side: Side, query: QueryReserved, out: &mut Vec<u
 /// - A fragment is dropped: it is never sent to the server (RFC 9110 §7.1),
 ///   so it is no part of the resource a crawler would fetch.
 /// - A string with no `scheme:` (`/a/b?c`) is taken as a path already;
-///   `//host/p` as a network-path reference.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct UriPath<'a> {
-    /// Path and query as written, fragment removed.
-    pub path_query: &'a [u8],
-    /// The URL had no path: `/` must be prepended.
-    pub needs_slash: bool,
-    /// The URL had a fragment, dropped.
-    pub had_fragment: bool,
-}
-
+///   `//host/p` as a network-path reference. Anything else (`a/b`) is taken
+///   as written and, not starting with `/`, can match only patterns that
+///   start with `*`.
+/// - Dot segments (`/b/../a`) are not removed: RFC 9309 asks for no
+///   normalisation beyond percent-encoding, and a crawler fetches the URI it
+///   has.
 pub fn uri_path(url: &[u8]) -> UriPath<'_> {
     let (url, had_fragment) = match url.iter().position(|&b| b == b'#') {
         Some(i) => (&url[..i], true),

@@ -350,6 +350,16 @@ impl Robots {
         robots
     }
 
+    /// A rule's path, normalised (`matching::normalise`) into the arena.
+    ///
+    /// §2.2 ABNF `path-pattern = "/" *UTF8-char-noctl`, yet §5.1's own
+    /// example writes `Disallow: *.gif$` and states its effect, so a path is
+    /// not rejected for its first octet; one that starts with neither `/` nor
+    /// `*` can never match, since matching starts at the path's first octet,
+    /// always `/`. Octets that are not UTF-8 (§2.3 "The file MUST be UTF-8
+    /// encoded"; "Implementors MAY bridge encoding mismatches") are not
+    /// re-encoded from another charset: as octets ≥ 0x80 they are
+    /// percent-encoded like any other.
     fn push_rule(&mut self, allow: bool, line: u32, value: &[u8]) -> Rule {
         let start = self.arena.len() as u32;
         normalise(

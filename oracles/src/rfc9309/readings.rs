@@ -33,7 +33,7 @@ pub struct Readings {
     /// §2.5 "Crawlers SHOULD impose a parsing limit ... The parsing limit MUST
     /// be at least 500 kibibytes". `None` parses the whole body.
     pub parse_limit: Option<usize>,
-    /// §2.3 "The file MUST be UTF-8 encoded (as defined in [RFC3629])": what a
+    /// §2.3 "The file MUST be UTF-8 encoded (as defined in \[RFC3629\])": what a
     /// leading U+FEFF signature is.
     pub byte_order_mark: ByteOrderMark,
 }
