@@ -21,6 +21,7 @@
 pub mod access;
 pub mod agent;
 pub mod explain;
+pub mod fetch;
 pub mod matching;
 pub mod parse;
 pub mod readings;
@@ -195,7 +196,7 @@ impl Oracle for Rfc9309 {
             crawl_delay: false,
             request_rate: false,
             sitemaps: true,
-            http_fetch: false,
+            http_fetch: true,
         }
     }
 
@@ -213,6 +214,54 @@ impl Oracle for Rfc9309 {
             .iter()
             .map(|q| guard(|| self.answer(&robots, q, &mut path)))
             .collect()
+    }
+
+    /// §2.3: fetch for real, decide what the outcome means, then (for a
+    /// parseable 2xx) answer from the body like any other case.
+    fn run_fetch(&mut self, robots_url: &str, queries: &[Query]) -> Vec<Answer> {
+        use access::{fetch_policy_with, AccessDecision};
+        let (decision, got) = match fetch::fetch(robots_url) {
+            fetch::Fetched::Response { status, hops, body } => (
+                fetch_policy_with(status, hops, body.len(), false, &self.readings),
+                Some(body),
+            ),
+            fetch::Fetched::NetworkError { hops, detail } => {
+                let d = fetch_policy_with(0, hops, 0, true, &self.readings);
+                let reason = format!("{} ({detail})", d.reason());
+                (AccessDecision::FullDisallow { reason }, None)
+            }
+        };
+        let whole = |outcome: Outcome, reason: &str| -> Vec<Answer> {
+            queries
+                .iter()
+                .map(|q| match q.ask {
+                    Ask::CanFetch => Answer {
+                        outcome: outcome.clone(),
+                        explain: reason.to_string(),
+                    },
+                    Ask::Sitemaps => Answer {
+                        outcome: Outcome::Value {
+                            value: Value::List(Vec::new()),
+                        },
+                        explain: reason.to_string(),
+                    },
+                    _ => self.answer(&Robots::parse(b"", &self.readings), q, &mut Vec::new()),
+                })
+                .collect()
+        };
+        match (decision, got) {
+            (AccessDecision::ParseBody { reason, .. }, Some(body)) => self
+                .run(&body, queries)
+                .into_iter()
+                .map(|mut a| {
+                    a.explain = format!("{reason}; {}", a.explain);
+                    a
+                })
+                .collect(),
+            (AccessDecision::FullAllow { reason }, _) => whole(Outcome::Allowed, &reason),
+            (AccessDecision::FullDisallow { reason }, _) => whole(Outcome::Disallowed, &reason),
+            (AccessDecision::ParseBody { reason, .. }, None) => whole(Outcome::Disallowed, &reason),
+        }
     }
 }
 
