@@ -1,5 +1,6 @@
 //! `cargo xtask`: the thin command line over the engine and the oracles.
 
+mod bench;
 mod chaos;
 mod check;
 mod cli;
@@ -35,6 +36,7 @@ fn main() {
         }
         Some("conformance") => conformance::main(rest),
         Some("check") => check::main(rest),
+        Some("bench") => bench::main(rest),
         Some("gen-metamorphic") => gen_metamorphic::main(rest),
         Some("verify-cpython315") => verify_cpython315::main(rest),
         Some("verify-google") => verify_google::main(rest),
