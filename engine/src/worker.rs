@@ -21,8 +21,9 @@
 use crate::oracle::{Answer, Capabilities, Oracle, Outcome, Query, Unavailable};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Read, Write};
+use std::os::fd::AsRawFd;
+use std::process::ChildStdout;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::Duration;
 
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -145,7 +146,7 @@ impl Default for Limits {
 struct Live {
     child: Child,
     stdin: ChildStdin,
-    lines: Receiver<std::io::Result<String>>,
+    stdout: BufReader<ChildStdout>,
     stderr: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
 }
 
@@ -233,25 +234,6 @@ impl Supervised {
         let stdin = child.stdin.take().ok_or("worker has no stdin")?;
         let stdout = child.stdout.take().ok_or("worker has no stdout")?;
         let mut stderr_pipe = child.stderr.take().ok_or("worker has no stderr")?;
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut line = String::new();
-                match reader.read_line(&mut line) {
-                    Ok(0) => break,
-                    Ok(_) => {
-                        if tx.send(Ok(line)).is_err() {
-                            break;
-                        }
-                    }
-                    Err(e) => {
-                        let _ = tx.send(Err(e));
-                        break;
-                    }
-                }
-            }
-        });
         // Keep only the tail of stderr: enough to say why a worker died.
         let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let sink = stderr.clone();
@@ -271,15 +253,16 @@ impl Supervised {
         let mut live = Live {
             child,
             stdin,
-            lines: rx,
+            stdout: BufReader::new(stdout),
             stderr,
         };
         // Loading an interpreter can take a while: allow a generous start.
-        let first = live
-            .lines
-            .recv_timeout(self.limits.timeout.max(Duration::from_secs(30)));
+        let first = read_line(
+            &mut live.stdout,
+            self.limits.timeout.max(Duration::from_secs(30)),
+        );
         let line = match first {
-            Ok(Ok(line)) => line,
+            Line::Text(line) => line,
             _ => {
                 let why = describe_death(&mut live);
                 let _ = live.child.kill();
@@ -327,21 +310,24 @@ impl Supervised {
         let Some(live) = self.live.as_mut() else {
             return Err(CallError::Died("worker not running".into()));
         };
+        // One write per message: a JSON writer straight on the pipe would
+        // make a system call per token.
         let sent = (|| {
-            serde_json::to_writer(&mut live.stdin, header)?;
-            live.stdin.write_all(b"\n")?;
-            live.stdin.write_all(body)?;
+            let mut message = serde_json::to_vec(header)?;
+            message.push(b'\n');
+            message.extend_from_slice(body);
+            live.stdin.write_all(&message)?;
             live.stdin.flush()
         })();
         let outcome = match sent {
             Err(_) => Err(CallError::Died(describe_death(live))),
-            Ok(()) => match live.lines.recv_timeout(timeout) {
-                Ok(Ok(line)) => serde_json::from_str::<Response>(&line)
+            Ok(()) => match read_line(&mut live.stdout, timeout) {
+                Line::Text(line) => serde_json::from_str::<Response>(&line)
                     .map(|r| r.answers)
                     .map_err(|e| CallError::Died(format!("bad response: {e}"))),
-                Ok(Err(e)) => Err(CallError::Died(format!("read error: {e}"))),
-                Err(RecvTimeoutError::Timeout) => Err(CallError::Timeout),
-                Err(RecvTimeoutError::Disconnected) => Err(CallError::Died(describe_death(live))),
+                Line::Failed(e) => Err(CallError::Died(format!("read error: {e}"))),
+                Line::Timeout => Err(CallError::Timeout),
+                Line::Eof => Err(CallError::Died(describe_death(live))),
             },
         };
         if outcome.is_err() {
@@ -394,6 +380,60 @@ impl Supervised {
 
     pub fn restarts(&self) -> u32 {
         self.restarts
+    }
+}
+
+enum Line {
+    Text(String),
+    Timeout,
+    Eof,
+    Failed(std::io::Error),
+}
+
+/// Read one line from the worker within `timeout`, on the calling thread:
+/// `poll(2)` waits for the pipe, so no reader thread (and no thread hand-off
+/// per call) stands between the worker's answer and the runner.
+fn read_line(reader: &mut BufReader<ChildStdout>, timeout: Duration) -> Line {
+    let deadline = std::time::Instant::now() + timeout;
+    let mut line = Vec::new();
+    loop {
+        let buffered = reader.buffer();
+        if let Some(i) = buffered.iter().position(|&b| b == b'\n') {
+            line.extend_from_slice(&buffered[..=i]);
+            reader.consume(i + 1);
+            return Line::Text(String::from_utf8_lossy(&line).into_owned());
+        }
+        line.extend_from_slice(buffered);
+        let n = buffered.len();
+        reader.consume(n);
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Line::Timeout;
+        }
+        let mut pfd = libc::pollfd {
+            fd: reader.get_ref().as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let ms = left.as_millis().clamp(1, i32::MAX as u128) as i32;
+        // SAFETY: one valid pollfd for the duration of the call.
+        let ready = unsafe { libc::poll(&mut pfd, 1, ms) };
+        if ready < 0 {
+            let e = std::io::Error::last_os_error();
+            if e.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Line::Failed(e);
+        }
+        if ready == 0 {
+            continue; // the deadline check above decides
+        }
+        match reader.fill_buf() {
+            Ok([]) => return Line::Eof,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Line::Failed(e),
+        }
     }
 }
 
