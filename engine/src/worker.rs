@@ -14,7 +14,7 @@
 //!
 //! The body travels as raw bytes after the header line, so a 500 KiB body is
 //! not inflated by an encoding. One message per case batches all its queries.
-//! The parent enforces a per-call timeout, restarts a dead or hung worker
+//! The parent enforces a timeout (per query, summed over the batch), restarts a dead or hung worker
 //! with exponential backoff up to a budget, and on a crash re-asks the
 //! batch's queries one at a time so only the query that crashed is lost.
 
@@ -125,7 +125,9 @@ fn send<T: Serialize>(out: &mut impl Write, msg: &T) -> std::io::Result<()> {
 /// Limits for a supervised worker.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
-    /// Per call (one case's batch); a slower worker is killed: `Timeout`.
+    /// Per query: a call (one case's batch of n queries) may take n times
+    /// this before the worker is killed and the batch marked `Timeout`, so a
+    /// slow-but-finite parser on a case with many queries is not cut short.
     pub timeout: Duration,
     /// Restarts allowed over the oracle's lifetime before it is given up.
     pub max_restarts: u32,
@@ -306,7 +308,10 @@ impl Supervised {
 
     fn call(&mut self, header: &Request, body: &[u8]) -> Result<Vec<Answer>, CallError> {
         self.ensure_live().map_err(CallError::Died)?;
-        let timeout = self.limits.timeout;
+        let queries = match header {
+            Request::Run { queries, .. } | Request::Fetch { queries, .. } => queries.len(),
+        };
+        let timeout = self.limits.timeout * (queries.max(1) as u32);
         let Some(live) = self.live.as_mut() else {
             return Err(CallError::Died("worker not running".into()));
         };

@@ -20,7 +20,9 @@ compares each answer with the case's RFC 9309 expectation, and explains every
 deviation or disagreement by an entry of cases/divergences.yaml.
 
 Writes compat.json and compat.md to reports/latest/ for a full run, to
-reports/partial/ when filtered (or to --out). Exit status: 0 when every cell
+reports/partial/ when filtered (or to --out). --timeout is per query
+(default 5 s; a case's batch of n queries gets n times it) before the
+oracle's worker is killed and the cells marked timeout. Exit status: 0 when every cell
 is triaged (and, with --strict, no ledger entry is stale); 1 otherwise or
 when an oracle could not run; 2 on bad input (nothing is written).";
 
@@ -141,6 +143,10 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
             eprintln!("error: cannot write {}: {e}", path.display());
             return Ok(1);
         }
+    }
+
+    if out_dir == paths::root().join("reports/latest") {
+        crate::report_site::record_history(&json);
     }
 
     print_summary(&result, &cases);
