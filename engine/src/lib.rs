@@ -9,6 +9,7 @@ pub mod ledger;
 pub mod oracle;
 pub mod report;
 pub mod run;
+pub mod site;
 pub mod worker;
 
 /// Hex sha256, used for corpus hashes.

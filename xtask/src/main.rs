@@ -8,6 +8,7 @@ mod conformance;
 mod gen_metamorphic;
 mod http;
 mod paths;
+mod report_site;
 mod select;
 mod setup;
 mod verify_cpython315;
@@ -19,6 +20,7 @@ usage: cargo xtask <command> [--help]
   setup         fetch and verify every third-party parser (idempotent)
   conformance   run the corpus through every oracle and triage against the ledger
   check         ask every oracle about one robots.txt, agent and URL (or one case)
+  report        render the published site (reports/site/) from a run; `report diff OLD NEW`
   verify-cpython315  compare the cpython-3.15 oracle with CPython 3.15.0rc1 itself (pyodide)
   verify-google  build and run Google's own robots_test.cc against the google oracle's robots.cc";
 
@@ -36,6 +38,7 @@ fn main() {
         }
         Some("conformance") => conformance::main(rest),
         Some("check") => check::main(rest),
+        Some("report") => report_site::main(rest),
         Some("bench") => bench::main(rest),
         Some("gen-metamorphic") => gen_metamorphic::main(rest),
         Some("verify-cpython315") => verify_cpython315::main(rest),

@@ -190,8 +190,10 @@ pub fn ensure_or_reexec() {
     eprintln!("ERROR: cannot re-run after rebuild: {err}");
 }
 
-/// Debian packages the native oracles build against.
-pub const APT_PACKAGES: &[&str] = &["libabsl-dev", "libgtest-dev"];
+/// Debian packages the native oracles build against, and the browser the
+/// site test (`xtask/tests/site_browser.rs`) and `cargo xtask report`'s
+/// screenshot run headless.
+pub const APT_PACKAGES: &[&str] = &["libabsl-dev", "libgtest-dev", "chromium"];
 
 /// Install missing Debian packages when running as root (CI, a fresh
 /// machine); otherwise name the command that installs them.

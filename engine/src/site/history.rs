@@ -1,0 +1,360 @@
+//! `reports/history.jsonl`: one compact record per oracle per full run,
+//! keyed by (oracle, exact version, corpus hash), so the site can show how a
+//! parser moved across versions.
+//!
+//! A record holds what does not depend on the ledger: the counts, the score
+//! per RFC section and per tag, and every cell that did not match its
+//! expectation (`case#N` -> `status:answer`). Same key, same answers: a
+//! record already present is never written twice.
+
+use super::model::{cards, Report, Status, Tally};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub oracle: String,
+    pub version: String,
+    pub corpus_hash: String,
+    /// When this key was first seen (the run's `generated_unix`).
+    pub recorded_unix: u64,
+    pub cases: usize,
+    pub queries: usize,
+    pub matched: usize,
+    pub deviated: usize,
+    pub failed: usize,
+    pub split: usize,
+    pub unsupported: usize,
+    /// Per RFC section: [matched, scored].
+    pub sections: BTreeMap<String, [usize; 2]>,
+    /// Per tag: [matched, scored].
+    pub tags: BTreeMap<String, [usize; 2]>,
+    /// Every cell that deviated, failed or split: `case#N` -> `status:answer`.
+    pub off: BTreeMap<String, String>,
+}
+
+impl Record {
+    pub fn key(&self) -> (&str, &str, &str) {
+        (&self.oracle, &self.version, &self.corpus_hash)
+    }
+
+    pub fn tally(&self) -> Tally {
+        Tally {
+            matched: self.matched,
+            deviated: self.deviated,
+            failed: self.failed,
+            split: self.split,
+            unsupported: self.unsupported,
+            triaged: 0,
+            untriaged: 0,
+        }
+    }
+}
+
+/// The records of one report, one per oracle that ran.
+pub fn records(report: &Report) -> Vec<Record> {
+    let cards = cards(report);
+    let cases: BTreeMap<&str, &super::model::CaseRec> =
+        report.cases.iter().map(|c| (c.id.as_str(), c)).collect();
+    report
+        .oracles
+        .iter()
+        .map(|o| {
+            let card = cards.get(&o.name).cloned().unwrap_or_default();
+            let pair = |t: &Tally| [t.matched, t.scored()];
+            let off = report
+                .cells
+                .iter()
+                .filter(|c| c.oracle == o.name && c.status.needs_triage())
+                .filter(|c| cases.contains_key(c.case.as_str()))
+                .map(|c| {
+                    (
+                        c.query_ref(),
+                        format!("{}:{}", c.status.as_str(), c.label()),
+                    )
+                })
+                .collect();
+            Record {
+                oracle: o.name.clone(),
+                version: o.version.clone(),
+                corpus_hash: report.corpus_hash.clone(),
+                recorded_unix: report.generated_unix,
+                cases: report.cases.len(),
+                queries: report.queries(),
+                matched: card.all.matched,
+                deviated: card.all.deviated,
+                failed: card.all.failed,
+                split: card.all.split,
+                unsupported: card.all.unsupported,
+                sections: card
+                    .sections
+                    .iter()
+                    .map(|(k, t)| (k.clone(), pair(t)))
+                    .collect(),
+                tags: card
+                    .tags
+                    .iter()
+                    .map(|(k, t)| (k.clone(), pair(t)))
+                    .collect(),
+                off,
+            }
+        })
+        .collect()
+}
+
+/// Read a history file; a missing file is an empty history, a bad line an
+/// error naming its line.
+pub fn read(path: &Path) -> Result<Vec<Record>, String> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
+    };
+    parse(&text).map_err(|(line, e)| format!("{}:{line}: {e}", path.display()))
+}
+
+pub fn parse(text: &str) -> Result<Vec<Record>, (usize, String)> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| serde_json::from_str(l).map_err(|e| (i + 1, e.to_string())))
+        .collect()
+}
+
+/// `existing` plus every record of `new` whose key is not there yet.
+pub fn merge(existing: &[Record], new: &[Record]) -> (Vec<Record>, usize) {
+    let mut out = existing.to_vec();
+    let mut added = 0;
+    for r in new {
+        if !out.iter().any(|e| e.key() == r.key()) {
+            out.push(r.clone());
+            added += 1;
+        }
+    }
+    (out, added)
+}
+
+pub fn to_jsonl(records: &[Record]) -> String {
+    let mut s = String::new();
+    for r in records {
+        s.push_str(&serde_json::to_string(r).unwrap_or_default());
+        s.push('\n');
+    }
+    s
+}
+
+/// Append the records of a run to the history file (atomically, and only
+/// keys not yet there). Returns how many were added.
+pub fn append(path: &Path, new: &[Record]) -> Result<usize, String> {
+    let existing = read(path)?;
+    let (all, added) = merge(&existing, new);
+    if added > 0 {
+        crate::report::write_atomic(path, to_jsonl(&all).as_bytes())
+            .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+    }
+    Ok(added)
+}
+
+/// One point of a parser's history: a record, or the current report's view
+/// of an oracle (which has every cell, not only those that were off).
+#[derive(Debug, Clone)]
+pub struct Point {
+    pub record: Record,
+    /// In the report being rendered: its cells can be compared one by one.
+    pub current: bool,
+}
+
+/// Every point, oldest version first within each family; the current
+/// report's records win over history records with the same key.
+pub fn points(report: &Report, history: &[Record]) -> BTreeMap<String, Vec<Point>> {
+    let current = records(report);
+    let mut all: Vec<Point> = current
+        .into_iter()
+        .map(|record| Point {
+            record,
+            current: true,
+        })
+        .collect();
+    for r in history {
+        if !all.iter().any(|p| p.record.key() == r.key()) {
+            all.push(Point {
+                record: r.clone(),
+                current: false,
+            });
+        }
+    }
+    let mut by_family: BTreeMap<String, Vec<Point>> = BTreeMap::new();
+    for p in all {
+        by_family
+            .entry(super::model::family_of(&p.record.oracle).to_string())
+            .or_default()
+            .push(p);
+    }
+    for pts in by_family.values_mut() {
+        pts.sort_by(|a, b| {
+            version_sort_key(&a.record)
+                .cmp(&version_sort_key(&b.record))
+                .then(a.record.recorded_unix.cmp(&b.record.recorded_unix))
+                .then(a.record.oracle.cmp(&b.record.oracle))
+        });
+    }
+    by_family
+}
+
+/// The version of a record for ordering: the version string's number, else
+/// the number in the oracle's name, else nothing (sorts first).
+pub fn version_label(r: &Record) -> String {
+    super::model::version_number(&r.version)
+        .map(str::to_string)
+        .or_else(|| {
+            r.oracle
+                .rsplit_once('-')
+                .map(|(_, v)| v.to_string())
+                .filter(|v| v.starts_with(|c: char| c.is_ascii_digit()))
+        })
+        .unwrap_or_default()
+}
+
+fn version_sort_key(r: &Record) -> Vec<(u64, u8, String)> {
+    super::model::version_key(&version_label(r))
+}
+
+/// How one cell moved between two points of a family.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Move {
+    /// `case#N`.
+    pub cell: String,
+    pub expected: String,
+    pub before: String,
+    pub after: String,
+    /// "fixed" (now matches), "broke" (matched before), "changed" otherwise.
+    pub kind: &'static str,
+}
+
+/// The cells that moved from `a` to `b`. Both in the current report: every
+/// cell compared, answer by answer. Otherwise: the `off` sets compared.
+pub fn moves(report: &Report, a: &Point, b: &Point) -> Vec<Move> {
+    let mut out = Vec::new();
+    if a.current && b.current {
+        let cells = report.cell_map();
+        for case in &report.cases {
+            for (qi, q) in case.queries.iter().enumerate() {
+                let ka = (case.id.clone(), qi, a.record.oracle.clone());
+                let kb = (case.id.clone(), qi, b.record.oracle.clone());
+                let (Some(ca), Some(cb)) = (cells.get(&ka), cells.get(&kb)) else {
+                    continue;
+                };
+                if ca.label() == cb.label() && ca.status == cb.status {
+                    continue;
+                }
+                if ca.status == Status::Unsupported && cb.status == Status::Unsupported {
+                    continue;
+                }
+                let kind = match (ca.status, cb.status) {
+                    (x, Status::Match) if x != Status::Match => "fixed",
+                    (Status::Match, y) if y != Status::Match => "broke",
+                    _ => "changed",
+                };
+                out.push(Move {
+                    cell: format!("{}#{}", case.id, qi + 1),
+                    expected: q.expect.clone(),
+                    before: format!("{} ({})", ca.label(), ca.status.as_str()),
+                    after: format!("{} ({})", cb.label(), cb.status.as_str()),
+                    kind,
+                });
+            }
+        }
+        return out;
+    }
+    let expected = |cell: &str| -> String {
+        let Some((case, n)) = cell.rsplit_once('#') else {
+            return String::new();
+        };
+        let n: usize = n.parse().unwrap_or(0);
+        report
+            .case(case)
+            .and_then(|c| c.queries.get(n.wrapping_sub(1)))
+            .map(|q| q.expect.clone())
+            .unwrap_or_default()
+    };
+    let show = |s: &str| match s.split_once(':') {
+        Some((status, label)) => format!("{label} ({status})"),
+        None => s.to_string(),
+    };
+    let mut keys: Vec<&String> = a.record.off.keys().chain(b.record.off.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    for k in keys {
+        let (x, y) = (a.record.off.get(k), b.record.off.get(k));
+        let (before, after, kind) = match (x, y) {
+            (Some(x), None) => (show(x), "matches".to_string(), "fixed"),
+            (None, Some(y)) => ("matched".to_string(), show(y), "broke"),
+            (Some(x), Some(y)) if x != y => (show(x), show(y), "changed"),
+            _ => continue,
+        };
+        out.push(Move {
+            cell: k.clone(),
+            expected: expected(k),
+            before,
+            after,
+            kind,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(oracle: &str, version: &str, corpus: &str, t: u64) -> Record {
+        Record {
+            oracle: oracle.into(),
+            version: version.into(),
+            corpus_hash: corpus.into(),
+            recorded_unix: t,
+            cases: 1,
+            queries: 1,
+            matched: 1,
+            deviated: 0,
+            failed: 0,
+            split: 0,
+            unsupported: 0,
+            sections: BTreeMap::new(),
+            tags: BTreeMap::new(),
+            off: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn identical_keys_are_written_once() {
+        let path =
+            std::env::temp_dir().join(format!("repdiff-history-{}.jsonl", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        let a = rec("protego", "protego 0.7.0", "c1", 10);
+        let b = rec("protego-0.6.1", "protego 0.6.1", "c1", 10);
+        assert_eq!(append(&path, &[a.clone(), b.clone()]).unwrap(), 2);
+        // The same run again (a later timestamp): nothing new.
+        let mut a2 = a.clone();
+        a2.recorded_unix = 20;
+        assert_eq!(append(&path, &[a2, b.clone()]).unwrap(), 0);
+        // A new corpus or a new version is a new key.
+        let c = rec("protego", "protego 0.7.0", "c2", 30);
+        let d = rec("protego", "protego 0.8.0", "c2", 30);
+        assert_eq!(append(&path, &[c, d]).unwrap(), 2);
+        let all = read(&path).unwrap();
+        assert_eq!(all.len(), 4);
+        assert_eq!(all[0], a, "the first sighting is kept");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().count(), 4);
+        let _ = std::fs::remove_file(&path);
+    }
+
+    #[test]
+    fn bad_lines_are_named() {
+        assert_eq!(parse("\n").unwrap().len(), 0);
+        let e = parse("{}\n").unwrap_err();
+        assert_eq!(e.0, 1);
+    }
+}

@@ -1,0 +1,265 @@
+//! The published report as a static site, rendered from a run's
+//! `compat.json` (plus the ledger and the version history): an index with the
+//! oracle x tag and oracle x RFC-section matrices, one page per oracle and
+//! per case, the ledger, the versions page, and shields.io badge endpoints.
+//!
+//! Self-contained: inline CSS, no script, no external resource, relative
+//! links only, so it works from `file://`. Every string from the corpus or an
+//! oracle is HTML-escaped. Written into a temporary directory and swapped in,
+//! so a failed render leaves the previous site whole.
+//!
+//! Like the rest of the engine it names no oracle: what an oracle is and how
+//! it was obtained come in as data ([`Inputs::provenance`]).
+
+pub mod diff;
+pub mod history;
+pub mod html;
+pub mod model;
+mod pages;
+
+use crate::ledger::Ledger;
+use model::Report;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// What a site is rendered from.
+pub struct Inputs<'a> {
+    pub report: &'a Report,
+    pub ledger: &'a Ledger,
+    /// Earlier runs (`reports/history.jsonl`); the report's own records are
+    /// added in memory.
+    pub history: &'a [history::Record],
+    /// Per oracle: how it was obtained (registry, pinned version, hash).
+    pub provenance: &'a BTreeMap<String, String>,
+}
+
+/// Every file of the site: relative path and bytes.
+pub fn render(inp: &Inputs<'_>) -> Vec<(String, Vec<u8>)> {
+    let cx = pages::Ctx::new(inp);
+    let mut files: Vec<(String, Vec<u8>)> = vec![
+        ("index.html".into(), pages::index(&cx).into_bytes()),
+        ("cases.html".into(), pages::cases(&cx).into_bytes()),
+        ("ledger.html".into(), pages::ledger(&cx).into_bytes()),
+        ("history.html".into(), pages::history_page(&cx).into_bytes()),
+    ];
+    for o in &inp.report.oracles {
+        files.push((
+            format!("oracles/{}.html", html::slug(&o.name)),
+            pages::oracle(&cx, &o.name).into_bytes(),
+        ));
+        files.push((
+            format!("badges/{}.json", html::slug(&o.name)),
+            badge(&cx.cards.get(&o.name).cloned().unwrap_or_default().all).into_bytes(),
+        ));
+    }
+    files.push((
+        "badges/untriaged.json".into(),
+        untriaged_badge(inp.report.untriaged().count()).into_bytes(),
+    ));
+    for c in &inp.report.cases {
+        files.push((
+            format!("cases/{}.html", html::slug(&c.id)),
+            pages::case(&cx, c).into_bytes(),
+        ));
+    }
+    files
+}
+
+/// A shields.io endpoint badge: `{"schemaVersion":1,"label":"RFC 9309","message":"96.8%","color":...}`.
+pub fn badge(t: &model::Tally) -> String {
+    let (message, color) = match t.percent() {
+        None => ("n/a".to_string(), "lightgrey"),
+        Some(p) => (
+            pages::pct(Some(p)),
+            if p >= 99.0 {
+                "brightgreen"
+            } else if p >= 95.0 {
+                "green"
+            } else if p >= 90.0 {
+                "yellowgreen"
+            } else if p >= 80.0 {
+                "yellow"
+            } else if p >= 70.0 {
+                "orange"
+            } else {
+                "red"
+            },
+        ),
+    };
+    serde_json::json!({
+        "schemaVersion": 1,
+        "label": "RFC 9309",
+        "message": message,
+        "color": color,
+    })
+    .to_string()
+}
+
+fn untriaged_badge(n: usize) -> String {
+    serde_json::json!({
+        "schemaVersion": 1,
+        "label": "untriaged divergences",
+        "message": n.to_string(),
+        "color": if n == 0 { "brightgreen" } else { "red" },
+    })
+    .to_string()
+}
+
+/// `YYYY-MM-DD HH:MM UTC` from a Unix time (no calendar crate for one line).
+pub fn utc(ts: u64) -> String {
+    let days = (ts / 86_400) as i64;
+    let secs = ts % 86_400;
+    // Howard Hinnant's days-to-civil.
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
+        secs / 3600,
+        secs % 3600 / 60
+    )
+}
+
+/// A site written next to its destination, not yet visible there.
+pub struct Staged {
+    tmp: PathBuf,
+    dest: PathBuf,
+    done: bool,
+}
+
+/// Write every file into a fresh temporary directory beside `dest`.
+pub fn stage(dest: &Path, files: &[(String, Vec<u8>)]) -> std::io::Result<Staged> {
+    let parent = dest.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent)?;
+    let name = dest.file_name().and_then(|n| n.to_str()).unwrap_or("site");
+    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+    let staged = Staged {
+        tmp: tmp.clone(),
+        dest: dest.to_path_buf(),
+        done: false,
+    };
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp)?;
+    }
+    for (rel, bytes) in files {
+        if rel
+            .split('/')
+            .any(|p| p.is_empty() || p == ".." || p == ".")
+        {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("refusing to write outside the site: {rel:?}"),
+            ));
+        }
+        let path = tmp.join(rel);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(&path, bytes)?;
+    }
+    Ok(staged)
+}
+
+impl Staged {
+    /// The temporary directory, for steps that add files (a screenshot).
+    pub fn path(&self) -> &Path {
+        &self.tmp
+    }
+
+    /// Swap the staged site in: the old one is moved aside, the new one
+    /// renamed into place, the old one removed.
+    pub fn commit(mut self) -> std::io::Result<()> {
+        let old = self.tmp.with_file_name(format!(
+            ".{}.old-{}",
+            self.dest
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("site"),
+            std::process::id()
+        ));
+        let had_old = self.dest.exists();
+        if had_old {
+            if old.exists() {
+                std::fs::remove_dir_all(&old)?;
+            }
+            std::fs::rename(&self.dest, &old)?;
+        }
+        if let Err(e) = std::fs::rename(&self.tmp, &self.dest) {
+            if had_old {
+                let _ = std::fs::rename(&old, &self.dest);
+            }
+            return Err(e);
+        }
+        self.done = true;
+        if had_old {
+            let _ = std::fs::remove_dir_all(&old);
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_dir_all(&self.tmp);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(utc(0), "1970-01-01 00:00 UTC");
+        assert_eq!(utc(951_782_400), "2000-02-29 00:00 UTC");
+        assert_eq!(utc(1_764_446_000), "2025-11-29 19:53 UTC");
+    }
+
+    #[test]
+    fn badge_is_a_shields_endpoint() {
+        let t = model::Tally {
+            matched: 87,
+            deviated: 13,
+            ..Default::default()
+        };
+        let v: serde_json::Value = serde_json::from_str(&badge(&t)).unwrap();
+        assert_eq!(v["schemaVersion"], 1);
+        assert_eq!(v["label"], "RFC 9309");
+        assert_eq!(v["message"], "87.0%");
+        assert_eq!(v["color"], "yellow");
+    }
+
+    #[test]
+    fn a_failed_stage_leaves_the_old_site() {
+        let root = std::env::temp_dir().join(format!("repdiff-site-unit-{}", std::process::id()));
+        let dest = root.join("site");
+        std::fs::create_dir_all(&dest).unwrap();
+        std::fs::write(dest.join("index.html"), "old").unwrap();
+        let bad = vec![
+            ("index.html".to_string(), b"new".to_vec()),
+            ("../escape.html".to_string(), b"x".to_vec()),
+        ];
+        assert!(stage(&dest, &bad).is_err());
+        assert_eq!(
+            std::fs::read_to_string(dest.join("index.html")).unwrap(),
+            "old"
+        );
+        let good = vec![("index.html".to_string(), b"new".to_vec())];
+        stage(&dest, &good).unwrap().commit().unwrap();
+        assert_eq!(
+            std::fs::read_to_string(dest.join("index.html")).unwrap(),
+            "new"
+        );
+        let leftovers: Vec<_> = std::fs::read_dir(&root).unwrap().collect();
+        assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}

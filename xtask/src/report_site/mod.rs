@@ -1,0 +1,169 @@
+//! `cargo xtask report`: the published site from a run's compat.json, and
+//! `cargo xtask report diff OLD NEW`: what changed between two runs.
+
+mod browser;
+mod provenance;
+
+use crate::cli::{Args, Usage};
+use crate::paths;
+use engine::site::{self, diff, history, model::Report};
+use std::path::{Path, PathBuf};
+
+pub const HELP: &str = "\
+cargo xtask report [--json FILE] [--out DIR] [--ledger FILE] [--history FILE] [--no-screenshot]
+cargo xtask report diff OLD.json NEW.json [--markdown]
+
+report: renders the static site (index with the oracle x tag and oracle x RFC
+section matrices, one page per oracle and per case, the ledger, versions)
+and a shields.io badge endpoint per oracle from FILE (default
+reports/latest/compat.json), the ledger (cases/divergences.yaml) and the
+history (reports/history.jsonl) into DIR (default reports/site), atomically:
+a failed render leaves the old site. With Debian's chromium it also saves a
+screenshot of the index as DIR/screenshot.png (`cargo xtask setup` installs it).
+
+report diff: every cell whose answer, status or triage changed between two
+compat.json files, the divergences new and fixed (ledger entries and
+untriaged cells), oracle versions and scores that changed; --markdown for a
+CI summary. Exit status 0, 2 on unreadable input.";
+
+pub fn main(raw: &[String]) -> Result<i32, Usage> {
+    if raw.first().map(String::as_str) == Some("diff") {
+        return diff_main(&raw[1..]);
+    }
+    let args = Args::parse(
+        raw,
+        &["no-screenshot", "help"],
+        &["json", "out", "ledger", "history"],
+    )?;
+    if args.has("help") {
+        println!("{HELP}");
+        return Ok(0);
+    }
+    if let Some(p) = args.positional.first() {
+        return Err(Usage(format!(
+            "report: unexpected argument {p:?} (see --help)"
+        )));
+    }
+    let root = paths::root();
+    let json = args
+        .one("json")?
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("reports/latest/compat.json"));
+    let out = args
+        .one("out")?
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("reports/site"));
+    let ledger_path = args
+        .one("ledger")?
+        .map(PathBuf::from)
+        .unwrap_or_else(paths::ledger);
+    let history_path = args
+        .one("history")?
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("reports/history.jsonl"));
+
+    let report = load_report(&json)?;
+    let corpus = paths::load_corpus()?;
+    let mut known = crate::select::known_names();
+    known.extend(crate::chaos::NAMES);
+    let ledger =
+        engine::ledger::load(&ledger_path, &corpus, &known).map_err(|e| Usage(e.to_string()))?;
+    let history = history::read(&history_path).map_err(Usage)?;
+    let provenance = provenance::all();
+
+    let started = std::time::Instant::now();
+    let files = site::render(&site::Inputs {
+        report: &report,
+        ledger: &ledger,
+        history: &history,
+        provenance: &provenance,
+    });
+    let bytes: usize = files.iter().map(|(_, b)| b.len()).sum();
+    let staged = match site::stage(&out, &files) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!(
+                "error: cannot write the site next to {}: {e}",
+                out.display()
+            );
+            return Ok(1);
+        }
+    };
+    if !args.has("no-screenshot") {
+        let index = staged.path().join("index.html");
+        let png = staged.path().join("screenshot.png");
+        match browser::screenshot(&index, &png) {
+            Ok(()) => eprintln!("report: screenshot of the index saved"),
+            Err(e) => eprintln!("warning: no screenshot: {e}"),
+        }
+    }
+    if let Err(e) = staged.commit() {
+        eprintln!(
+            "error: cannot swap the new site into {}: {e}",
+            out.display()
+        );
+        return Ok(1);
+    }
+    println!(
+        "report: {} files ({} KiB) in {} ({} ms): {}",
+        files.len(),
+        bytes / 1024,
+        out.display(),
+        started.elapsed().as_millis(),
+        out.join("index.html").display()
+    );
+    Ok(0)
+}
+
+fn load_report(path: &Path) -> Result<Report, Usage> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Usage(format!(
+            "{}: cannot read: {e} (run `cargo xtask conformance` first)",
+            path.display()
+        ))
+    })?;
+    Report::parse(&text).map_err(|e| Usage(format!("{}: {e}", path.display())))
+}
+
+fn diff_main(raw: &[String]) -> Result<i32, Usage> {
+    let args = Args::parse(raw, &["markdown", "help"], &[])?;
+    if args.has("help") {
+        println!("{HELP}");
+        return Ok(0);
+    }
+    let [old, new] = args.positional.as_slice() else {
+        return Err(Usage(
+            "usage: cargo xtask report diff OLD.json NEW.json [--markdown]".into(),
+        ));
+    };
+    let old = load_report(Path::new(old))?;
+    let new = load_report(Path::new(new))?;
+    let d = diff::diff(&old, &new);
+    if args.has("markdown") {
+        print!("{}", d.markdown());
+    } else {
+        print!("{}", d.text());
+    }
+    Ok(0)
+}
+
+/// After a full conformance run: append the run's records to
+/// reports/history.jsonl (keys already there are not written again).
+pub fn record_history(json: &str) {
+    let path = paths::root().join("reports/history.jsonl");
+    let report = match Report::parse(json) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("warning: history not updated: {e}");
+            return;
+        }
+    };
+    match history::append(&path, &history::records(&report)) {
+        Ok(0) => {}
+        Ok(n) => eprintln!(
+            "history: {n} new record(s) in {} (render the site: cargo xtask report)",
+            path.display()
+        ),
+        Err(e) => eprintln!("warning: history not updated: {e}"),
+    }
+}
