@@ -233,7 +233,7 @@ fn a_ledger_change_lists_exactly_the_cells_it_retriages() {
         text.contains(&format!("    {dropped}: ")),
         "entry summary: {text}"
     );
-    assert!(text.contains("fixed (explains nothing now)"), "{text}");
+    assert!(text.contains("gone (explains no cell now"), "{text}");
     let was: BTreeSet<Key> = before
         .cells
         .iter()

@@ -429,8 +429,8 @@ impl Diff {
         );
         for (id, (a, b)) in &self.entries {
             let what = match (a, b) {
-                (0, _) => "new",
-                (_, 0) => "fixed (explains nothing now)",
+                (0, _) => "new (explains cells now, none before)",
+                (_, 0) => "gone (explains no cell now: fixed, or the entry was removed)",
                 _ => "changed",
             };
             let _ = writeln!(s, "    {id}: {a} -> {b} cells, {what}");
@@ -571,8 +571,8 @@ impl Diff {
         );
         for (id, (a, b)) in &self.entries {
             let what = match (a, b) {
-                (0, _) => "new",
-                (_, 0) => "fixed (explains nothing now)",
+                (0, _) => "new (explains cells now, none before)",
+                (_, 0) => "gone (explains no cell now: fixed, or the entry was removed)",
                 _ => "changed",
             };
             let _ = writeln!(s, "- ledger `{id}`: {a} → {b} cells, {what}");

@@ -19,6 +19,7 @@ mod pages;
 
 use crate::ledger::Ledger;
 use model::Report;
+pub use pages::summary_markdown;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -56,6 +57,10 @@ pub fn render(inp: &Inputs<'_>) -> Vec<(String, Vec<u8>)> {
         "badges/untriaged.json".into(),
         untriaged_badge(inp.report.untriaged().count()).into_bytes(),
     ));
+    files.push((
+        "summary.md".into(),
+        summary_markdown(inp.report).into_bytes(),
+    ));
     for c in &inp.report.cases {
         files.push((
             format!("cases/{}.html", html::slug(&c.id)),
@@ -63,6 +68,14 @@ pub fn render(inp: &Inputs<'_>) -> Vec<(String, Vec<u8>)> {
         ));
     }
     files
+}
+
+/// Replace the text between `<!-- BEGIN -->` and `<!-- END -->` markers
+/// (the markers stay); `None` when the markers are not both there.
+pub fn splice(doc: &str, begin: &str, end: &str, body: &str) -> Option<String> {
+    let b = doc.find(begin)? + begin.len();
+    let e = b + doc[b..].find(end)?;
+    Some(format!("{}\n{}\n{}", &doc[..b], body.trim_end(), &doc[e..]))
 }
 
 /// A shields.io endpoint badge: `{"schemaVersion":1,"label":"RFC 9309","message":"96.8%","color":...}`.
@@ -215,6 +228,16 @@ impl Drop for Staged {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn splices_between_markers() {
+        let doc = "a\n<!-- b -->\nold\n<!-- e -->\nz\n";
+        assert_eq!(
+            splice(doc, "<!-- b -->", "<!-- e -->", "new\n").unwrap(),
+            "a\n<!-- b -->\nnew\n<!-- e -->\nz\n"
+        );
+        assert!(splice("no markers", "<!-- b -->", "<!-- e -->", "x").is_none());
+    }
 
     #[test]
     fn dates() {

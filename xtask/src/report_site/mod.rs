@@ -104,6 +104,10 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         );
         return Ok(1);
     }
+    // The published site: the README embeds its summary.
+    if out == root.join("reports/site") {
+        update_readme(&root.join("README.md"), &site::summary_markdown(&report));
+    }
     println!(
         "report: {} files ({} KiB) in {} ({} ms): {}",
         files.len(),
@@ -113,6 +117,28 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         out.join("index.html").display()
     );
     Ok(0)
+}
+
+pub const README_BEGIN: &str =
+    "<!-- summary: begin (written by `cargo xtask report` from reports/latest/compat.json) -->";
+pub const README_END: &str = "<!-- summary: end -->";
+
+/// Rewrite the README's summary between its markers (nothing else).
+fn update_readme(path: &Path, summary: &str) {
+    let Ok(doc) = std::fs::read_to_string(path) else {
+        return;
+    };
+    match site::splice(&doc, README_BEGIN, README_END, summary) {
+        Some(new) if new != doc => match engine::report::write_atomic(path, new.as_bytes()) {
+            Ok(()) => eprintln!("report: summary updated in {}", path.display()),
+            Err(e) => eprintln!("warning: cannot update {}: {e}", path.display()),
+        },
+        Some(_) => {}
+        None => eprintln!(
+            "warning: {} has no summary markers; the summary is in reports/site/summary.md",
+            path.display()
+        ),
+    }
 }
 
 fn load_report(path: &Path) -> Result<Report, Usage> {
