@@ -5,6 +5,7 @@ mod chaos;
 mod check;
 mod cli;
 mod conformance;
+mod fuzz;
 mod gen_metamorphic;
 mod http;
 mod paths;
@@ -38,6 +39,7 @@ fn main() {
         }
         Some("conformance") => conformance::main(rest),
         Some("check") => check::main(rest),
+        Some("fuzz") => fuzz::main(rest),
         Some("report") => report_site::main(rest),
         Some("bench") => bench::main(rest),
         Some("gen-metamorphic") => gen_metamorphic::main(rest),

@@ -1,0 +1,47 @@
+#!/bin/bash -eu
+# ClusterFuzzLite build: compile every cargo-fuzz target of fuzz/ and
+# package what the oracles need at run time next to the binaries.
+cd "$SRC/repdiff"
+
+# Fetch and verify the pinned third-party parsers (.cache/), as on a
+# developer's machine.
+cargo xtask setup
+
+# Google's C++ goes through the cc crate: give it the sanitizer flags
+# ClusterFuzzLite chose ($CXXFLAGS carries -fsanitize=address/... and
+# -fsanitize=fuzzer-no-link), so the C++ is instrumented like the Rust.
+export CXX_x86_64_unknown_linux_gnu="$CXX"
+export CXXFLAGS_x86_64_unknown_linux_gnu="$CXXFLAGS"
+cargo fuzz build -O
+
+FUZZ_OUT=fuzz/target/x86_64-unknown-linux-gnu/release
+for bin in fuzz/fuzz_targets/*.rs; do
+  name=$(basename "$bin" .rs)
+  cp "$FUZZ_OUT/$name" "$OUT/"
+done
+
+# The oracles find their setup cache next to the binary (see
+# fuzz/src/lib.rs adopt_packaged_cache); the corpus and ledger are read to
+# derive the known-signature list.
+mkdir -p "$OUT/repdiff-cache"
+cp -r .cache/. "$OUT/repdiff-cache/"
+# The known-signature list (a corpus run through the oracles, triaged
+# against the ledger): the runner has no corpus to derive it from.
+cargo xtask fuzz known
+cp fuzz/known-signatures.json "$OUT/"
+
+# libpython: the runner image has none, so ship the one PyO3 linked and
+# point the binaries at it.
+LIBPY=$(python3.11 -c 'import sysconfig; print(sysconfig.get_config_var("LIBDIR"))')
+mkdir -p "$OUT/lib"
+cp "$LIBPY"/libpython3.11.so* "$OUT/lib/" 2>/dev/null || true
+for bin in fuzz/fuzz_targets/*.rs; do
+  name=$(basename "$bin" .rs)
+  patchelf --set-rpath '$ORIGIN/lib' "$OUT/$name" 2>/dev/null || true
+done
+
+# Seed the differential_bytes target with the corpus bodies.
+cargo xtask fuzz seed 2>/dev/null || true
+if [ -d fuzz/corpus/differential_bytes ]; then
+  (cd fuzz/corpus/differential_bytes && zip -q "$OUT/differential_bytes_seed_corpus.zip" ./* ) || true
+fi

@@ -1,0 +1,17 @@
+//! One structured input (a robots.txt model plus queries aimed at it) to
+//! every in-process oracle and rfc9309; disagreements triaged in the loop.
+#![no_main]
+use arbitrary::{Arbitrary, Unstructured};
+use libfuzzer_sys::fuzz_target;
+use repdiff_fuzz::{generate::Model, Harness};
+
+fuzz_target!(
+    init: { Harness::init("differential"); },
+    |data: &[u8]| {
+        let Ok(model) = Model::arbitrary_take_rest(Unstructured::new(data)) else {
+            return;
+        };
+        let (body, queries) = model.render();
+        Harness::check("differential", &body, &queries, data);
+    }
+);

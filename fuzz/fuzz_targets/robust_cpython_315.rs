@@ -1,0 +1,17 @@
+//! Robustness of `cpython-3.15` alone: panics, crashes and C++ exceptions fail the
+//! run; hangs are libFuzzer timeouts.
+#![no_main]
+use arbitrary::{Arbitrary, Unstructured};
+use libfuzzer_sys::fuzz_target;
+use repdiff_fuzz::robust;
+
+fuzz_target!(
+    init: { robust::init("cpython-3.15"); },
+    |data: &[u8]| {
+        let Ok(input) = robust::Input::arbitrary_take_rest(Unstructured::new(data)) else {
+            return;
+        };
+        let (body, queries) = input.render();
+        robust::check("cpython-3.15", &body, &queries);
+    }
+);

@@ -1,0 +1,17 @@
+//! Robustness of `robotstxt-rs` alone: panics, crashes and C++ exceptions fail the
+//! run; hangs are libFuzzer timeouts.
+#![no_main]
+use arbitrary::{Arbitrary, Unstructured};
+use libfuzzer_sys::fuzz_target;
+use repdiff_fuzz::robust;
+
+fuzz_target!(
+    init: { robust::init("robotstxt-rs"); },
+    |data: &[u8]| {
+        let Ok(input) = robust::Input::arbitrary_take_rest(Unstructured::new(data)) else {
+            return;
+        };
+        let (body, queries) = input.render();
+        robust::check("robotstxt-rs", &body, &queries);
+    }
+);

@@ -1,0 +1,716 @@
+//! Generators: what the fuzz targets feed the oracles.
+//!
+//! - [`Model`]: a structured model of a robots.txt, derived with
+//!   `arbitrary` — groups, agent lines (with the spellings and typos real
+//!   files carry), rules with `*`, `$`, percent escapes, non-ASCII, stray
+//!   bytes, comments, blank lines, other records, long lines, a BOM and the
+//!   three line-end styles — rendered to bytes, plus queries whose agent and
+//!   URL are drawn from the file's own groups and rules so that they hit
+//!   them most of the time.
+//! - [`queries_for_body`]: queries for a raw body (the `differential_bytes`
+//!   target and corpus seeds), aimed at the body's first group and rule.
+//!
+//! Knobs are plain `u8`s read by the renderer, so rare shapes (a BOM, a
+//! 20 KB line, a version suffix on the agent) stay rare whatever `arbitrary`
+//! does with enum variants.
+
+use arbitrary::Arbitrary;
+use engine::oracle::{Ask, Query};
+
+/// Caps that keep one input cheap for all eight oracles.
+/// Small on purpose: the Python parsers cost 10-20 us per line, and
+/// divergences show in small files (and minimise faster).
+const MAX_GROUPS: usize = 3;
+const MAX_LINES: usize = 6;
+const MAX_AGENTS: usize = 2;
+const MAX_SEGS: usize = 8;
+const MAX_QUERIES: usize = 2;
+
+#[derive(Arbitrary, Debug, Clone)]
+pub struct Model {
+    pub style: Style,
+    /// Lines before the first group (orphan rules, comments, sitemaps).
+    pub preamble: Vec<Line>,
+    pub groups: Vec<Group>,
+    pub queries: Vec<QuerySpec>,
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+pub struct Style {
+    /// < 14: a UTF-8 BOM; < 18: two; < 20: a BOM after the first line.
+    pub bom: u8,
+    /// < 180 LF, < 215 CRLF, < 235 CR, else each line its own.
+    pub eol: u8,
+    /// < 200: the last line ends with a line end.
+    pub final_eol: u8,
+    /// < 24: a blank line between groups.
+    pub blank_between: u8,
+}
+
+#[derive(Arbitrary, Debug, Clone)]
+pub struct Group {
+    pub agents: Vec<AgentLine>,
+    pub lines: Vec<Line>,
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+pub struct AgentLine {
+    pub key: u8,
+    pub sep: u8,
+    pub name: u8,
+    pub case: u8,
+    pub tail: u8,
+}
+
+#[derive(Arbitrary, Debug, Clone)]
+pub struct RuleLine {
+    pub allow: bool,
+    pub key: u8,
+    pub sep: u8,
+    pub pattern: Vec<Seg>,
+    pub tail: u8,
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+pub enum Seg {
+    Slash,
+    Word(u8),
+    Star,
+    Dollar,
+    /// A percent escape; the URL may carry it decoded or re-cased.
+    Pct(u8),
+    /// Raw non-ASCII text; the URL may carry it percent-encoded.
+    Utf8(u8),
+    /// A stray byte (invalid UTF-8, controls, separators Python splits on).
+    Byte(u8),
+    /// `?`, `&`, `=`, `#` and friends.
+    Punct(u8),
+}
+
+#[derive(Arbitrary, Debug, Clone)]
+pub enum Line {
+    Rule(RuleLine),
+    Rule2(RuleLine),
+    Rule3(RuleLine),
+    /// A user-agent line after rules: starts a new group mid-list.
+    Agent(AgentLine),
+    Comment(u8),
+    Blank(u8),
+    Sitemap(u8),
+    Other(u8, u8),
+    Garbage(Vec<u8>),
+    /// A long line: (kind, length knob).
+    Long(u8, u8),
+}
+
+#[derive(Arbitrary, Debug, Clone, Copy)]
+pub struct QuerySpec {
+    /// Which agent: < 200 one of the file's group names, else the pool.
+    pub agent: u8,
+    /// < 10: add a version `/1.0`; < 40: change case; < 48: leading space.
+    pub agent_tweak: u8,
+    /// Which rule the URL aims at (modulo the rules rendered).
+    pub target: u8,
+    /// What a `*` becomes in the URL.
+    pub fill: u8,
+    /// What follows the matched prefix.
+    pub suffix: u8,
+    /// Bits: 0 decode `%XX` in the URL, 1 encode non-ASCII, 2 upper-case
+    /// escapes, 3-4 scheme/host form, 5 aim at no rule.
+    pub form: u8,
+}
+
+fn pick<'a>(pool: &[&'a str], k: u8) -> &'a str {
+    pool[k as usize % pool.len()]
+}
+
+const UA_KEYS: &[&str] = &[
+    "User-agent",
+    "User-agent",
+    "User-agent",
+    "user-agent",
+    "USER-AGENT",
+    "User-Agent",
+    "useragent",
+    "user agent",
+    "User_agent",
+    "user-agnet",
+    " User-agent",
+    "User-agent ",
+];
+const SEPS: &[&str] = &[": ", ": ", ": ", ":", ":  ", " : ", "\t:\t", " ", ":\t", "="];
+const AGENT_NAMES: &[&str] = &[
+    "*",
+    "*",
+    "foobot",
+    "foobot",
+    "FooBot",
+    "foo-bot",
+    "foo_bot",
+    "Foo2Bot",
+    "foobot/1.0",
+    "foo bot",
+    "googlebot",
+    "Googlebot-News",
+    "bar",
+    "",
+    "*bot",
+    "foo*",
+    "mybot",
+    "bot",
+    "b",
+    "\u{c4}bot",
+    "foobot;x",
+    "FOOBOT",
+    "foobot*",
+    "* foobot",
+];
+const CALLER_POOL: &[&str] = &[
+    "foobot",
+    "FooBot",
+    "bar",
+    "googlebot",
+    "Googlebot-News",
+    "otherbot",
+    "b",
+    "foo-bot",
+    "foo_bot",
+    "Foo2Bot",
+    "mybot",
+    "\u{c4}bot",
+];
+const ALLOW_KEYS: &[&str] = &["Allow", "Allow", "allow", "ALLOW", "Alow", "allow "];
+const DISALLOW_KEYS: &[&str] = &[
+    "Disallow",
+    "Disallow",
+    "Disallow",
+    "disallow",
+    "DISALLOW",
+    "Dissallow",
+    "Disalow",
+    "dissalow",
+    "Diasllow",
+    "disallaw",
+    "Dis-allow",
+    "Disallow ",
+];
+const WORDS: &[&str] = &[
+    "a", "b", "fish", "foo", "bar", "x.html", "index", "tmp", "private", "page", "c", "A", "Fish",
+    "q", "1", "~user", "a-b", "a_b", ".", "..", "cgi-bin", "x.php",
+];
+/// Escapes and what each decodes to, in the URL.
+const PCTS: &[(&str, &str)] = &[
+    ("%2F", "/"),
+    ("%2f", "/"),
+    ("%61", "a"),
+    ("%7E", "~"),
+    ("%7e", "~"),
+    ("%20", " "),
+    ("%25", "%"),
+    ("%2A", "*"),
+    ("%24", "$"),
+    ("%3F", "?"),
+    ("%3f", "?"),
+    ("%C3%A4", "\u{e4}"),
+    ("%c3%a4", "\u{e4}"),
+    ("%E2%82%AC", "\u{20ac}"),
+    ("%26", "&"),
+    ("%3D", "="),
+    ("%23", "#"),
+    ("%41", "A"),
+    ("%5F", "_"),
+    ("%2D", "-"),
+    ("%2E", "."),
+    ("%FF", "\u{fffd}"),
+    ("%", "%"),
+    ("%G1", "%G1"),
+];
+/// Non-ASCII text and its percent-encoded UTF-8.
+const UTF8S: &[(&str, &str)] = &[
+    ("\u{e4}", "%C3%A4"),
+    ("\u{e9}", "%C3%A9"),
+    ("\u{65e5}\u{672c}", "%E6%97%A5%E6%9C%AC"),
+    ("\u{20ac}", "%E2%82%AC"),
+    ("\u{2028}", "%E2%80%A8"),
+    ("\u{85}", "%C2%85"),
+    ("\u{a0}", "%C2%A0"),
+    ("\u{feff}", "%EF%BB%BF"),
+    ("\u{1f916}", "%F0%9F%A4%96"),
+    ("\u{c4}", "%C3%84"),
+];
+const BYTES: &[u8] = &[
+    0xFF, 0x80, 0x00, 0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x7F, b'\t', 0xC3, 0xE2, b'\\', b'"', b' ',
+];
+const PUNCTS: &[&str] = &["?", "?a=1", "&", "=", "#", "#x", ";", ",", "+", "!", "@", ":", "'", "(", "[", "|"];
+const COMMENTS: &[&str] = &[
+    "# comment",
+    "#",
+    "  # indented comment",
+    "# User-agent: foobot",
+    "# Disallow: /",
+    "#\u{e4}\u{20ac}",
+];
+const BLANKS: &[&str] = &["", "", " ", "\t", "  \t "];
+const SITEMAPS: &[&str] = &[
+    "Sitemap: http://example.test/sitemap.xml",
+    "sitemap: /s.xml",
+    "Site-map: http://example.test/s.xml",
+];
+const OTHER_KEYS: &[&str] = &[
+    "Crawl-delay",
+    "Request-rate",
+    "Host",
+    "Noindex",
+    "Clean-param",
+    "Visit-time",
+    "X-Unknown",
+    "Allowed",
+    "Disallowed",
+    "UserAgent",
+    "Agent",
+    "",
+];
+const OTHER_VALUES: &[&str] = &["5", "1/10", "example.test", "/", "/a", "0.5", "", "*", "foobot", "x y"];
+const FILLS: &[&str] = &["", "x", "abc", "/", "a/b", "%2F", "*", "$", "\u{e4}", "fish"];
+const SUFFIXES: &[&str] = &[
+    "", "", "", "/", "x", ".html", "?q=1", "#frag", "/sub/page", "?", "%2F", "$", "\u{e4}", ";p",
+];
+
+struct Out {
+    /// Render lines past 16 KB (robustness targets only: in the
+    /// differential loop one such input costs as much as thousands of
+    /// ordinary ones in the robotstxt crate's quadratic matcher).
+    huge_lines: bool,
+    body: Vec<u8>,
+    style: Style,
+    line_no: usize,
+    /// Agent names rendered (for drawing callers) and rules (for URLs).
+    names: Vec<String>,
+    rules: Vec<Vec<Seg>>,
+}
+
+impl Out {
+    fn eol(&self, knob: u8) -> &'static [u8] {
+        let which = if self.style.eol >= 235 {
+            knob
+        } else {
+            self.style.eol
+        };
+        match which {
+            0..=179 => b"\n",
+            180..=214 => b"\r\n",
+            _ => b"\r",
+        }
+    }
+
+    fn line(&mut self, text: &[u8], knob: u8) {
+        if self.line_no > 0 {
+            let e = self.eol(knob.wrapping_add(self.line_no as u8));
+            self.body.extend_from_slice(e);
+        }
+        if self.line_no == 1 && (18..20).contains(&self.style.bom) {
+            self.body.extend_from_slice(b"\xEF\xBB\xBF");
+        }
+        self.body.extend_from_slice(text);
+        self.line_no += 1;
+    }
+}
+
+fn case_of(name: &str, knob: u8) -> String {
+    match knob % 8 {
+        0 => name.to_ascii_uppercase(),
+        1 => name.to_ascii_lowercase(),
+        2 => {
+            let mut s = String::new();
+            for (i, c) in name.chars().enumerate() {
+                if i % 2 == 0 {
+                    s.extend(c.to_uppercase());
+                } else {
+                    s.push(c);
+                }
+            }
+            s
+        }
+        _ => name.to_string(),
+    }
+}
+
+fn render_agent(out: &mut Out, a: &AgentLine) {
+    let name = case_of(pick(AGENT_NAMES, a.name), a.case);
+    out.names.push(name.clone());
+    let mut line = String::new();
+    line.push_str(pick(UA_KEYS, a.key));
+    line.push_str(pick(SEPS, a.sep));
+    line.push_str(&name);
+    match a.tail % 16 {
+        0 => line.push_str(" # comment"),
+        1 => line.push_str("#c"),
+        2 => line.push(' '),
+        3 => line.push('\t'),
+        4 => line.push_str(" /1.0"),
+        _ => {}
+    }
+    out.line(line.as_bytes(), a.tail);
+}
+
+fn render_pattern(segs: &[Seg], out: &mut Vec<u8>) {
+    for s in segs.iter().take(MAX_SEGS) {
+        match *s {
+            Seg::Slash => out.push(b'/'),
+            Seg::Word(k) => out.extend_from_slice(pick(WORDS, k).as_bytes()),
+            Seg::Star => out.push(b'*'),
+            Seg::Dollar => out.push(b'$'),
+            Seg::Pct(k) => out.extend_from_slice(PCTS[k as usize % PCTS.len()].0.as_bytes()),
+            Seg::Utf8(k) => out.extend_from_slice(UTF8S[k as usize % UTF8S.len()].0.as_bytes()),
+            Seg::Byte(k) => out.push(BYTES[k as usize % BYTES.len()]),
+            Seg::Punct(k) => out.extend_from_slice(pick(PUNCTS, k).as_bytes()),
+        }
+    }
+}
+
+fn render_rule(out: &mut Out, r: &RuleLine) {
+    let mut line = Vec::new();
+    let key = if r.allow {
+        pick(ALLOW_KEYS, r.key)
+    } else {
+        pick(DISALLOW_KEYS, r.key)
+    };
+    line.extend_from_slice(key.as_bytes());
+    line.extend_from_slice(pick(SEPS, r.sep).as_bytes());
+    // Most patterns start with `/`, as the RFC's ABNF wants.
+    if r.key % 8 != 7 && !matches!(r.pattern.first(), Some(Seg::Slash)) && !r.pattern.is_empty() {
+        line.push(b'/');
+    }
+    render_pattern(&r.pattern, &mut line);
+    match r.tail % 16 {
+        0 => line.extend_from_slice(b" # comment"),
+        1 => line.extend_from_slice(b"#"),
+        2 => line.push(b' '),
+        3 => line.extend_from_slice(b" \t"),
+        4 => line.extend_from_slice(b" x"),
+        _ => {}
+    }
+    let mut segs = r.pattern.clone();
+    segs.truncate(MAX_SEGS);
+    out.rules.push(segs);
+    out.line(&line, r.tail);
+}
+
+fn render_line(out: &mut Out, l: &Line) {
+    match l {
+        Line::Rule(r) | Line::Rule2(r) | Line::Rule3(r) => render_rule(out, r),
+        Line::Agent(a) => render_agent(out, a),
+        Line::Comment(k) => out.line(pick(COMMENTS, *k).as_bytes(), *k),
+        Line::Blank(k) => out.line(pick(BLANKS, *k).as_bytes(), *k),
+        Line::Sitemap(k) => out.line(pick(SITEMAPS, *k).as_bytes(), *k),
+        Line::Other(k, v) => {
+            let text = format!("{}: {}", pick(OTHER_KEYS, *k), pick(OTHER_VALUES, *v));
+            out.line(text.as_bytes(), *k);
+        }
+        Line::Garbage(bytes) => {
+            let b: Vec<u8> = bytes
+                .iter()
+                .take(40)
+                .copied()
+                .filter(|&b| b != b'\n' && b != b'\r')
+                .collect();
+            out.line(&b, b.first().copied().unwrap_or(0));
+        }
+        Line::Long(kind, len) => {
+            // Rare and really long (past Google's 16,664-byte line limit),
+            // otherwise up to 255 bytes; runs of `*` stay short, as long
+            // runs only measure each matcher's backtracking.
+            let n = if *kind < 3 && out.huge_lines {
+                16_000 + *len as usize * 20
+            } else if kind % 4 == 1 {
+                *len as usize % 48
+            } else {
+                *len as usize
+            };
+            let line = match kind % 4 {
+                0 => {
+                    let mut l = b"Disallow: /".to_vec();
+                    l.extend(std::iter::repeat_n(b'a', n));
+                    l
+                }
+                1 => {
+                    let mut l = b"Disallow: /".to_vec();
+                    l.extend(std::iter::repeat_n(b'*', n));
+                    l.extend_from_slice(b"z");
+                    l
+                }
+                2 => {
+                    let mut l = b"# ".to_vec();
+                    l.extend(std::iter::repeat_n(b'c', n));
+                    l
+                }
+                _ => {
+                    let mut l = b"User-agent: ".to_vec();
+                    l.extend(std::iter::repeat_n(b'b', n));
+                    l
+                }
+            };
+            if kind % 4 < 2 {
+                let mut segs = vec![Seg::Slash];
+                segs.extend(std::iter::repeat_n(
+                    if kind % 4 == 0 { Seg::Word(0) } else { Seg::Star },
+                    MAX_SEGS - 1,
+                ));
+                out.rules.push(segs);
+            }
+            out.line(&line, *kind);
+        }
+    }
+}
+
+impl Model {
+    /// The robots.txt bytes and the queries to put to it; lines stay under
+    /// 300 bytes.
+    pub fn render(&self) -> (Vec<u8>, Vec<Query>) {
+        self.render_with(false)
+    }
+
+    /// [`Model::render`], with a rare line past 16 KB when `huge_lines`.
+    pub fn render_with(&self, huge_lines: bool) -> (Vec<u8>, Vec<Query>) {
+        let mut out = Out {
+            huge_lines,
+            body: Vec::with_capacity(256),
+            style: self.style,
+            line_no: 0,
+            names: Vec::new(),
+            rules: Vec::new(),
+        };
+        if self.style.bom < 18 {
+            out.body.extend_from_slice(b"\xEF\xBB\xBF");
+            if self.style.bom >= 14 {
+                out.body.extend_from_slice(b"\xEF\xBB\xBF");
+            }
+        }
+        for l in self.preamble.iter().take(2) {
+            render_line(&mut out, l);
+        }
+        for (gi, g) in self.groups.iter().take(MAX_GROUPS).enumerate() {
+            if gi > 0 && self.style.blank_between < 24 {
+                out.line(b"", self.style.blank_between);
+            }
+            if g.agents.is_empty() {
+                render_agent(
+                    &mut out,
+                    &AgentLine {
+                        key: 0,
+                        sep: 0,
+                        name: gi as u8,
+                        case: 7,
+                        tail: 7,
+                    },
+                );
+            }
+            for a in g.agents.iter().take(MAX_AGENTS) {
+                render_agent(&mut out, a);
+            }
+            for l in g.lines.iter().take(MAX_LINES) {
+                render_line(&mut out, l);
+            }
+        }
+        if self.style.final_eol < 200 && out.line_no > 0 {
+            let e = out.eol(self.style.final_eol);
+            out.body.extend_from_slice(e);
+        }
+        let specs: Vec<QuerySpec> = if self.queries.is_empty() {
+            vec![QuerySpec {
+                agent: 0,
+                agent_tweak: 255,
+                target: 0,
+                fill: 0,
+                suffix: 0,
+                form: 0,
+            }]
+        } else {
+            self.queries.iter().take(MAX_QUERIES).copied().collect()
+        };
+        let queries = specs.iter().map(|q| query(&out, q)).collect();
+        (out.body, queries)
+    }
+}
+
+/// The product token part of a rendered group name, as a crawler would
+/// call itself.
+fn caller_from_name(name: &str) -> String {
+    let t: String = name
+        .trim()
+        .chars()
+        .take_while(|c| !matches!(c, '/' | ' ' | '\t' | ';' | '*'))
+        .collect();
+    if t.is_empty() {
+        "foobot".to_string()
+    } else {
+        t
+    }
+}
+
+fn query(out: &Out, q: &QuerySpec) -> Query {
+    let mut agent = if q.agent < 200 && !out.names.is_empty() {
+        caller_from_name(&out.names[q.agent as usize % out.names.len()])
+    } else {
+        pick(CALLER_POOL, q.agent).to_string()
+    };
+    match q.agent_tweak {
+        0..=9 => agent.push_str("/1.0"),
+        10..=39 => agent = case_of(&agent, q.agent_tweak),
+        40..=47 => agent.insert(0, ' '),
+        _ => {}
+    }
+    let mut path = String::new();
+    let aim = q.form & 0x20 == 0 && !out.rules.is_empty();
+    if aim {
+        let segs = &out.rules[q.target as usize % out.rules.len()];
+        let mut ended = false;
+        for s in segs {
+            match *s {
+                Seg::Slash => path.push('/'),
+                Seg::Word(k) => path.push_str(pick(WORDS, k)),
+                Seg::Star => path.push_str(pick(FILLS, q.fill)),
+                Seg::Dollar => {
+                    ended = true;
+                    break;
+                }
+                Seg::Pct(k) => {
+                    let (enc, dec) = PCTS[k as usize % PCTS.len()];
+                    if q.form & 1 != 0 {
+                        path.push_str(dec);
+                    } else if q.form & 4 != 0 {
+                        path.push_str(&enc.to_ascii_uppercase());
+                    } else {
+                        path.push_str(enc);
+                    }
+                }
+                Seg::Utf8(k) => {
+                    let (raw, enc) = UTF8S[k as usize % UTF8S.len()];
+                    if q.form & 2 != 0 {
+                        if q.form & 4 != 0 {
+                            path.push_str(enc);
+                        } else {
+                            path.push_str(&enc.to_ascii_lowercase());
+                        }
+                    } else {
+                        path.push_str(raw);
+                    }
+                }
+                Seg::Byte(k) => {
+                    let b = BYTES[k as usize % BYTES.len()];
+                    if b.is_ascii() && b > 0x20 && b != 0x7F {
+                        path.push(b as char);
+                    } else {
+                        path.push_str(&format!("%{b:02X}"));
+                    }
+                }
+                Seg::Punct(k) => path.push_str(pick(PUNCTS, k)),
+            }
+        }
+        if !ended {
+            path.push_str(pick(SUFFIXES, q.suffix));
+        }
+    } else {
+        path.push_str(pick(SUFFIXES, q.suffix));
+        path.insert_str(0, pick(WORDS, q.target));
+    }
+    if !path.starts_with('/') {
+        path.insert(0, '/');
+    }
+    let url = match (q.form >> 3) & 3 {
+        0 | 1 => format!("http://example.test{path}"),
+        2 => format!("https://example.test:8443{path}"),
+        _ => path,
+    };
+    Query {
+        ask: Ask::CanFetch,
+        agent,
+        url,
+    }
+}
+
+/// Queries for a raw body: its first group name as the agent and a URL
+/// aimed at its first rule, plus one unaimed query. Used by the
+/// `differential_bytes` target, whose input is nothing but the body.
+pub fn queries_for_body(body: &[u8]) -> Vec<Query> {
+    let mut agent: Option<String> = None;
+    let mut pattern: Option<String> = None;
+    for line in body.split(|&b| b == b'\n' || b == b'\r') {
+        let line = match line.iter().position(|&b| b == b'#') {
+            Some(i) => &line[..i],
+            None => line,
+        };
+        let Some(colon) = line.iter().position(|&b| b == b':') else {
+            continue;
+        };
+        let key = String::from_utf8_lossy(&line[..colon]).trim().to_ascii_lowercase();
+        let value = String::from_utf8_lossy(&line[colon + 1..]).trim().to_string();
+        if agent.is_none() && key.ends_with("user-agent") && value != "*" && !value.is_empty() {
+            agent = Some(caller_from_name(&value));
+        }
+        if pattern.is_none() && (key == "disallow" || key == "allow") && !value.is_empty() {
+            pattern = Some(value);
+        }
+        if agent.is_some() && pattern.is_some() {
+            break;
+        }
+    }
+    let agent = agent.unwrap_or_else(|| "foobot".to_string());
+    let mut path: String = pattern
+        .unwrap_or_default()
+        .replace('*', "x")
+        .trim_end_matches('$')
+        .to_string();
+    if !path.starts_with('/') {
+        path.insert(0, '/');
+    }
+    vec![
+        Query {
+            ask: Ask::CanFetch,
+            agent: agent.clone(),
+            url: format!("http://example.test{path}"),
+        },
+        Query {
+            ask: Ask::CanFetch,
+            agent,
+            url: "http://example.test/".to_string(),
+        },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arbitrary::Unstructured;
+
+    #[test]
+    fn renders_every_input_and_aims_queries() {
+        let mut seen_rules = 0;
+        for seed in 0u32..2000 {
+            let bytes: Vec<u8> = (0..600u32)
+                .map(|i| (seed.wrapping_mul(2654435761).wrapping_add(i * 40503) >> 7) as u8)
+                .collect();
+            let mut u = Unstructured::new(&bytes);
+            let Ok(m) = Model::arbitrary(&mut u) else {
+                continue;
+            };
+            let (body, queries) = m.render();
+            assert!(!queries.is_empty() && queries.len() <= MAX_QUERIES);
+            assert!(body.len() < 200_000);
+            if body.windows(8).any(|w| w.eq_ignore_ascii_case(b"disallow")) {
+                seen_rules += 1;
+            }
+            for q in &queries {
+                assert!(q.url.contains('/'));
+            }
+        }
+        assert!(seen_rules > 100, "{seen_rules}");
+    }
+
+    #[test]
+    fn raw_bodies_get_aimed_queries() {
+        let q = queries_for_body(b"User-agent: FooBot/1.0\nDisallow: /a*b$\n");
+        assert_eq!(q[0].agent, "FooBot");
+        assert_eq!(q[0].url, "http://example.test/axb");
+    }
+}

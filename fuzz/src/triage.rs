@@ -1,0 +1,412 @@
+//! Triage inside the fuzzing loop: signatures, the deciding feature, the
+//! known list, and what makes a disagreement *new*.
+//!
+//! This file is shared, not copied: the fuzz targets compile it as
+//! `repdiff_fuzz::triage`, and xtask includes it with `#[path]`
+//! (`xtask/src/fuzz/mod.rs`) for `cargo xtask fuzz minimize` and the known
+//! list, so the loop and the minimiser can never disagree on what a
+//! signature is. It depends only on `engine` and `oracles`.
+//!
+//! # Vocabulary
+//!
+//! - **agreement**: how the oracles split on one `can_fetch` query, the
+//!   engine's own signature (`{google,protego}=allowed | {cpython-3.11}=disallowed`).
+//! - **feature**: what decided the verdict under the `rfc9309` oracle's
+//!   reading: `/robots.txt`, `no-group`, `no-match/<group>` or
+//!   `<allow|disallow>[<flags>]/<group>`, where `<group>` is how the group was
+//!   chosen (`exact` product token, `star`, `none`) and `<flags>` are the
+//!   deciding pattern's `*`, `$`, `%` and `8` (a non-ASCII octet).
+//! - **signature**: `agreement @ feature`.
+//! - **cell key**: one oracle's departure from `rfc9309` on that query:
+//!   `cpython-3.11: allowed->disallowed @ disallow[*]/star`.
+//!
+//! # When is a fuzz input "explained by the ledger"?
+//!
+//! Fuzz inputs are not in the corpus, so no ledger entry names them. The
+//! known list is derived instead from a run of the whole corpus through the
+//! same in-process oracles ([`derive_known`]): for every `can_fetch` query
+//! of every (non-HTTP) case whose cells are all matching or explained by a
+//! ledger entry, its signature and every cell key it shows are *known*.
+//! A fuzz disagreement is **known** when its signature is in that list, or
+//! when every one of its cell keys is (each oracle departs from the
+//! reference in a way, with a deciding feature, that a ledger-explained
+//! corpus cell also shows). Otherwise its **new part** — the cell keys the
+//! corpus never showed explained — is what is saved, once, under
+//! `fuzz/findings/<sha256(new part)[..12]>/`, with a hit count.
+//!
+//! This is a heuristic, and says so: a known cell key is the same *kind* of
+//! departure with the same deciding feature, not proof of the same cause. A
+//! new cause that happens to produce an already-explained cell key is
+//! counted as known; the feature is what keeps that rare. Once a finding is
+//! promoted to a corpus case with a ledger entry, the next derivation knows
+//! it.
+
+use engine::case::Corpus;
+use engine::ledger::Ledger;
+use engine::oracle::{Ask, Outcome};
+use engine::run::RunResult;
+use oracles::rfc9309::{Chosen, DecidedBy, Readings, Robots};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The oracle every other is compared with for cell keys.
+pub const REFERENCE: &str = "rfc9309";
+
+/// What decided the reference verdict (see the module docs).
+pub fn feature(robots: &Robots, agent: &str, url: &str, scratch: &mut Vec<u8>) -> String {
+    let v = robots.decide(agent, url, scratch);
+    let group = match v.selection.kind {
+        Chosen::Exact => "exact",
+        Chosen::Star => "star",
+        Chosen::None => "none",
+    };
+    match v.decided_by {
+        DecidedBy::RobotsTxt => "/robots.txt".to_string(),
+        DecidedBy::NoGroup => "no-group".to_string(),
+        DecidedBy::NoMatch => format!("no-match/{group}"),
+        DecidedBy::Rule { rule, .. } => {
+            let Some((allow, pattern)) = rule_at(robots, rule) else {
+                return format!("rule/{group}");
+            };
+            format!(
+                "{}[{}]/{group}",
+                if allow { "allow" } else { "disallow" },
+                pattern_flags(pattern)
+            )
+        }
+    }
+}
+
+/// The deciding rule's kind and raw pattern, found through the public groups.
+fn rule_at(robots: &Robots, index: u32) -> Option<(bool, &[u8])> {
+    robots.groups().iter().find_map(|g| {
+        if g.start <= index && index < g.end {
+            let rule = robots.rules_of(g).get((index - g.start) as usize)?;
+            Some((rule.allow, robots.raw_pattern(rule)))
+        } else {
+            None
+        }
+    })
+}
+
+/// `*`, `$` (final), `%`, `8` (non-ASCII) as present in a pattern.
+pub fn pattern_flags(pattern: &[u8]) -> String {
+    let mut flags = String::new();
+    if pattern.contains(&b'*') {
+        flags.push('*');
+    }
+    if pattern.last() == Some(&b'$') {
+        flags.push('$');
+    }
+    if pattern.contains(&b'%') {
+        flags.push('%');
+    }
+    if !pattern.is_ascii() {
+        flags.push('8');
+    }
+    flags
+}
+
+/// One disagreement, triaged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Triaged {
+    pub agreement: String,
+    pub feature: String,
+    /// Every oracle whose answer differs from the reference's.
+    pub cells: Vec<String>,
+}
+
+impl Triaged {
+    pub fn signature(&self) -> String {
+        format!("{} @ {}", self.agreement, self.feature)
+    }
+}
+
+/// Labels of one query's row, `Unsupported` left out; `None` when they all
+/// agree (no disagreement to triage).
+pub fn disagrees(row: &[(&str, &Outcome)]) -> bool {
+    let mut first: Option<String> = None;
+    for (_, o) in row {
+        if matches!(o, Outcome::Unsupported { .. }) {
+            continue;
+        }
+        let l = o.label();
+        match &first {
+            None => first = Some(l),
+            Some(f) if *f != l => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Signature and cell keys of one query's row; `feature` comes from
+/// [`feature`] on the same body, agent and URL.
+pub fn triage_row(row: &[(&str, &Outcome)], feature: &str) -> Triaged {
+    let agreement = engine::run::signature(row.iter().map(|(n, o)| (*n, *o)));
+    let reference = row
+        .iter()
+        .find(|(n, _)| *n == REFERENCE)
+        .map(|(_, o)| o.label())
+        .unwrap_or_else(|| "?".to_string());
+    let cells = row
+        .iter()
+        .filter(|(n, o)| *n != REFERENCE && !matches!(o, Outcome::Unsupported { .. }))
+        .filter_map(|(n, o)| {
+            (o.label() != reference).then(|| outcome_key(n, &reference, o, feature))
+        })
+        .collect();
+    Triaged {
+        agreement,
+        feature: feature.to_string(),
+        cells,
+    }
+}
+
+pub fn cell_key(oracle: &str, reference: &str, label: &str, feature: &str) -> String {
+    format!("{oracle}: {reference}->{label} @ {feature}")
+}
+
+/// The cell key of one oracle's outcome. An error or crash is keyed by its
+/// kind alone (`protego: ->error UnicodeEncodeError`): what raises is the
+/// input's bytes, not the rule that decided the reference verdict, so the
+/// feature would only split one cause into many signatures.
+pub fn outcome_key(oracle: &str, reference: &str, outcome: &Outcome, feature: &str) -> String {
+    match outcome {
+        Outcome::Error { kind, .. } => format!("{oracle}: ->error {kind}"),
+        Outcome::Crash { .. } => format!("{oracle}: ->crash"),
+        Outcome::Timeout => format!("{oracle}: ->timeout"),
+        o => cell_key(oracle, reference, &o.label(), feature),
+    }
+}
+
+/// The oracle a cell key is about.
+pub fn cell_oracle(key: &str) -> &str {
+    key.split_once(':').map_or(key, |(o, _)| o)
+}
+
+/// sha256 of the new part, 12 hex digits: a finding's directory name.
+pub fn finding_hash(new_part: &[String]) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(new_part.join("\n").as_bytes());
+    digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
+}
+
+/// The known signatures and cell keys, derived from the corpus and ledger.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Known {
+    /// Identifies what it was derived from (corpus hash, ledger, oracles).
+    pub stamp: String,
+    pub signatures: BTreeSet<String>,
+    pub cells: BTreeSet<String>,
+    /// How many corpus queries fed it, and how many were left out because a
+    /// cell was unexplained.
+    pub queries: usize,
+    pub unexplained_queries: usize,
+    /// Cell key -> the ledger entries that explained it in the corpus
+    /// (`(expected)` when the cell matched the case's expectation), for
+    /// drafting ledger entries of promoted findings.
+    pub explained_by: BTreeMap<String, BTreeSet<String>>,
+}
+
+impl Known {
+    /// The cell keys of `t` the corpus never showed explained; empty when
+    /// `t` is known.
+    pub fn new_part(&self, t: &Triaged) -> Vec<String> {
+        if self.signatures.contains(&t.signature()) {
+            return Vec::new();
+        }
+        let mut out: Vec<String> = t
+            .cells
+            .iter()
+            .filter(|c| !self.cells.contains(*c))
+            .cloned()
+            .collect();
+        out.sort();
+        out.dedup();
+        if out.is_empty() && t.cells.is_empty() {
+            // No cell keys (the reference gave no answer): the signature
+            // itself is the new part.
+            out.push(t.signature());
+        }
+        out
+    }
+
+    pub fn to_json(&self) -> String {
+        let v = serde_json::json!({
+            "stamp": self.stamp,
+            "queries": self.queries,
+            "unexplained_queries": self.unexplained_queries,
+            "signatures": self.signatures,
+            "cells": self.cells,
+            "explained_by": self.explained_by,
+        });
+        serde_json::to_string_pretty(&v).unwrap_or_default()
+    }
+
+    pub fn from_json(text: &str) -> Option<Known> {
+        let v: serde_json::Value = serde_json::from_str(text).ok()?;
+        let set = |k: &str| -> Option<BTreeSet<String>> {
+            Some(
+                v.get(k)?
+                    .as_array()?
+                    .iter()
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect(),
+            )
+        };
+        Some(Known {
+            stamp: v.get("stamp")?.as_str()?.to_string(),
+            signatures: set("signatures")?,
+            cells: set("cells")?,
+            queries: v.get("queries")?.as_u64()? as usize,
+            unexplained_queries: v.get("unexplained_queries")?.as_u64()? as usize,
+            explained_by: v
+                .get("explained_by")
+                .and_then(|e| e.as_object())
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, ids)| {
+                            let ids = ids
+                                .as_array()
+                                .map(|a| a.iter().filter_map(|i| i.as_str().map(str::to_string)).collect())
+                                .unwrap_or_default();
+                            (k.clone(), ids)
+                        })
+                        .collect()
+                })
+                .unwrap_or_default(),
+        })
+    }
+}
+
+/// What the known list is derived from: the corpus hash, the ledger's bytes
+/// and the oracles' names, hashed. (Not their version strings: the fuzz
+/// build of Google's code names clang, xtask's names g++, and both run the
+/// same pinned robots.cc.)
+pub fn stamp(corpus: &Corpus, ledger_text: &str, oracles: &[String]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(corpus.hash.as_bytes());
+    h.update([0]);
+    h.update(ledger_text.as_bytes());
+    for n in oracles {
+        h.update([0]);
+        h.update(n.as_bytes());
+    }
+    h.finalize()
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The known list from a corpus run (`engine::run::run` over the corpus with
+/// the same oracles the fuzz targets use, triaged against the ledger).
+pub fn derive_known(corpus: &Corpus, _ledger: &Ledger, result: &RunResult, stamp: String) -> Known {
+    let readings = Readings::default();
+    // cells by (case, query)
+    let mut by_query: BTreeMap<(&str, usize), Vec<&engine::run::Cell>> = BTreeMap::new();
+    for c in &result.cells {
+        by_query.entry((c.case.as_str(), c.query)).or_default().push(c);
+    }
+    let mut known = Known {
+        stamp,
+        ..Known::default()
+    };
+    let mut scratch = Vec::new();
+    for case in &corpus.cases {
+        if case.http.is_some() {
+            continue;
+        }
+        let mut robots: Option<Robots> = None;
+        for (qi, cq) in case.queries.iter().enumerate() {
+            if cq.query.ask != Ask::CanFetch {
+                continue;
+            }
+            let Some(cells) = by_query.get(&(case.id.as_str(), qi)) else {
+                continue;
+            };
+            known.queries += 1;
+            if cells.iter().any(|c| c.untriaged()) {
+                known.unexplained_queries += 1;
+                continue;
+            }
+            let row: Vec<(&str, &Outcome)> = cells
+                .iter()
+                .map(|c| (c.oracle.as_str(), &c.answer.outcome))
+                .collect();
+            if !disagrees(&row) {
+                continue;
+            }
+            let robots = robots.get_or_insert_with(|| Robots::parse(&case.body, &readings));
+            let f = feature(robots, &cq.query.agent, &cq.query.url, &mut scratch);
+            let t = triage_row(&row, &f);
+            let reference = row
+                .iter()
+                .find(|(n, _)| *n == REFERENCE)
+                .map(|(_, o)| o.label())
+                .unwrap_or_else(|| "?".to_string());
+            for c in cells {
+                let l = c.answer.outcome.label();
+                if c.oracle == REFERENCE
+                    || l == reference
+                    || matches!(c.answer.outcome, Outcome::Unsupported { .. })
+                {
+                    continue;
+                }
+                let key = outcome_key(&c.oracle, &reference, &c.answer.outcome, &f);
+                let by = c.triaged_by.clone().unwrap_or_else(|| "(expected)".to_string());
+                known.explained_by.entry(key).or_default().insert(by);
+            }
+            known.signatures.insert(t.signature());
+            known.cells.extend(t.cells);
+        }
+    }
+    known
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cell_keys_compare_with_the_reference() {
+        let a = Outcome::Allowed;
+        let d = Outcome::Disallowed;
+        let u = Outcome::Unsupported {
+            reason: String::new(),
+        };
+        let row = [("rfc9309", &a), ("google", &a), ("cpython-3.11", &d), ("x", &u)];
+        assert!(disagrees(&row));
+        let t = triage_row(&row, "disallow[*]/star");
+        assert_eq!(
+            t.signature(),
+            "{google,rfc9309}=allowed | {cpython-3.11}=disallowed @ disallow[*]/star"
+        );
+        assert_eq!(
+            t.cells,
+            vec!["cpython-3.11: allowed->disallowed @ disallow[*]/star"]
+        );
+        let mut known = Known::default();
+        assert_eq!(known.new_part(&t), t.cells);
+        known.cells.insert(t.cells[0].clone());
+        assert!(known.new_part(&t).is_empty());
+        assert_eq!(cell_oracle(&t.cells[0]), "cpython-3.11");
+        let back = Known::from_json(&known.to_json()).unwrap();
+        assert_eq!(back, known);
+    }
+
+    #[test]
+    fn features_name_what_decided() {
+        let r = Robots::parse(
+            b"User-agent: foobot\nDisallow: /a*$\nAllow: /a%2F\nUser-agent: *\nDisallow: /\n",
+            &Readings::default(),
+        );
+        let mut s = Vec::new();
+        assert_eq!(feature(&r, "foobot", "http://x.test/ab", &mut s), "disallow[*$]/exact");
+        assert_eq!(feature(&r, "foobot", "http://x.test/a%2F", &mut s), "allow[%]/exact");
+        assert_eq!(feature(&r, "foobot", "http://x.test/b", &mut s), "no-match/exact");
+        assert_eq!(feature(&r, "other", "http://x.test/b", &mut s), "disallow[]/star");
+        assert_eq!(feature(&r, "other", "http://x.test/robots.txt", &mut s), "/robots.txt");
+    }
+}

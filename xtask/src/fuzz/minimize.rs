@@ -1,0 +1,422 @@
+//! `cargo xtask fuzz minimize <finding>`: shrink a finding while its
+//! signature holds, then write a ready corpus case and a draft ledger entry.
+//!
+//! "Holds" means, by default, that every cell key of the finding's new part
+//! is still among the replay's cell keys (the new departure is still there;
+//! unrelated, already-explained departures may come and go, which is what
+//! isolates the new one). `--exact` demands the whole signature instead.
+//!
+//! Order: lines (delta debugging over whole lines, line ends kept), then
+//! bytes, then the URL (host first, then the path's characters), then the
+//! agent's characters, then lines once more.
+
+use super::triage::{self, Known};
+use super::{Finding, Probe, Replay};
+use std::path::Path;
+
+/// At most this many replays per finding (about 100 us each).
+const BUDGET: usize = 40_000;
+
+enum Want {
+    NewPart(Vec<String>),
+    Exact(String),
+}
+
+struct Shrinker {
+    probe: Probe,
+    want: Want,
+    tests: usize,
+}
+
+impl Shrinker {
+    fn holds(&mut self, body: &[u8], agent: &str, url: &str) -> bool {
+        if self.tests >= BUDGET {
+            return false;
+        }
+        self.tests += 1;
+        let r = self.probe.replay(body, agent, url);
+        let Some(t) = r.triaged else { return false };
+        match &self.want {
+            Want::NewPart(keys) => keys.iter().all(|k| t.cells.contains(k)),
+            Want::Exact(sig) => t.signature() == *sig,
+        }
+    }
+}
+
+/// Remove chunks of `units` while `test` holds (ddmin, chunk sizes halving).
+fn shrink<T: Clone>(units: Vec<T>, mut test: impl FnMut(&[T]) -> bool) -> Vec<T> {
+    let mut cur = units;
+    let mut n = (cur.len() / 2).max(1);
+    loop {
+        let mut progress = false;
+        let mut i = 0;
+        while i < cur.len() {
+            let end = (i + n).min(cur.len());
+            let mut cand = Vec::with_capacity(cur.len());
+            cand.extend_from_slice(&cur[..i]);
+            cand.extend_from_slice(&cur[end..]);
+            if test(&cand) {
+                cur = cand;
+                progress = true;
+            } else {
+                i += n;
+            }
+        }
+        if n == 1 && !progress {
+            return cur;
+        }
+        if !progress || n > 1 {
+            n = (n / 2).max(1);
+        }
+    }
+}
+
+/// Lines with their line ends (`\n`, `\r\n` or a lone `\r`).
+fn lines(body: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut cur = Vec::new();
+    let mut i = 0;
+    while i < body.len() {
+        let b = body[i];
+        cur.push(b);
+        if b == b'\n' || (b == b'\r' && body.get(i + 1) != Some(&b'\n')) {
+            out.push(std::mem::take(&mut cur));
+        }
+        i += 1;
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+fn split_url(url: &str) -> (String, String) {
+    // "scheme://host[:port]" and the rest.
+    if let Some(i) = url.find("://") {
+        let after = &url[i + 3..];
+        let host_end = after.find('/').map_or(url.len(), |j| i + 3 + j);
+        (url[..host_end].to_string(), url[host_end..].to_string())
+    } else {
+        (String::new(), url.to_string())
+    }
+}
+
+pub fn minimize(dir: &Path, known: &Known, exact: bool) -> Result<String, String> {
+    let f = Finding::load(dir).ok_or_else(|| format!("{}: no finding.json", dir.display()))?;
+    let mut s = Shrinker {
+        probe: Probe::new()?,
+        want: if exact {
+            Want::Exact(f.str("signature"))
+        } else {
+            Want::NewPart(f.new_part())
+        },
+        tests: 0,
+    };
+    let mut body = f.body.clone();
+    let mut agent = f.str("agent");
+    let mut url = f.str("url");
+    if !s.holds(&body, &agent, &url) {
+        return Err(format!(
+            "finding {} does not reproduce in process (its signature does not hold on replay)",
+            f.hash
+        ));
+    }
+    let original = (body.len(), agent.len(), url.len());
+    // 1. lines
+    let ls = shrink(lines(&body), |c| s.holds(&c.concat(), &agent, &url));
+    body = ls.concat();
+    // 2. bytes
+    body = shrink(body, |c| s.holds(c, &agent, &url));
+    // 3. URL: a plain host, then the path
+    let (host, path) = split_url(&url);
+    if host != "http://example.test" && !host.is_empty() {
+        let plain = format!("http://example.test{path}");
+        if s.holds(&body, &agent, &plain) {
+            url = plain;
+        }
+    }
+    let (host, path) = split_url(&url);
+    let chars: Vec<char> = path.chars().collect();
+    let path: String = shrink(chars, |c| {
+        let p: String = c.iter().collect();
+        (host.is_empty() || p.is_empty() || p.starts_with('/'))
+            && s.holds(&body, &agent, &format!("{host}{p}"))
+    })
+    .into_iter()
+    .collect();
+    url = format!("{host}{path}");
+    // 4. agent
+    let chars: Vec<char> = agent.chars().collect();
+    agent = shrink(chars, |c| {
+        !c.is_empty() && s.holds(&body, &c.iter().collect::<String>(), &url)
+    })
+    .into_iter()
+    .collect();
+    // 5. lines again (the URL and agent may have freed some)
+    let ls = shrink(lines(&body), |c| s.holds(&c.concat(), &agent, &url));
+    body = ls.concat();
+
+    let replay = s.probe.replay(&body, &agent, &url);
+    let t = replay
+        .triaged
+        .clone()
+        .ok_or("the minimised input no longer disagrees (bug)")?;
+    let case_id = format!("fuzz-{}", f.hash);
+    let case = case_yaml(&case_id, &f, &body, &agent, &url, &replay, &t);
+    let draft = ledger_draft(&case_id, &f, &replay, &t, known);
+    std::fs::write(dir.join("min.robots.txt"), &body).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("case.yaml"), &case).map_err(|e| e.to_string())?;
+    std::fs::write(dir.join("ledger-draft.yaml"), &draft).map_err(|e| e.to_string())?;
+    let min = serde_json::json!({
+        "agent": agent,
+        "url": url,
+        "body_len": body.len(),
+        "signature": t.signature(),
+        "cells": t.cells,
+        "replays": s.tests,
+        "case_id": case_id,
+    });
+    std::fs::write(
+        dir.join("minimized.json"),
+        serde_json::to_string_pretty(&min).unwrap_or_default(),
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(format!(
+        "finding {}: body {} -> {} bytes, agent {} -> {} chars, URL {} -> {} chars in {} replays\n  \
+         signature: {}\n  wrote {}/case.yaml and ledger-draft.yaml",
+        f.hash,
+        original.0,
+        body.len(),
+        original.1,
+        agent.len(),
+        original.2,
+        url.len(),
+        s.tests,
+        t.signature(),
+        dir.display()
+    ))
+}
+
+/// A YAML double-quoted string (JSON's escapes are YAML's).
+fn q(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+fn plain_text(b: &[u8]) -> bool {
+    b.iter()
+        .all(|&c| (0x20..0x7F).contains(&c) || c == b'\n' || c == b'\r' || c == b'\t')
+}
+
+/// The body as the case format writes it: one string when it is plain
+/// printable ASCII, else text and hex parts.
+fn body_yaml(body: &[u8]) -> String {
+    if plain_text(body) {
+        return format!("    robots: {}\n", q(&String::from_utf8_lossy(body)));
+    }
+    let mut out = String::from("    robots:\n");
+    let mut i = 0;
+    while i < body.len() {
+        let printable = |c: u8| (0x20..0x7F).contains(&c) || c == b'\n' || c == b'\r' || c == b'\t';
+        let start = i;
+        if printable(body[i]) {
+            while i < body.len() && printable(body[i]) {
+                i += 1;
+            }
+            let text = String::from_utf8_lossy(&body[start..i]);
+            out.push_str(&format!("      - text: {}\n", q(&text)));
+        } else {
+            while i < body.len() && !printable(body[i]) {
+                i += 1;
+            }
+            let hex: Vec<String> = body[start..i].iter().map(|b| format!("{b:02x}")).collect();
+            out.push_str(&format!("      - hex: \"{}\"\n", hex.join(" ")));
+        }
+    }
+    out
+}
+
+/// The RFC 9309 section behind the reference verdict, from the feature.
+pub fn basis(feature: &str) -> String {
+    if feature == "/robots.txt" {
+        return "§2.2.2 (\"The /robots.txt URI is implicitly allowed\")".into();
+    }
+    if feature == "no-group" {
+        return "§2.2.1 (no group matches the product token and there is no `*` group: no rules apply)".into();
+    }
+    if feature.starts_with("no-match") {
+        return "§2.2.2 (no rule of the group matches: the URI is allowed)".into();
+    }
+    let flags = feature
+        .split_once('[')
+        .and_then(|(_, r)| r.split_once(']'))
+        .map_or("", |(f, _)| f);
+    let mut b = String::from("§2.2.2 MUST (the most specific match decides)");
+    if flags.contains('*') || flags.contains('$') {
+        b.push_str(", §2.2.3 (special characters `*` and `$`)");
+    }
+    if flags.contains('%') || flags.contains('8') {
+        b.push_str(", §2.2.2 (percent-encoding before comparison)");
+    }
+    if feature.ends_with("/exact") || feature.ends_with("/star") {
+        b.push_str(", §2.2.1 (group selection)");
+    }
+    b
+}
+
+fn tags(feature: &str, body: &[u8]) -> Vec<&'static str> {
+    let flags = feature
+        .split_once('[')
+        .and_then(|(_, r)| r.split_once(']'))
+        .map_or("", |(f, _)| f);
+    let mut t = Vec::new();
+    if flags.contains('*') || flags.contains('$') {
+        t.push("wildcard");
+    }
+    if flags.contains('%') {
+        t.push("percent-encoding");
+    }
+    if flags.contains('8') || !body.is_ascii() {
+        t.push("encoding");
+    }
+    if feature == "/robots.txt" {
+        t.push("special-path");
+    }
+    if t.is_empty() {
+        t.push("line-syntax");
+    }
+    t
+}
+
+fn verdict(r: &Replay) -> (String, String) {
+    r.answers
+        .iter()
+        .find(|(n, _)| n == triage::REFERENCE)
+        .map(|(_, a)| (a.outcome.label(), a.explain.clone()))
+        .unwrap_or_else(|| ("?".into(), String::new()))
+}
+
+fn case_yaml(id: &str, f: &Finding, body: &[u8], agent: &str, url: &str, r: &Replay, t: &triage::Triaged) -> String {
+    let (expect, explain) = verdict(r);
+    let new: Vec<String> = f.new_part().iter().map(|k| triage::cell_oracle(k).to_string()).collect();
+    let mut y = String::new();
+    y.push_str(&format!("  - id: {id}\n"));
+    y.push_str(&format!(
+        "    title: {}\n",
+        q(&format!("fuzz finding {}: {} depart from RFC 9309 ({})", f.hash, new.join(", "), t.feature))
+    ));
+    y.push_str(&format!("    tags: [{}]\n", tags(&t.feature, body).join(", ")));
+    y.push_str(&format!(
+        "    source: {}\n",
+        q(&format!("cargo xtask fuzz (target {}, finding fuzz/findings/{}), minimised", f.str("target"), f.hash))
+    ));
+    y.push_str(&format!(
+        "    notes: {}\n",
+        q(&format!("signature: {}. rfc9309's reading: {explain}", t.signature()))
+    ));
+    y.push_str(&body_yaml(body));
+    y.push_str("    queries:\n");
+    y.push_str(&format!("      - agent: {}\n", q(agent)));
+    y.push_str(&format!("        url: {}\n", q(url)));
+    y.push_str(&format!("        expect: {expect}\n"));
+    y.push_str(&format!("        rfc: {}\n", q(&basis(&t.feature))));
+    y
+}
+
+fn ledger_draft(id: &str, f: &Finding, r: &Replay, t: &triage::Triaged, known: &Known) -> String {
+    let (_, explain) = verdict(r);
+    let new = f.new_part();
+    let answer = |oracle: &str| -> String {
+        r.answers
+            .iter()
+            .find(|(n, _)| n == oracle)
+            .map(|(_, a)| {
+                let d = a.outcome.detail();
+                if d.is_empty() {
+                    a.outcome.label()
+                } else {
+                    format!("{} ({d})", a.outcome.label())
+                }
+            })
+            .unwrap_or_default()
+    };
+    let mut y = String::from("  # DRAFT by cargo xtask fuzz minimize: check every field before appending\n");
+    let new_oracles: Vec<&str> = t
+        .cells
+        .iter()
+        .filter(|c| new.iter().any(|n| n.split(" @ ").next() == c.split(" @ ").next()))
+        .map(|c| triage::cell_oracle(c))
+        .collect();
+    y.push_str(&format!("  - id: {id}\n"));
+    y.push_str(&format!("    title: {}\n", q(&format!("DRAFT: {}", new.join(" + ")))));
+    y.push_str(&format!("    oracles: [{}]\n", new_oracles.join(", ")));
+    y.push_str("    classification: bug\n");
+    y.push_str(&format!("    rfc: {}\n", q(&basis(&t.feature))));
+    y.push_str("    upstream: \"none known\"\n");
+    y.push_str(&format!("    cases: [\"{id}#1\"]\n"));
+    let said: Vec<String> = new_oracles.iter().map(|o| format!("{o} says {}", answer(o))).collect();
+    y.push_str(&format!(
+        "    explanation: >-\n      DRAFT. {}. rfc9309: {explain}\n",
+        said.join("; ")
+    ));
+    // Other departures on the same query, already explained in the corpus.
+    let mut others: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
+    for c in &t.cells {
+        let o = triage::cell_oracle(c);
+        if new_oracles.contains(&o) {
+            continue;
+        }
+        let by = known
+            .explained_by
+            .get(c)
+            .map(|s| s.iter().cloned().collect::<Vec<_>>().join(", "))
+            .unwrap_or_else(|| "(no corpus cell shows it)".into());
+        others.entry(by).or_default().push(o);
+    }
+    for (by, oracles) in others {
+        y.push_str(&format!("  - id: {id}-also-{}\n", by.split(", ").next().unwrap_or("x").trim_matches(['(', ')'])));
+        y.push_str(&format!("    title: {}\n", q(&format!("DRAFT: the cause of {by}, seen again in {id}"))));
+        y.push_str(&format!("    oracles: [{}]\n", oracles.join(", ")));
+        y.push_str("    classification: bug\n");
+        y.push_str(&format!("    rfc: {}\n", q(&basis(&t.feature))));
+        y.push_str("    upstream: \"none known\"\n");
+        y.push_str(&format!("    cases: [\"{id}#1\"]\n"));
+        let said: Vec<String> = oracles.iter().map(|o| format!("{o} says {}", answer(o))).collect();
+        y.push_str(&format!(
+            "    explanation: >-\n      DRAFT. Same departure as ledger entry {by} in the corpus. {}.\n",
+            said.join("; ")
+        ));
+    }
+    y
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ddmin_finds_the_needed_units() {
+        let units: Vec<u32> = (0..100).collect();
+        let got = shrink(units, |c| c.contains(&17) && c.contains(&63));
+        assert_eq!(got, vec![17, 63]);
+    }
+
+    #[test]
+    fn lines_keep_their_ends() {
+        assert_eq!(
+            lines(b"a\r\nb\rc\nd"),
+            vec![b"a\r\n".to_vec(), b"b\r".to_vec(), b"c\n".to_vec(), b"d".to_vec()]
+        );
+        assert_eq!(split_url("http://x.test:80/a?b"), ("http://x.test:80".into(), "/a?b".into()));
+    }
+
+    #[test]
+    fn bodies_round_trip_through_the_case_format() {
+        let body = b"User-agent: *\r\nDisallow: /\xc3\xa4\xff\n";
+        let y = format!(
+            "cases:\n  - id: x\n    title: t\n    tags: [encoding]\n    source: s\n{}    queries:\n      - agent: a\n        url: http://x.test/\n        expect: allowed\n        rfc: \"§2.2.2\"\n",
+            body_yaml(body)
+        );
+        let cases = engine::case::parse_file(Path::new("t.yaml"), &y).unwrap();
+        assert_eq!(cases[0].body, body.to_vec());
+    }
+}

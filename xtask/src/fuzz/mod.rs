@@ -1,0 +1,365 @@
+//! `cargo xtask fuzz`: the nightly differential-fuzzing job and its tools,
+//! over the cargo-fuzz crate in `fuzz/` (see fuzz/README.md).
+//!
+//! - `cargo xtask fuzz --minutes N [--jobs J]`: set up, build, fuzz every
+//!   target for about N minutes on the persistent corpus (libFuzzer
+//!   `-fork=J`), merge, measure speed and coverage, minimise new findings,
+//!   write `reports/fuzz/<date>.{md,json}`; exit 1 on a new untriaged
+//!   signature.
+//! - `cargo xtask fuzz minimize <finding>`: shrink one finding.
+//! - `cargo xtask fuzz known`: derive the known-signature list.
+//! - `cargo xtask fuzz setup | build | speed | coverage`: the pieces alone.
+
+mod build;
+mod minimize;
+mod nightly;
+mod report;
+mod runner;
+mod tools;
+// Shared with the fuzz targets; xtask uses only part of it.
+#[allow(dead_code)]
+#[path = "../../../fuzz/src/triage.rs"]
+pub mod triage;
+
+use crate::cli::{Args, Usage};
+use engine::oracle::{Answer, Ask, Oracle, Outcome, Query};
+use oracles::rfc9309::{Readings, Robots};
+use std::path::{Path, PathBuf};
+
+const USAGE: &str = "\
+usage: cargo xtask fuzz [--minutes N] [--jobs J] [--no-build] [--speed-seconds S]
+       cargo xtask fuzz minimize <finding dir or hash> [--exact]
+       cargo xtask fuzz known | seed | setup | build | speed [--seconds S] | coverage
+
+  (no subcommand)  the nightly job: setup, build, fuzz all targets for about N minutes
+                   (default 10) on fuzz/corpus/ with libFuzzer -fork=J (default 1), merge,
+                   minimise new findings, write reports/fuzz/<date>.md and .json;
+                   exit 1 when a finding is new and untriaged
+  minimize         shrink a finding (lines, bytes, URL, agent) while its new part holds
+                   (--exact: while its whole signature holds); writes case.yaml and
+                   ledger-draft.yaml beside it
+  known            derive fuzz/known-signatures.json from the corpus and the ledger
+  seed             copy the corpus bodies into fuzz/corpus/differential_bytes
+  setup            check/install nightly, cargo-fuzz and clang
+  build            cargo fuzz build (plain and AddressSanitizer builds)
+  speed            exec/s of `differential`, one process then -jobs=2, same run
+  coverage         edges covered by fuzz/corpus/differential, and how many in googlebot::";
+
+pub fn root() -> PathBuf {
+    crate::paths::root()
+}
+
+pub fn fuzz_dir() -> PathBuf {
+    root().join("fuzz")
+}
+
+pub fn findings_dir() -> PathBuf {
+    fuzz_dir().join("findings")
+}
+
+pub fn known_path() -> PathBuf {
+    fuzz_dir().join("known-signatures.json")
+}
+
+pub fn main(rest: &[String]) -> Result<i32, Usage> {
+    let sub = rest.first().map(String::as_str);
+    match sub {
+        Some("minimize") => {
+            let a = Args::parse(&rest[1..], &["exact"], &[])?;
+            let Some(which) = a.positional.first() else {
+                return Err(Usage(format!("minimize needs a finding\n{USAGE}")));
+            };
+            crate::setup::ensure_or_reexec();
+            let dir = resolve_finding(which)?;
+            let known = derive_known().map_err(Usage)?;
+            write_known(&known);
+            match minimize::minimize(&dir, &known, a.has("exact")) {
+                Ok(summary) => {
+                    println!("{summary}");
+                    Ok(0)
+                }
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    Ok(1)
+                }
+            }
+        }
+        Some("known") => {
+            crate::setup::ensure_or_reexec();
+            let known = derive_known().map_err(Usage)?;
+            write_known(&known);
+            println!(
+                "{}: {} signatures, {} cell keys from {} corpus queries ({} left out: unexplained cells)",
+                known_path().display(),
+                known.signatures.len(),
+                known.cells.len(),
+                known.queries,
+                known.unexplained_queries
+            );
+            Ok(0)
+        }
+        Some("seed") => {
+            let n = nightly::seed();
+            println!("seeded {n} new corpus bodies into fuzz/corpus/differential_bytes");
+            Ok(0)
+        }
+        Some("setup") => Ok(match tools::ensure() {
+            Ok(_) => 0,
+            Err(p) => {
+                for e in p {
+                    eprintln!("error: {e}");
+                }
+                1
+            }
+        }),
+        Some("build") => {
+            let clang = ensure_tools()?;
+            Ok(match build::build_all(&clang) {
+                Ok(_) => 0,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    1
+                }
+            })
+        }
+        Some("speed") => {
+            let a = Args::parse(&rest[1..], &[], &["seconds"])?;
+            let secs: u64 = a.number("seconds", 60)?;
+            let clang = ensure_tools()?;
+            build::build_plain(&clang).map_err(Usage)?;
+            let known = derive_known().map_err(Usage)?;
+            write_known(&known);
+            let s = nightly::speed(secs).map_err(Usage)?;
+            println!("{}", s.describe());
+            Ok(0)
+        }
+        Some("coverage") => {
+            let clang = ensure_tools()?;
+            build::build_asan(&clang, &["differential"]).map_err(Usage)?;
+            let known = derive_known().map_err(Usage)?;
+            write_known(&known);
+            let c = nightly::coverage().map_err(Usage)?;
+            println!("{}", c.describe());
+            Ok(0)
+        }
+        Some("help" | "--help" | "-h") => {
+            println!("{USAGE}");
+            Ok(0)
+        }
+        _ => {
+            let a = Args::parse(rest, &["no-build"], &["minutes", "jobs", "speed-seconds"])?;
+            if let Some(p) = a.positional.first() {
+                return Err(Usage(format!("unknown fuzz subcommand `{p}`\n{USAGE}")));
+            }
+            let opts = nightly::Options {
+                minutes: a.number("minutes", 10.0)?,
+                jobs: a.number("jobs", 1)?,
+                build: !a.has("no-build"),
+                speed_seconds: a.one("speed-seconds")?.map(|s| s.parse().unwrap_or(0)),
+            };
+            if opts.minutes <= 0.0 || opts.jobs == 0 {
+                return Err(Usage("--minutes and --jobs must be positive".into()));
+            }
+            Ok(nightly::run(&opts))
+        }
+    }
+}
+
+fn ensure_tools() -> Result<String, Usage> {
+    crate::setup::ensure_or_reexec();
+    tools::ensure().map_err(|p| Usage(p.join("\n")))
+}
+
+/// A finding named by its directory or its hash.
+fn resolve_finding(which: &str) -> Result<PathBuf, Usage> {
+    let p = PathBuf::from(which);
+    let dir = if p.join("finding.json").is_file() {
+        p
+    } else {
+        findings_dir().join(which)
+    };
+    if dir.join("finding.json").is_file() {
+        Ok(dir)
+    } else {
+        Err(Usage(format!(
+            "no finding `{which}` (neither a directory with finding.json nor a hash under {})",
+            findings_dir().display()
+        )))
+    }
+}
+
+/// Every oracle, in process, in registry order; an unavailable one is an
+/// error naming its fix (as everywhere in repdiff: never silently skipped).
+pub fn make_oracles() -> Result<Vec<Box<dyn Oracle>>, String> {
+    let mut out = Vec::new();
+    let mut missing = Vec::new();
+    for e in oracles::registry() {
+        match (e.make)() {
+            Ok(o) => out.push(o),
+            Err(u) => missing.push(u.to_string()),
+        }
+    }
+    if missing.is_empty() {
+        Ok(out)
+    } else {
+        Err(missing.join("\n"))
+    }
+}
+
+/// The known list from a corpus run through every in-process oracle.
+pub fn derive_known() -> Result<triage::Known, String> {
+    let corpus = engine::case::load_dir(&crate::paths::corpus_dir()).map_err(|e| e.to_string())?;
+    let ledger_path = crate::paths::ledger();
+    let ledger_text = std::fs::read_to_string(&ledger_path).map_err(|e| e.to_string())?;
+    let names: Vec<&str> = oracles::registry().iter().map(|e| e.name).collect();
+    let ledger =
+        engine::ledger::load(&ledger_path, &corpus, &names).map_err(|e| e.to_string())?;
+    let oracles = make_oracles()?;
+    let names: Vec<String> = oracles.iter().map(|o| o.name().to_string()).collect();
+    let stamp = triage::stamp(&corpus, &ledger_text, &names);
+    let cases: Vec<&engine::case::Case> = corpus.cases.iter().collect();
+    let result = engine::run::run(&cases, oracles, Vec::new(), &ledger, &|_| None, &mut |_| {});
+    Ok(triage::derive_known(&corpus, &ledger, &result, stamp))
+}
+
+pub fn write_known(known: &triage::Known) {
+    let path = known_path();
+    let tmp = path.with_extension("json.tmp");
+    if std::fs::write(&tmp, known.to_json()).is_ok() {
+        let _ = std::fs::rename(&tmp, &path);
+    }
+}
+
+/// Every oracle in process, for replaying one (body, agent, URL).
+pub struct Probe {
+    oracles: Vec<Box<dyn Oracle>>,
+    readings: Readings,
+    scratch: Vec<u8>,
+}
+
+/// One replay: every oracle's answer, and the triage when they disagree.
+pub struct Replay {
+    pub answers: Vec<(String, Answer)>,
+    pub triaged: Option<triage::Triaged>,
+}
+
+impl Probe {
+    pub fn new() -> Result<Probe, String> {
+        Ok(Probe {
+            oracles: make_oracles()?,
+            readings: Readings::default(),
+            scratch: Vec::new(),
+        })
+    }
+
+    pub fn replay(&mut self, body: &[u8], agent: &str, url: &str) -> Replay {
+        let q = [Query {
+            ask: Ask::CanFetch,
+            agent: agent.to_string(),
+            url: url.to_string(),
+        }];
+        let answers: Vec<(String, Answer)> = self
+            .oracles
+            .iter_mut()
+            .map(|o| {
+                let a = o.run(body, &q).pop().unwrap_or_else(|| {
+                    Answer::from(Outcome::Crash {
+                        detail: "no answer".into(),
+                    })
+                });
+                (o.name().to_string(), a)
+            })
+            .collect();
+        let row: Vec<(&str, &Outcome)> = answers.iter().map(|(n, a)| (n.as_str(), &a.outcome)).collect();
+        let triaged = if triage::disagrees(&row) {
+            let robots = Robots::parse(body, &self.readings);
+            let f = triage::feature(&robots, agent, url, &mut self.scratch);
+            Some(triage::triage_row(&row, &f))
+        } else {
+            None
+        };
+        Replay { answers, triaged }
+    }
+}
+
+/// A finding on disk.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub dir: PathBuf,
+    pub hash: String,
+    pub json: serde_json::Value,
+    pub body: Vec<u8>,
+}
+
+impl Finding {
+    pub fn load(dir: &Path) -> Option<Finding> {
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("finding.json")).ok()?).ok()?;
+        Some(Finding {
+            dir: dir.to_path_buf(),
+            hash: json.get("hash")?.as_str()?.to_string(),
+            body: std::fs::read(dir.join("robots.txt")).ok()?,
+            json,
+        })
+    }
+
+    pub fn str(&self, key: &str) -> String {
+        self.json
+            .get(key)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    pub fn new_part(&self) -> Vec<String> {
+        self.json
+            .get("new")
+            .and_then(|v| v.as_array())
+            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+            .unwrap_or_default()
+    }
+
+    /// Total hits: the compacted count plus every process's count file.
+    pub fn hits(&self) -> u64 {
+        let mut n: u64 = std::fs::read_to_string(self.dir.join("hits.total"))
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(0);
+        if let Ok(rd) = std::fs::read_dir(self.dir.join("hits")) {
+            for e in rd.flatten() {
+                n += std::fs::read_to_string(e.path())
+                    .ok()
+                    .and_then(|s| s.trim().parse::<u64>().ok())
+                    .unwrap_or(0);
+            }
+        }
+        n
+    }
+
+    /// Fold the per-process hit files into `hits.total`.
+    pub fn compact_hits(&self) {
+        let total = self.hits();
+        if std::fs::write(self.dir.join("hits.total"), format!("{total}\n")).is_ok() {
+            let _ = std::fs::remove_dir_all(self.dir.join("hits"));
+        }
+    }
+
+    /// Is its new part still unexplained by `known`?
+    pub fn untriaged(&self, known: &triage::Known) -> bool {
+        self.new_part().iter().any(|k| !known.cells.contains(k))
+            && !known.signatures.contains(&self.str("signature"))
+    }
+}
+
+/// Every finding under fuzz/findings, oldest first.
+pub fn all_findings() -> Vec<Finding> {
+    let mut out: Vec<Finding> = std::fs::read_dir(findings_dir())
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| Finding::load(&e.path()))
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort_by_key(|f| (f.json.get("found_unix").and_then(|v| v.as_u64()).unwrap_or(0), f.hash.clone()));
+    out
+}

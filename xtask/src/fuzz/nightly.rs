@@ -1,0 +1,533 @@
+//! The nightly job: `cargo xtask fuzz --minutes N [--jobs J]`.
+
+use super::build::{self, asan_bin, plain_bin};
+use super::report::{self, Report};
+use super::runner::{self, Launch, RunStats};
+use super::{all_findings, derive_known, fuzz_dir, known_path, write_known};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+pub struct Options {
+    pub minutes: f64,
+    pub jobs: usize,
+    pub build: bool,
+    pub speed_seconds: Option<u64>,
+}
+
+/// The differential targets and the share of the fuzzing time each gets;
+/// the robustness targets share the rest equally.
+pub const DIFFERENTIAL: &[(&str, f64)] = &[("differential", 0.55), ("differential_bytes", 0.20)];
+pub const ROBUST: &[(&str, &str)] = &[
+    ("robust_rfc9309", "rfc9309"),
+    ("robust_google", "google"),
+    ("robust_texting_robots", "texting-robots"),
+    ("robust_robotstxt_rs", "robotstxt-rs"),
+    ("robust_cpython_311", "cpython-3.11"),
+    ("robust_cpython_315", "cpython-3.15"),
+    ("robust_protego", "protego"),
+    ("robust_protego_061", "protego-0.6.1"),
+];
+
+/// libFuzzer's per-input time limit (seconds): longer is a hang.
+pub const TIMEOUT: u64 = 10;
+
+fn max_len(target: &str) -> u32 {
+    match target {
+        "differential" => 512,
+        "differential_bytes" => 4096,
+        _ => 4096,
+    }
+}
+
+pub fn corpus_dir(target: &str) -> PathBuf {
+    fuzz_dir().join("corpus").join(target)
+}
+
+fn artifacts_dir(target: &str) -> PathBuf {
+    fuzz_dir().join("artifacts").join(target)
+}
+
+fn work_dir() -> PathBuf {
+    fuzz_dir().join("target/repdiff")
+}
+
+fn stats_dir() -> PathBuf {
+    work_dir().join("stats")
+}
+
+/// Environment every fuzz process gets.
+fn fuzz_env() -> Vec<(String, String)> {
+    vec![
+        ("REPDIFF_FUZZ_KEEP_GOING".into(), "1".into()),
+        ("REPDIFF_FUZZ_KNOWN".into(), known_path().display().to_string()),
+        ("REPDIFF_FUZZ_STATS".into(), stats_dir().display().to_string()),
+        // LeakSanitizer flags Python's caches; libFuzzer's -detect_leaks=0
+        // is not enough.
+        ("ASAN_OPTIONS".into(), "detect_leaks=0:abort_on_error=0".into()),
+        ("ASAN_SYMBOLIZER_PATH".into(), symbolizer()),
+    ]
+}
+
+fn symbolizer() -> String {
+    ["/usr/bin/llvm-symbolizer-14", "/usr/lib/llvm-14/bin/llvm-symbolizer", "/usr/bin/llvm-symbolizer"]
+        .iter()
+        .find(|p| Path::new(p).exists())
+        .map_or_else(String::new, |p| p.to_string())
+}
+
+/// Seed `fuzz/corpus/differential_bytes` with every corpus body (up to the
+/// target's max_len), named by content hash so re-seeding is idempotent.
+pub fn seed() -> usize {
+    let Ok(corpus) = engine::case::load_dir(&crate::paths::corpus_dir()) else {
+        return 0;
+    };
+    let dir = corpus_dir("differential_bytes");
+    let _ = std::fs::create_dir_all(&dir);
+    let mut n = 0;
+    for case in &corpus.cases {
+        if case.body.is_empty() || case.body.len() > max_len("differential_bytes") as usize {
+            continue;
+        }
+        let name = format!("seed-{}", &engine::sha256_hex(&case.body)[..16]);
+        let p = dir.join(name);
+        if !p.exists() && std::fs::write(&p, &case.body).is_ok() {
+            n += 1;
+        }
+    }
+    for t in DIFFERENTIAL.iter().map(|(t, _)| *t).chain(ROBUST.iter().map(|(t, _)| *t)) {
+        let _ = std::fs::create_dir_all(corpus_dir(t));
+        let _ = std::fs::create_dir_all(artifacts_dir(t));
+    }
+    n
+}
+
+/// One fuzzing run of `target` for `secs` with libFuzzer's fork mode.
+fn fuzz_target(target: &str, bin: &Path, secs: u64, jobs: usize, progress_every: Duration) -> Result<RunStats, String> {
+    let args = vec![
+        corpus_dir(target).display().to_string(),
+        format!("-fork={jobs}"),
+        "-ignore_crashes=1".into(),
+        "-ignore_timeouts=1".into(),
+        "-ignore_ooms=1".into(),
+        format!("-max_total_time={secs}"),
+        format!("-timeout={TIMEOUT}"),
+        "-rss_limit_mb=3072".into(),
+        format!("-max_len={}", max_len(target)),
+        format!("-artifact_prefix={}/", artifacts_dir(target).display()),
+        "-print_final_stats=1".into(),
+    ];
+    let launch = Launch {
+        target,
+        bin: bin.to_path_buf(),
+        args,
+        env: fuzz_env(),
+        seconds: secs,
+        log: work_dir().join("logs").join(format!("{target}.log")),
+        cwd: work_dir().join("cwd"),
+    };
+    runner::run(&launch, progress_every, &|| {
+        let (known, new) = report::live_signatures(&stats_dir());
+        format!(" | known hits {known}, new signatures {new}")
+    })
+}
+
+/// exec/s of `differential`: one process, then `-jobs=2`, same run, same
+/// corpus.
+#[derive(Debug, Clone, Default)]
+pub struct Speed {
+    pub seconds: u64,
+    pub one: RunStats,
+    /// Inputs that reached the oracles (not a repeat of a recent render).
+    pub one_distinct_per_sec: f64,
+    pub two: Vec<RunStats>,
+    pub two_distinct_per_sec: f64,
+}
+
+impl Speed {
+    pub fn two_total(&self) -> u64 {
+        self.two.iter().map(|s| s.exec_per_sec).sum()
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "differential, all in-process oracles, {} s each: 1 process {} exec/s ({:.0} distinct inputs/s reached the oracles); \
+             -jobs=2 {} exec/s in total ({}; {:.0} distinct/s)",
+            self.seconds,
+            self.one.exec_per_sec,
+            self.one_distinct_per_sec,
+            self.two_total(),
+            self.two.iter().map(|s| s.exec_per_sec.to_string()).collect::<Vec<_>>().join(" + "),
+            self.two_distinct_per_sec
+        )
+    }
+}
+
+fn distinct_rate(dir: &Path, secs: f64) -> f64 {
+    let (execs, repeats) = report::exec_counts(dir);
+    if secs <= 0.0 {
+        0.0
+    } else {
+        (execs.saturating_sub(repeats)) as f64 / secs
+    }
+}
+
+pub fn speed(secs: u64) -> Result<Speed, String> {
+    let bin = plain_bin("differential");
+    seed();
+    let base = [
+        corpus_dir("differential").display().to_string(),
+        format!("-max_total_time={secs}"),
+        format!("-timeout={TIMEOUT}"),
+        format!("-max_len={}", max_len("differential")),
+        format!("-artifact_prefix={}/", artifacts_dir("differential").display()),
+        "-print_final_stats=1".into(),
+    ];
+    let mut out = Speed {
+        seconds: secs,
+        ..Speed::default()
+    };
+    for two in [false, true] {
+        let sdir = work_dir().join(if two { "speed-2" } else { "speed-1" });
+        let _ = std::fs::remove_dir_all(&sdir);
+        let mut env = fuzz_env();
+        env.retain(|(k, _)| k != "REPDIFF_FUZZ_STATS");
+        env.push(("REPDIFF_FUZZ_STATS".into(), sdir.display().to_string()));
+        let mut args: Vec<String> = base.to_vec();
+        let cwd = work_dir().join(if two { "speed-2-cwd" } else { "speed-1-cwd" });
+        let _ = std::fs::remove_dir_all(&cwd);
+        if two {
+            args.push("-jobs=2".into());
+            args.push("-workers=2".into());
+        }
+        eprintln!(
+            "fuzz speed: differential, {} for {secs} s",
+            if two { "-jobs=2 -workers=2" } else { "one process" }
+        );
+        let launch = Launch {
+            target: "differential",
+            bin: bin.clone(),
+            args,
+            env,
+            seconds: secs,
+            log: work_dir().join("logs").join(format!("speed-{}.log", if two { 2 } else { 1 })),
+            cwd: cwd.clone(),
+        };
+        let s = runner::run(&launch, Duration::from_secs(15), &|| String::new())?;
+        if two {
+            // -jobs writes each worker's output to fuzz-<n>.log in cwd.
+            for i in 0..2 {
+                let mut w = RunStats {
+                    target: format!("differential worker {i}"),
+                    ..RunStats::default()
+                };
+                if let Ok(text) = std::fs::read_to_string(cwd.join(format!("fuzz-{i}.log"))) {
+                    for line in text.lines() {
+                        runner::parse_line(&mut w, line);
+                    }
+                }
+                out.two.push(w);
+            }
+            out.two_distinct_per_sec = distinct_rate(&sdir, s.seconds);
+        } else {
+            out.one_distinct_per_sec = distinct_rate(&sdir, s.seconds);
+            out.one = s;
+        }
+    }
+    Ok(out)
+}
+
+/// Coverage of `differential` over its corpus, from libFuzzer's
+/// `-print_coverage` on the AddressSanitizer build (whose runtime symbolises).
+#[derive(Debug, Clone, Default)]
+pub struct Coverage {
+    pub corpus_files: usize,
+    /// Edges covered / instrumented, whole binary (functions with coverage
+    /// info: every instrumented function is listed).
+    pub edges_covered: u64,
+    pub edges_total: u64,
+    pub google_covered: u64,
+    pub google_total: u64,
+    pub google_functions_covered: u64,
+    pub google_functions: u64,
+    /// libFuzzer's `cov:` after replaying the corpus (plain build).
+    pub cov: u64,
+    pub ft: u64,
+}
+
+impl Coverage {
+    pub fn describe(&self) -> String {
+        format!(
+            "coverage of differential over {} corpus inputs: libFuzzer cov {} / ft {}; edges {}/{} in all \
+             instrumented code, {}/{} in googlebot:: ({} of {} functions reached)",
+            self.corpus_files,
+            self.cov,
+            self.ft,
+            self.edges_covered,
+            self.edges_total,
+            self.google_covered,
+            self.google_total,
+            self.google_functions_covered,
+            self.google_functions
+        )
+    }
+}
+
+pub fn coverage() -> Result<Coverage, String> {
+    let corpus = corpus_dir("differential");
+    let files = std::fs::read_dir(&corpus).map(|r| r.count()).unwrap_or(0);
+    let mut c = Coverage {
+        corpus_files: files,
+        ..Coverage::default()
+    };
+    let tmp_findings = work_dir().join("coverage-findings");
+    let mut env = fuzz_env();
+    env.retain(|(k, _)| k != "REPDIFF_FUZZ_STATS");
+    env.push(("REPDIFF_FUZZ_FINDINGS".into(), tmp_findings.display().to_string()));
+    // The plain build's cov/ft after loading the corpus.
+    let plain = Launch {
+        target: "differential (replay)",
+        bin: plain_bin("differential"),
+        args: vec![corpus.display().to_string(), "-runs=0".into(), format!("-max_len={}", max_len("differential"))],
+        env: env.clone(),
+        seconds: 600,
+        log: work_dir().join("logs/coverage-plain.log"),
+        cwd: work_dir().join("cwd"),
+    };
+    let s = runner::run(&plain, Duration::from_secs(30), &|| String::new())?;
+    c.cov = s.cov;
+    c.ft = s.ft;
+    let asan = Launch {
+        target: "differential (asan, print_coverage)",
+        bin: asan_bin("differential"),
+        args: vec![
+            corpus.display().to_string(),
+            "-runs=0".into(),
+            "-print_coverage=1".into(),
+            format!("-max_len={}", max_len("differential")),
+        ],
+        env,
+        seconds: 900,
+        log: work_dir().join("logs/coverage-asan.log"),
+        cwd: work_dir().join("cwd"),
+    };
+    runner::run(&asan, Duration::from_secs(30), &|| String::new())?;
+    let text = std::fs::read_to_string(&asan.log).map_err(|e| e.to_string())?;
+    for line in text.lines() {
+        let covered = line.starts_with("COVERED_FUNC:");
+        if !covered && !line.starts_with("UNCOVERED_FUNC:") {
+            continue;
+        }
+        // COVERED_FUNC: hits: 5 edges: 3/10 fn file:line
+        let Some(i) = line.find("edges: ") else { continue };
+        let rest = &line[i + 7..];
+        let (frac, name) = rest.split_once(' ').unwrap_or((rest, ""));
+        let (a, b) = frac.split_once('/').unwrap_or(("0", "0"));
+        let (a, b): (u64, u64) = (a.parse().unwrap_or(0), b.parse().unwrap_or(0));
+        c.edges_covered += a;
+        c.edges_total += b;
+        if name.contains("googlebot::") {
+            c.google_covered += a;
+            c.google_total += b;
+            c.google_functions += 1;
+            if a > 0 {
+                c.google_functions_covered += 1;
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(tmp_findings);
+    Ok(c)
+}
+
+/// Minimise the corpus of `target` in place (`-merge=1` into a fresh dir).
+fn merge(target: &str, bin: &Path) -> Result<(usize, usize), String> {
+    let dir = corpus_dir(target);
+    let before = std::fs::read_dir(&dir).map(|r| r.count()).unwrap_or(0);
+    let fresh = fuzz_dir().join("corpus").join(format!(".{target}.merged"));
+    let _ = std::fs::remove_dir_all(&fresh);
+    std::fs::create_dir_all(&fresh).map_err(|e| e.to_string())?;
+    let mut env = fuzz_env();
+    env.retain(|(k, _)| k != "REPDIFF_FUZZ_STATS");
+    env.push((
+        "REPDIFF_FUZZ_FINDINGS".into(),
+        work_dir().join("merge-findings").display().to_string(),
+    ));
+    let launch = Launch {
+        target,
+        bin: bin.to_path_buf(),
+        args: vec![
+            "-merge=1".into(),
+            format!("-timeout={TIMEOUT}"),
+            format!("-max_len={}", max_len(target)),
+            fresh.display().to_string(),
+            dir.display().to_string(),
+        ],
+        env,
+        seconds: 900,
+        log: work_dir().join("logs").join(format!("merge-{target}.log")),
+        cwd: work_dir().join("cwd"),
+    };
+    let s = runner::run(&launch, Duration::from_secs(30), &|| String::new())?;
+    let after = std::fs::read_dir(&fresh).map(|r| r.count()).unwrap_or(0);
+    if s.exit == Some(0) && (after > 0 || before == 0) {
+        let old = fuzz_dir().join("corpus").join(format!(".{target}.old"));
+        let _ = std::fs::remove_dir_all(&old);
+        std::fs::rename(&dir, &old).map_err(|e| e.to_string())?;
+        std::fs::rename(&fresh, &dir).map_err(|e| e.to_string())?;
+        let _ = std::fs::remove_dir_all(&old);
+        Ok((before, after))
+    } else {
+        let _ = std::fs::remove_dir_all(&fresh);
+        Err(format!("merge of {target} failed (exit {:?}); corpus left as it was", s.exit))
+    }
+}
+
+pub fn run(o: &Options) -> i32 {
+    let started = SystemTime::now();
+    let t0 = std::time::Instant::now();
+    eprintln!("fuzz: nightly job, {} minutes, {} job(s)", o.minutes, o.jobs);
+    crate::setup::ensure_or_reexec();
+    let clang = match super::tools::ensure() {
+        Ok(c) => c,
+        Err(p) => {
+            for e in p {
+                eprintln!("error: {e}");
+            }
+            return 1;
+        }
+    };
+    if o.build {
+        if let Err(e) = build::build_all(&clang) {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    }
+    eprintln!("fuzz: deriving the known list from the corpus and the ledger");
+    let known = match derive_known() {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 1;
+        }
+    };
+    write_known(&known);
+    eprintln!(
+        "fuzz: known list: {} signatures, {} cell keys from {} corpus queries",
+        known.signatures.len(),
+        known.cells.len(),
+        known.queries
+    );
+    let seeded = seed();
+    eprintln!("fuzz: seeded {seeded} new corpus bodies into fuzz/corpus/differential_bytes");
+    let findings_before: Vec<String> = all_findings().into_iter().map(|f| f.hash).collect();
+    let _ = std::fs::remove_dir_all(stats_dir());
+
+    let total = (o.minutes * 60.0).max(30.0) as u64;
+    let speed_secs = o.speed_seconds.unwrap_or((total / 10).clamp(10, 60));
+    let speed = match speed(speed_secs) {
+        Ok(s) => {
+            eprintln!("fuzz: {}", s.describe());
+            Some(s)
+        }
+        Err(e) => {
+            eprintln!("fuzz: speed measurement failed: {e}");
+            None
+        }
+    };
+    let remaining = total.saturating_sub(2 * speed_secs).max(30);
+    let robust_share = ((remaining as f64 * 0.25) / ROBUST.len() as f64).max(5.0) as u64;
+    let mut runs: Vec<RunStats> = Vec::new();
+    let every = Duration::from_secs(if total > 600 { 60 } else { 15 });
+    for (target, share) in DIFFERENTIAL {
+        let secs = ((remaining as f64) * share).max(10.0) as u64;
+        eprintln!("fuzz: {target} for {secs} s, -fork={}", o.jobs);
+        match fuzz_target(target, &plain_bin(target), secs, o.jobs, every) {
+            Ok(s) => runs.push(s),
+            Err(e) => eprintln!("error: {target}: {e}"),
+        }
+    }
+    for (target, _) in ROBUST {
+        let bin = if build::ASAN_TARGETS.contains(target) {
+            asan_bin(target)
+        } else {
+            plain_bin(target)
+        };
+        eprintln!("fuzz: {target} for {robust_share} s{}", if bin == asan_bin(target) { " (AddressSanitizer)" } else { "" });
+        match fuzz_target(target, &bin, robust_share, o.jobs, every) {
+            Ok(s) => runs.push(s),
+            Err(e) => eprintln!("error: {target}: {e}"),
+        }
+    }
+    let fuzz_seconds: f64 = runs.iter().map(|r| r.seconds).sum::<f64>()
+        + speed.as_ref().map_or(0.0, |s| s.one.seconds + s.seconds as f64);
+    let mut merges = Vec::new();
+    for (target, _) in DIFFERENTIAL {
+        match merge(target, &plain_bin(target)) {
+            Ok((b, a)) => {
+                eprintln!("fuzz: merged {target}: {b} -> {a} inputs");
+                merges.push((target.to_string(), b, a));
+            }
+            Err(e) => eprintln!("fuzz: {e}"),
+        }
+    }
+    let cov = match coverage() {
+        Ok(c) => {
+            eprintln!("fuzz: {}", c.describe());
+            Some(c)
+        }
+        Err(e) => {
+            eprintln!("fuzz: coverage failed: {e}");
+            None
+        }
+    };
+    // Findings: fold hit counts, minimise the new ones.
+    let mut minimised = Vec::new();
+    for f in all_findings() {
+        f.compact_hits();
+        if !f.dir.join("case.yaml").exists() {
+            eprintln!("fuzz: minimising finding {}", f.hash);
+            match super::minimize::minimize(&f.dir, &known, false) {
+                Ok(s) => {
+                    eprintln!("{s}");
+                    minimised.push(f.hash.clone());
+                }
+                Err(e) => eprintln!("fuzz: minimising {} failed: {e}", f.hash),
+            }
+        }
+    }
+    let findings = all_findings();
+    let r = Report {
+        started,
+        wall_seconds: t0.elapsed().as_secs_f64(),
+        minutes: o.minutes,
+        jobs: o.jobs,
+        fuzz_seconds,
+        speed,
+        coverage: cov,
+        runs,
+        merges,
+        known,
+        findings,
+        findings_before,
+        minimised,
+        stats_dir: stats_dir(),
+        artifacts: DIFFERENTIAL
+            .iter()
+            .map(|(t, _)| (t.to_string(), String::new()))
+            .chain(ROBUST.iter().map(|(t, o)| (t.to_string(), o.to_string())))
+            .map(|(t, o)| {
+                let dir = artifacts_dir(&t);
+                let counts = (
+                    runner::count_new(&dir, "crash-", started),
+                    runner::count_new(&dir, "timeout-", started),
+                    runner::count_new(&dir, "oom-", started),
+                );
+                (t, o, counts)
+            })
+            .collect(),
+    };
+    let (code, paths) = report::write(&r);
+    for p in paths {
+        eprintln!("fuzz: wrote {}", p.display());
+    }
+    code
+}

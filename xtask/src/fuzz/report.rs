@@ -1,0 +1,323 @@
+//! `reports/fuzz/<date>.md` and `.json`: what the nightly job did and found.
+
+use super::nightly::{Coverage, Speed};
+use super::runner::RunStats;
+use super::triage::Known;
+use super::Finding;
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+pub struct Report {
+    pub started: SystemTime,
+    pub wall_seconds: f64,
+    pub minutes: f64,
+    pub jobs: usize,
+    pub fuzz_seconds: f64,
+    pub speed: Option<Speed>,
+    pub coverage: Option<Coverage>,
+    pub runs: Vec<RunStats>,
+    pub merges: Vec<(String, usize, usize)>,
+    pub known: Known,
+    pub findings: Vec<Finding>,
+    pub findings_before: Vec<String>,
+    pub minimised: Vec<String>,
+    pub stats_dir: PathBuf,
+    /// (target, oracle it isolates or "", (crash, timeout, oom) artifacts new this run)
+    pub artifacts: Vec<(String, String, (u64, u64, u64))>,
+}
+
+fn read_stats(dir: &Path) -> Vec<Value> {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+                .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+                .filter_map(|t| serde_json::from_str(&t).ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// (hits of known signatures, distinct new signatures) so far, for progress.
+pub fn live_signatures(dir: &Path) -> (u64, usize) {
+    let mut known = 0;
+    let mut new = std::collections::BTreeSet::new();
+    for v in read_stats(dir) {
+        if let Some(m) = v.get("known").and_then(|k| k.as_object()) {
+            known += m.values().filter_map(|x| x.as_u64()).sum::<u64>();
+        }
+        if let Some(m) = v.get("new").and_then(|k| k.as_object()) {
+            new.extend(m.keys().cloned());
+        }
+    }
+    (known, new.len())
+}
+
+/// (execs, repeats) summed over the differential processes' stats.
+pub fn exec_counts(dir: &Path) -> (u64, u64) {
+    read_stats(dir).iter().fold((0, 0), |(e, r), v| {
+        (
+            e + v.get("execs").and_then(|x| x.as_u64()).unwrap_or(0),
+            r + v.get("repeats").and_then(|x| x.as_u64()).unwrap_or(0),
+        )
+    })
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
+fn civil(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+pub fn date(t: SystemTime) -> (String, String) {
+    let secs = t
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let (y, m, d) = civil(secs.div_euclid(86_400));
+    let s = secs.rem_euclid(86_400);
+    (
+        format!("{y:04}-{m:02}-{d:02}"),
+        format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", s / 3600, s / 60 % 60, s % 60),
+    )
+}
+
+fn run_json(r: &RunStats) -> Value {
+    json!({
+        "target": r.target, "seconds": r.seconds, "execs": r.execs, "exec_per_sec": r.exec_per_sec,
+        "cov": r.cov, "ft": r.ft, "corpus": r.corpus, "ooms": r.ooms, "timeouts": r.timeouts,
+        "crashes": r.crashes, "exit": r.exit,
+    })
+}
+
+/// Write both files; the exit status is 1 when a finding is untriaged.
+pub fn write(r: &Report) -> (i32, Vec<PathBuf>) {
+    let (day, stamp) = date(r.started);
+    let stats = read_stats(&r.stats_dir);
+    // Aggregate the per-process counters.
+    let mut known_hits: BTreeMap<String, u64> = BTreeMap::new();
+    let mut new_hits: BTreeMap<String, u64> = BTreeMap::new();
+    let mut failures: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    let mut micros: BTreeMap<String, u64> = BTreeMap::new();
+    let mut robust_errors: BTreeMap<String, u64> = BTreeMap::new();
+    let (mut execs, mut repeats, mut disagreements) = (0u64, 0u64, 0u64);
+    for v in &stats {
+        if let Some(o) = v.get("oracle").and_then(|x| x.as_str()) {
+            *robust_errors.entry(o.to_string()).or_default() += v.get("errors").and_then(|x| x.as_u64()).unwrap_or(0);
+            continue;
+        }
+        execs += v.get("execs").and_then(|x| x.as_u64()).unwrap_or(0);
+        repeats += v.get("repeats").and_then(|x| x.as_u64()).unwrap_or(0);
+        disagreements += v.get("disagreements").and_then(|x| x.as_u64()).unwrap_or(0);
+        for (k, n) in v.get("known").and_then(|x| x.as_object()).into_iter().flatten() {
+            *known_hits.entry(k.clone()).or_default() += n.as_u64().unwrap_or(0);
+        }
+        for (k, n) in v.get("new").and_then(|x| x.as_object()).into_iter().flatten() {
+            *new_hits.entry(k.clone()).or_default() += n.get("hits").and_then(|x| x.as_u64()).unwrap_or(0);
+        }
+        for (o, m) in v.get("failures").and_then(|x| x.as_object()).into_iter().flatten() {
+            for (label, n) in m.as_object().into_iter().flatten() {
+                *failures.entry(o.clone()).or_default().entry(label.clone()).or_default() += n.as_u64().unwrap_or(0);
+            }
+        }
+        for (o, n) in v.get("oracle_micros").and_then(|x| x.as_object()).into_iter().flatten() {
+            *micros.entry(o.clone()).or_default() += n.as_u64().unwrap_or(0);
+        }
+    }
+    let new_this_run: Vec<&Finding> = r
+        .findings
+        .iter()
+        .filter(|f| !r.findings_before.contains(&f.hash))
+        .collect();
+    let untriaged: Vec<&Finding> = r.findings.iter().filter(|f| f.untriaged(&r.known)).collect();
+    let code = if untriaged.is_empty() { 0 } else { 1 };
+    let finding_json = |f: &Finding| {
+        let min: Value = std::fs::read_to_string(f.dir.join("minimized.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or(Value::Null);
+        json!({
+            "hash": f.hash, "new": f.new_part(), "signature": f.str("signature"), "target": f.str("target"),
+            "hits": f.hits(), "untriaged": f.untriaged(&r.known), "new_this_run": !r.findings_before.contains(&f.hash),
+            "minimized": min, "dir": f.dir.strip_prefix(super::root()).unwrap_or(&f.dir).display().to_string(),
+        })
+    };
+    let per_oracle: Vec<Value> = r
+        .artifacts
+        .iter()
+        .filter(|(_, o, _)| !o.is_empty())
+        .map(|(t, o, (c, ti, oom))| {
+            let run = r.runs.iter().find(|x| x.target == *t);
+            json!({
+                "oracle": o, "target": t, "crashes": c, "timeouts": ti, "ooms": oom,
+                "libfuzzer_crashes": run.map_or(0, |x| x.crashes), "libfuzzer_timeouts": run.map_or(0, |x| x.timeouts),
+                "exceptions": robust_errors.get(o).copied().unwrap_or(0),
+                "in_loop_failures": failures.get(o).cloned().unwrap_or_default(),
+                "differential_micros": micros.get(o).copied().unwrap_or(0),
+            })
+        })
+        .collect();
+    let j = json!({
+        "date": day, "started": stamp, "minutes": r.minutes, "jobs": r.jobs,
+        "wall_seconds": r.wall_seconds, "fuzz_seconds": r.fuzz_seconds,
+        "speed": r.speed.as_ref().map(|s| json!({
+            "seconds": s.seconds, "one_process_exec_per_sec": s.one.exec_per_sec,
+            "one_process_distinct_per_sec": s.one_distinct_per_sec,
+            "jobs2_exec_per_sec": s.two_total(), "jobs2_workers": s.two.iter().map(|w| w.exec_per_sec).collect::<Vec<_>>(),
+            "jobs2_distinct_per_sec": s.two_distinct_per_sec,
+        })),
+        "coverage": r.coverage.as_ref().map(|c| json!({
+            "corpus_files": c.corpus_files, "cov": c.cov, "ft": c.ft,
+            "edges_covered": c.edges_covered, "edges_total": c.edges_total,
+            "googlebot_edges_covered": c.google_covered, "googlebot_edges_total": c.google_total,
+            "googlebot_functions_covered": c.google_functions_covered, "googlebot_functions": c.google_functions,
+        })),
+        "runs": r.runs.iter().map(run_json).collect::<Vec<_>>(),
+        "merges": r.merges.iter().map(|(t, b, a)| json!({"target": t, "before": b, "after": a})).collect::<Vec<_>>(),
+        "differential": {"execs": execs, "repeats": repeats, "disagreements": disagreements},
+        "per_oracle": per_oracle,
+        "known": {"list_signatures": r.known.signatures.len(), "list_cells": r.known.cells.len(), "hits": known_hits},
+        "new_signature_hits": new_hits,
+        "findings": r.findings.iter().map(finding_json).collect::<Vec<_>>(),
+        "untriaged": untriaged.iter().map(|f| f.hash.clone()).collect::<Vec<_>>(),
+        "minimised_this_run": r.minimised,
+        "exit": code,
+    });
+
+    let mut md = String::new();
+    md.push_str(&format!("# Fuzzing report {day}\n\n"));
+    md.push_str(&format!(
+        "`cargo xtask fuzz --minutes {} --jobs {}`, started {stamp}, {:.0} s wall, {:.0} s of fuzzing in all.\n\n",
+        r.minutes, r.jobs, r.wall_seconds, r.fuzz_seconds
+    ));
+    md.push_str(&format!(
+        "**{}**\n\n",
+        if untriaged.is_empty() {
+            "No untriaged signature: exit 0.".to_string()
+        } else {
+            format!(
+                "{} untriaged signature(s): {} (exit 1). Promote each with `cargo xtask fuzz minimize` and a ledger entry.",
+                untriaged.len(),
+                untriaged.iter().map(|f| f.hash.as_str()).collect::<Vec<_>>().join(", ")
+            )
+        }
+    ));
+    md.push_str("## Speed\n\n");
+    match &r.speed {
+        Some(s) => md.push_str(&format!(
+            "`differential` with every in-process oracle, same corpus, {} s each, measured in this run:\n\n\
+             | mode | exec/s (libFuzzer) | distinct inputs/s reaching the oracles |\n|---|---|---|\n\
+             | 1 process | {} | {:.0} |\n| -jobs=2 -workers=2 | {} ({}) | {:.0} |\n\n\
+             A repeat is an input whose rendered robots.txt and queries were run moments ago (many mutations of a \
+             structured input render the same file); the harness skips the oracles for it.\n\n",
+            s.seconds,
+            s.one.exec_per_sec,
+            s.one_distinct_per_sec,
+            s.two_total(),
+            s.two.iter().map(|w| w.exec_per_sec.to_string()).collect::<Vec<_>>().join(" + "),
+            s.two_distinct_per_sec
+        )),
+        None => md.push_str("not measured\n\n"),
+    }
+    md.push_str("## Coverage\n\n");
+    match &r.coverage {
+        Some(c) => md.push_str(&format!(
+            "`differential` replaying its corpus ({} inputs): libFuzzer cov {} / ft {}. With `-print_coverage` \
+             (AddressSanitizer build): {} of {} instrumented edges covered; **{} of {} edges in `googlebot::`** \
+             (Google's robots.cc, compiled by clang with `-fsanitize=fuzzer-no-link`), {} of {} of its functions reached.\n\n",
+            c.corpus_files, c.cov, c.ft, c.edges_covered, c.edges_total, c.google_covered, c.google_total,
+            c.google_functions_covered, c.google_functions
+        )),
+        None => md.push_str("not measured\n\n"),
+    }
+    md.push_str("## Targets\n\n| target | s | execs | exec/s | cov | ft | corpus | oom/timeout/crash | new artifacts crash/timeout/oom |\n|---|---|---|---|---|---|---|---|---|\n");
+    for run in &r.runs {
+        let a = r.artifacts.iter().find(|(t, _, _)| *t == run.target).map_or((0, 0, 0), |x| x.2);
+        md.push_str(&format!(
+            "| {} | {:.0} | {} | {} | {} | {} | {} | {}/{}/{} | {}/{}/{} |\n",
+            run.target, run.seconds, run.execs, run.exec_per_sec, run.cov, run.ft, run.corpus, run.ooms,
+            run.timeouts, run.crashes, a.0, a.1, a.2
+        ));
+    }
+    for (t, b, a) in &r.merges {
+        md.push_str(&format!("\nCorpus `{t}` merged: {b} -> {a} inputs."));
+    }
+    md.push_str(&format!(
+        "\n\nDifferential processes: {execs} inputs, {repeats} repeats skipped, {disagreements} queries with a disagreement.\n\n"
+    ));
+    md.push_str("## Per oracle\n\n| oracle | robustness crashes | timeouts | ooms | exceptions (robust target) | in-loop failures (differential) | time in differential |\n|---|---|---|---|---|---|---|\n");
+    let total_micros: u64 = micros.values().sum::<u64>().max(1);
+    for p in &per_oracle {
+        let o = p["oracle"].as_str().unwrap_or("");
+        let fails = failures
+            .get(o)
+            .map(|m| m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "))
+            .unwrap_or_else(|| "none".into());
+        md.push_str(&format!(
+            "| {o} | {} | {} | {} | {} | {fails} | {:.0}% |\n",
+            p["crashes"], p["timeouts"], p["ooms"], p["exceptions"],
+            100.0 * micros.get(o).copied().unwrap_or(0) as f64 / total_micros as f64
+        ));
+    }
+    md.push_str(&format!(
+        "\n## Signatures\n\nKnown list: {} signatures and {} cell keys, derived from {} corpus queries \
+         ({} left out for an unexplained cell); see fuzz/README.md for how a fuzz input is judged explained.\n\n",
+        r.known.signatures.len(),
+        r.known.cells.len(),
+        r.known.queries,
+        r.known.unexplained_queries
+    ));
+    let mut top: Vec<(&String, &u64)> = known_hits.iter().collect();
+    top.sort_by(|a, b| b.1.cmp(a.1));
+    md.push_str(&format!("Known signatures hit this run: {} distinct", top.len()));
+    md.push_str(if top.is_empty() { ".\n\n" } else { "; the most frequent:\n\n| hits | signature |\n|---|---|\n" });
+    for (s, n) in top.iter().take(15) {
+        md.push_str(&format!("| {n} | `{s}` |\n"));
+    }
+    md.push_str(&format!(
+        "\nNew signatures this run: {}; minimised this run: {}. All findings on disk: {}.\n\n",
+        new_this_run.len(),
+        if r.minimised.is_empty() { "none".to_string() } else { r.minimised.join(", ") },
+        r.findings.len()
+    ));
+    if !r.findings.is_empty() {
+        md.push_str("| finding | new this run | hits | untriaged | new part | case |\n|---|---|---|---|---|---|\n");
+        for f in &r.findings {
+            let case = if f.dir.join("case.yaml").exists() { format!("fuzz-{}", f.hash) } else { "-".into() };
+            md.push_str(&format!(
+                "| `{}` | {} | {} | {} | {} | {} |\n",
+                f.hash,
+                if r.findings_before.contains(&f.hash) { "no" } else { "yes" },
+                f.hits(),
+                if f.untriaged(&r.known) { "**yes**" } else { "no" },
+                f.new_part().iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join("<br>"),
+                case
+            ));
+        }
+    }
+    let dir = super::root().join("reports/fuzz");
+    let _ = std::fs::create_dir_all(&dir);
+    let mdp = dir.join(format!("{day}.md"));
+    let jp = dir.join(format!("{day}.json"));
+    let _ = std::fs::write(&mdp, md);
+    let _ = std::fs::write(&jp, serde_json::to_string_pretty(&j).unwrap_or_default());
+    (code, vec![mdp, jp])
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn dates() {
+        assert_eq!(super::civil(0), (1970, 1, 1));
+        assert_eq!(super::civil(20_000), (2024, 10, 4));
+    }
+}
