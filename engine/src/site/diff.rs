@@ -281,7 +281,7 @@ pub fn diff(old: &Report, new: &Report) -> Diff {
 }
 
 fn pct(p: Option<f64>) -> String {
-    p.map(|p| format!("{:.1}%", (p * 10.0).floor() / 10.0))
+    p.map(|p| super::pages::pct(Some(p)))
         .unwrap_or_else(|| "–".into())
 }
 

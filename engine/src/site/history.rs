@@ -171,9 +171,15 @@ pub fn points(report: &Report, history: &[Record]) -> BTreeMap<String, Vec<Point
     let current = records(report);
     let mut all: Vec<Point> = current
         .into_iter()
-        .map(|record| Point {
-            record,
-            current: true,
+        .map(|mut record| {
+            // First seen: the history's date for a key it already has.
+            if let Some(h) = history.iter().find(|h| h.key() == record.key()) {
+                record.recorded_unix = h.recorded_unix.min(record.recorded_unix);
+            }
+            Point {
+                record,
+                current: true,
+            }
         })
         .collect();
     for r in history {

@@ -98,7 +98,9 @@ pub fn short(hash: &str) -> &str {
 
 pub fn pct(p: Option<f64>) -> String {
     match p {
-        Some(p) => format!("{:.1}%", (p * 10.0).floor() / 10.0),
+        // As the terminal and compat.md round, but never 100.0% unless perfect.
+        Some(p) if p < 100.0 && format!("{p:.1}") == "100.0" => "99.9%".into(),
+        Some(p) => format!("{p:.1}%"),
         None => "–".into(),
     }
 }
