@@ -37,11 +37,9 @@ impl Oracle for TextingRobots {
             .iter()
             .map(|q| {
                 guard(|| {
-                    let robot = robots
-                        .entry(q.agent.as_str())
-                        .or_insert_with(|| {
-                            texting_robots::Robot::new(&q.agent, body).map_err(|e| e.to_string())
-                        });
+                    let robot = robots.entry(q.agent.as_str()).or_insert_with(|| {
+                        texting_robots::Robot::new(&q.agent, body).map_err(|e| e.to_string())
+                    });
                     let robot = match robot {
                         Ok(r) => r,
                         Err(message) => {

@@ -41,10 +41,20 @@ struct Base {
 }
 
 const fn a(agent: &'static str, path: &'static str, rfc: &'static str) -> Q {
-    Q { agent, path, allowed: true, basis: Basis::Rfc(rfc) }
+    Q {
+        agent,
+        path,
+        allowed: true,
+        basis: Basis::Rfc(rfc),
+    }
 }
 const fn d(agent: &'static str, path: &'static str, rfc: &'static str) -> Q {
-    Q { agent, path, allowed: false, basis: Basis::Rfc(rfc) }
+    Q {
+        agent,
+        path,
+        allowed: false,
+        basis: Basis::Rfc(rfc),
+    }
 }
 
 const MOST_SPECIFIC: &str = "§2.2.2 MUST (most specific match)";
@@ -70,7 +80,11 @@ const BASES: &[Base] = &[
     Base {
         name: "disallow-beats-allow",
         title: "a longer Disallow inside an Allowed directory",
-        lines: &["User-agent: FooBot", "Allow: /docs", "Disallow: /docs/internal"],
+        lines: &[
+            "User-agent: FooBot",
+            "Allow: /docs",
+            "Disallow: /docs/internal",
+        ],
         queries: &[
             d("FooBot", "/docs/internal/a", MOST_SPECIFIC),
             a("FooBot", "/docs/a", MOST_SPECIFIC),
@@ -82,14 +96,28 @@ const BASES: &[Base] = &[
         title: "an Allow and a Disallow of the same pattern",
         lines: &["User-agent: FooBot", "Disallow: /same", "Allow: /same"],
         queries: &[
-            a("FooBot", "/same/x", "§2.2.2 SHOULD (equivalent allow and disallow: allow)"),
-            a("FooBot", "/samex", "§2.2.2 SHOULD (equivalent allow and disallow: allow)"),
+            a(
+                "FooBot",
+                "/same/x",
+                "§2.2.2 SHOULD (equivalent allow and disallow: allow)",
+            ),
+            a(
+                "FooBot",
+                "/samex",
+                "§2.2.2 SHOULD (equivalent allow and disallow: allow)",
+            ),
         ],
     },
     Base {
         name: "specific-over-star",
         title: "an agent's own group instead of the * group",
-        lines: &["User-agent: *", "Disallow: /", "", "User-agent: FooBot", "Disallow: /private"],
+        lines: &[
+            "User-agent: *",
+            "Disallow: /",
+            "",
+            "User-agent: FooBot",
+            "Disallow: /private",
+        ],
         queries: &[
             a("FooBot", "/public", OWN_GROUP),
             d("FooBot", "/private", OWN_GROUP),
@@ -108,8 +136,16 @@ const BASES: &[Base] = &[
             "Allow: /",
         ],
         queries: &[
-            d("FooBot", "/shared", "§2.1 (a group starts with one or more user-agent lines)"),
-            d("BarBot", "/shared/x", "§2.1 (a group starts with one or more user-agent lines)"),
+            d(
+                "FooBot",
+                "/shared",
+                "§2.1 (a group starts with one or more user-agent lines)",
+            ),
+            d(
+                "BarBot",
+                "/shared/x",
+                "§2.1 (a group starts with one or more user-agent lines)",
+            ),
             a("BazBot", "/shared", STAR),
         ],
     },
@@ -168,9 +204,19 @@ const BASES: &[Base] = &[
     Base {
         name: "empty-disallow",
         title: "an empty Disallow: in the agent's group, Disallow: / for the others",
-        lines: &["User-agent: FooBot", "Disallow:", "", "User-agent: *", "Disallow: /"],
+        lines: &[
+            "User-agent: FooBot",
+            "Disallow:",
+            "",
+            "User-agent: *",
+            "Disallow: /",
+        ],
         queries: &[
-            a("FooBot", "/x", "§2.2.2 (the empty pattern matches nothing: allowed)"),
+            a(
+                "FooBot",
+                "/x",
+                "§2.2.2 (the empty pattern matches nothing: allowed)",
+            ),
             d("BarBot", "/x", STAR),
         ],
     },
@@ -179,17 +225,33 @@ const BASES: &[Base] = &[
         title: "an upper-case group name",
         lines: &["User-agent: FOOBOT", "Disallow: /x"],
         queries: &[
-            d("FooBot", "/x", "§2.2.1 MUST (case-insensitive product token)"),
-            d("foobot", "/x", "§2.2.1 MUST (case-insensitive product token)"),
+            d(
+                "FooBot",
+                "/x",
+                "§2.2.1 MUST (case-insensitive product token)",
+            ),
+            d(
+                "foobot",
+                "/x",
+                "§2.2.1 MUST (case-insensitive product token)",
+            ),
             a("BarBot", "/x", NO_GROUP),
         ],
     },
     Base {
         name: "percent-unreserved",
         title: "percent-encoded unreserved and non-ASCII characters in rules",
-        lines: &["User-agent: *", "Disallow: /%7Euser/", "Disallow: /caf%C3%A9"],
+        lines: &[
+            "User-agent: *",
+            "Disallow: /%7Euser/",
+            "Disallow: /caf%C3%A9",
+        ],
         queries: &[
-            d("FooBot", "/~user/a", "§2.2.2 MUST (%7E is the unreserved ~)"),
+            d(
+                "FooBot",
+                "/~user/a",
+                "§2.2.2 MUST (%7E is the unreserved ~)",
+            ),
             d("FooBot", "/%7Euser/a", "§2.2.2 MUST"),
             d("FooBot", "/caf%C3%A9", "§2.2.2 MUST (same octets)"),
             a("FooBot", "/cafe", PREFIX),
@@ -198,9 +260,17 @@ const BASES: &[Base] = &[
     Base {
         name: "query-rules",
         title: "rules that reach into the query",
-        lines: &["User-agent: *", "Disallow: /search?", "Allow: /search?public="],
+        lines: &[
+            "User-agent: *",
+            "Disallow: /search?",
+            "Allow: /search?public=",
+        ],
         queries: &[
-            d("FooBot", "/search?q=1", "§2.2.2 MUST (the query is part of what is matched)"),
+            d(
+                "FooBot",
+                "/search?q=1",
+                "§2.2.2 MUST (the query is part of what is matched)",
+            ),
             a("FooBot", "/search?public=1", MOST_SPECIFIC),
             a("FooBot", "/search", PREFIX),
         ],
@@ -210,7 +280,11 @@ const BASES: &[Base] = &[
         title: "Disallow: / and the robots.txt URI",
         lines: &["User-agent: *", "Disallow: /"],
         queries: &[
-            a("FooBot", "/robots.txt", "§2.2.2 (the /robots.txt URI is implicitly allowed)"),
+            a(
+                "FooBot",
+                "/robots.txt",
+                "§2.2.2 (the /robots.txt URI is implicitly allowed)",
+            ),
             d("FooBot", "/x", PREFIX),
         ],
     },
@@ -224,7 +298,11 @@ const BASES: &[Base] = &[
             "Disallow: /",
         ],
         queries: &[
-            d("FooBot", "/x", "§2.2.4 MUST NOT (a Sitemaps record does not terminate a group)"),
+            d(
+                "FooBot",
+                "/x",
+                "§2.2.4 MUST NOT (a Sitemaps record does not terminate a group)",
+            ),
             d("BarBot", "/x", OWN_GROUP),
             a("BazBot", "/x", NO_GROUP),
         ],
@@ -239,18 +317,35 @@ const BASES: &[Base] = &[
             "Disallow: /p",
         ],
         queries: &[
-            d("FooBot", "/p", "§2.2.4 MUST NOT (other records do not interfere with groups)"),
+            d(
+                "FooBot",
+                "/p",
+                "§2.2.4 MUST NOT (other records do not interfere with groups)",
+            ),
             d("BarBot", "/p", OWN_GROUP),
         ],
     },
     Base {
         name: "rules-before-user-agent",
         title: "a rule before the first user-agent line",
-        lines: &["Disallow: /orphan", "", "User-agent: FooBot", "Disallow: /mine"],
+        lines: &[
+            "Disallow: /orphan",
+            "",
+            "User-agent: FooBot",
+            "Disallow: /mine",
+        ],
         queries: &[
-            a("FooBot", "/orphan", "§2.2.2 SHOULD (rules outside any group are ignored)"),
+            a(
+                "FooBot",
+                "/orphan",
+                "§2.2.2 SHOULD (rules outside any group are ignored)",
+            ),
             d("FooBot", "/mine", OWN_GROUP),
-            a("BarBot", "/orphan", "§2.2.2 SHOULD (rules outside any group are ignored)"),
+            a(
+                "BarBot",
+                "/orphan",
+                "§2.2.2 SHOULD (rules outside any group are ignored)",
+            ),
         ],
     },
     Base {
@@ -259,7 +354,11 @@ const BASES: &[Base] = &[
         lines: &["User-agent: *", "Allow: /dir/index.html", "Disallow: /dir/"],
         queries: &[
             a("FooBot", "/dir/index.html", MOST_SPECIFIC),
-            d("FooBot", "/dir/", "§2.2.2 MUST (/dir/index.html does not match /dir/)"),
+            d(
+                "FooBot",
+                "/dir/",
+                "§2.2.2 MUST (/dir/index.html does not match /dir/)",
+            ),
             d("FooBot", "/dir/other", PREFIX),
         ],
     },
@@ -321,7 +420,11 @@ const BASES: &[Base] = &[
         title: "%2A as a literal * in a rule",
         lines: &["User-agent: *", "Disallow: /file-%2A.html"],
         queries: &[
-            d("FooBot", "/file-*.html", "§2.2.3 (%2A matches a literal *; the RFC's own example)"),
+            d(
+                "FooBot",
+                "/file-*.html",
+                "§2.2.3 (%2A matches a literal *; the RFC's own example)",
+            ),
             a("FooBot", "/file-x.html", "§2.2.3 (%2A is not a wildcard)"),
         ],
     },
@@ -350,7 +453,11 @@ const BASES: &[Base] = &[
         title: "a final group without rules",
         lines: &["User-agent: *", "Disallow: /", "", "User-agent: FooBot"],
         queries: &[
-            a("FooBot", "/x", "§2.1 (the last group may have no rules: it allows everything)"),
+            a(
+                "FooBot",
+                "/x",
+                "§2.1 (the last group may have no rules: it allows everything)",
+            ),
             d("BarBot", "/x", STAR),
         ],
     },
@@ -535,7 +642,10 @@ fn blank(blocks: &[Vec<String>]) -> Vec<Vec<String>> {
 }
 
 fn map_lines(blocks: &[Vec<String>], f: fn(&str) -> String) -> Vec<Vec<String>> {
-    blocks.iter().map(|b| b.iter().map(|l| f(l)).collect()).collect()
+    blocks
+        .iter()
+        .map(|b| b.iter().map(|l| f(l)).collect())
+        .collect()
 }
 
 fn with_eol(lines: &[String], eol: &str) -> String {
@@ -549,7 +659,11 @@ fn mixed_eol(lines: &[String]) -> String {
     for (i, l) in lines.iter().enumerate() {
         // An empty line ended by LF right after a CR would merge into one
         // CRLF and vanish; keep it a line of its own.
-        let eol = if l.is_empty() && prev == "\r" { "\r" } else { EOLS[i % 3] };
+        let eol = if l.is_empty() && prev == "\r" {
+            "\r"
+        } else {
+            EOLS[i % 3]
+        };
         out.push_str(l);
         out.push_str(eol);
         prev = eol;
@@ -583,7 +697,13 @@ fn render(base: &Base, variant: &str) -> Option<(Option<&'static str>, String)> 
             v.extend(groups.into_iter().rev());
             (None, lf(&v))
         }
-        "bom" => (Some("ef bb bf"), format!("# metamorphic variant: a BOM precedes this comment\n{}", lf(&bs))),
+        "bom" => (
+            Some("ef bb bf"),
+            format!(
+                "# metamorphic variant: a BOM precedes this comment\n{}",
+                lf(&bs)
+            ),
+        ),
         "combo" => {
             let v = blank(&map_lines(&map_lines(&comments(&bs), keycase), ws));
             (None, with_eol(&join_blocks(&v), "\r\n"))
@@ -602,7 +722,9 @@ fn quote(s: &str) -> String {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => {
+                out.push_str(&format!("\\x{:02x}", c as u32))
+            }
             c => out.push(c),
         }
     }
@@ -632,11 +754,17 @@ pub fn generate() -> String {
                 continue;
             };
             y.push_str(&format!("  - id: meta-{}-{}\n", base.name, v.name));
-            y.push_str(&format!("    title: {}\n", quote(&format!("{} [{}]", base.title, v.name))));
+            y.push_str(&format!(
+                "    title: {}\n",
+                quote(&format!("{} [{}]", base.title, v.name))
+            ));
             y.push_str("    tags: [metamorphic]\n");
             y.push_str(&format!(
                 "    source: {}\n",
-                quote(&format!("metamorphic variant `{}` of base `{}` (generated)", v.name, base.name))
+                quote(&format!(
+                    "metamorphic variant `{}` of base `{}` (generated)",
+                    v.name, base.name
+                ))
             ));
             y.push_str(&format!("    family: meta-{}\n", base.name));
             y.push_str(&format!("    notes: {}\n", quote(v.what)));
@@ -690,6 +818,10 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         return Ok(1);
     }
     let cases = text.matches("\n  - id: ").count();
-    println!("wrote {} ({cases} cases, {} families)", path.display(), BASES.len());
+    println!(
+        "wrote {} ({cases} cases, {} families)",
+        path.display(),
+        BASES.len()
+    );
     Ok(0)
 }

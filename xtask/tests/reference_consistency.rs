@@ -39,7 +39,10 @@ fn every_definite_expectation_equals_the_reference_verdict() {
             )),
         }
     }
-    assert!(answered > 1000, "only {answered} cells answered: is the corpus loaded?");
+    assert!(
+        answered > 1000,
+        "only {answered} cells answered: is the corpus loaded?"
+    );
     assert!(
         wrong.is_empty(),
         "{} expectation(s) differ from the reference:\n{}",

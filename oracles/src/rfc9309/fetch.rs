@@ -58,7 +58,10 @@ fn resolve(base: &str, location: &str) -> String {
     if location.starts_with('/') {
         format!("{}{}", &base[..authority_end], location)
     } else {
-        let dir_end = base.rfind('/').filter(|&i| i >= authority_end).map_or(base.len(), |i| i + 1);
+        let dir_end = base
+            .rfind('/')
+            .filter(|&i| i >= authority_end)
+            .map_or(base.len(), |i| i + 1);
         format!("{}{}", &base[..dir_end], location)
     }
 }
@@ -83,7 +86,9 @@ fn get(url: &str) -> Result<(u16, Option<String>, Vec<u8>), String> {
         .ok_or_else(|| format!("no address for {addr}"))?;
     let mut stream =
         TcpStream::connect_timeout(&sock, TIMEOUT).map_err(|e| format!("connect {addr}: {e}"))?;
-    stream.set_read_timeout(Some(TIMEOUT)).map_err(|e| e.to_string())?;
+    stream
+        .set_read_timeout(Some(TIMEOUT))
+        .map_err(|e| e.to_string())?;
     let request = format!(
         "GET {path} HTTP/1.1\r\nHost: {authority}\r\nUser-Agent: repdiff-rfc9309\r\n\
          Accept-Encoding: gzip\r\nConnection: close\r\n\r\n"
@@ -163,7 +168,10 @@ mod tests {
 
     #[test]
     fn dechunks() {
-        assert_eq!(dechunk(b"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n").unwrap(), b"abcde");
+        assert_eq!(
+            dechunk(b"3\r\nabc\r\n2\r\nde\r\n0\r\n\r\n").unwrap(),
+            b"abcde"
+        );
         assert!(dechunk(b"zz\r\n").is_none());
     }
 }
