@@ -138,7 +138,9 @@ const UA_KEYS: &[&str] = &[
     " User-agent",
     "User-agent ",
 ];
-const SEPS: &[&str] = &[": ", ": ", ": ", ":", ":  ", " : ", "\t:\t", " ", ":\t", "="];
+const SEPS: &[&str] = &[
+    ": ", ": ", ": ", ":", ":  ", " : ", "\t:\t", " ", ":\t", "=",
+];
 const AGENT_NAMES: &[&str] = &[
     "*",
     "*",
@@ -241,7 +243,9 @@ const UTF8S: &[(&str, &str)] = &[
 const BYTES: &[u8] = &[
     0xFF, 0x80, 0x00, 0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x7F, b'\t', 0xC3, 0xE2, b'\\', b'"', b' ',
 ];
-const PUNCTS: &[&str] = &["?", "?a=1", "&", "=", "#", "#x", ";", ",", "+", "!", "@", ":", "'", "(", "[", "|"];
+const PUNCTS: &[&str] = &[
+    "?", "?a=1", "&", "=", "#", "#x", ";", ",", "+", "!", "@", ":", "'", "(", "[", "|",
+];
 const COMMENTS: &[&str] = &[
     "# comment",
     "#",
@@ -270,10 +274,36 @@ const OTHER_KEYS: &[&str] = &[
     "Agent",
     "",
 ];
-const OTHER_VALUES: &[&str] = &["5", "1/10", "example.test", "/", "/a", "0.5", "", "*", "foobot", "x y"];
-const FILLS: &[&str] = &["", "x", "abc", "/", "a/b", "%2F", "*", "$", "\u{e4}", "fish"];
+const OTHER_VALUES: &[&str] = &[
+    "5",
+    "1/10",
+    "example.test",
+    "/",
+    "/a",
+    "0.5",
+    "",
+    "*",
+    "foobot",
+    "x y",
+];
+const FILLS: &[&str] = &[
+    "", "x", "abc", "/", "a/b", "%2F", "*", "$", "\u{e4}", "fish",
+];
 const SUFFIXES: &[&str] = &[
-    "", "", "", "/", "x", ".html", "?q=1", "#frag", "/sub/page", "?", "%2F", "$", "\u{e4}", ";p",
+    "",
+    "",
+    "",
+    "/",
+    "x",
+    ".html",
+    "?q=1",
+    "#frag",
+    "/sub/page",
+    "?",
+    "%2F",
+    "$",
+    "\u{e4}",
+    ";p",
 ];
 
 struct Out {
@@ -453,7 +483,11 @@ fn render_line(out: &mut Out, l: &Line) {
             if kind % 4 < 2 {
                 let mut segs = vec![Seg::Slash];
                 segs.extend(std::iter::repeat_n(
-                    if kind % 4 == 0 { Seg::Word(0) } else { Seg::Star },
+                    if kind % 4 == 0 {
+                        Seg::Word(0)
+                    } else {
+                        Seg::Star
+                    },
                     MAX_SEGS - 1,
                 ));
                 out.rules.push(segs);
@@ -643,8 +677,12 @@ pub fn queries_for_body(body: &[u8]) -> Vec<Query> {
         let Some(colon) = line.iter().position(|&b| b == b':') else {
             continue;
         };
-        let key = String::from_utf8_lossy(&line[..colon]).trim().to_ascii_lowercase();
-        let value = String::from_utf8_lossy(&line[colon + 1..]).trim().to_string();
+        let key = String::from_utf8_lossy(&line[..colon])
+            .trim()
+            .to_ascii_lowercase();
+        let value = String::from_utf8_lossy(&line[colon + 1..])
+            .trim()
+            .to_string();
         if agent.is_none() && key.ends_with("user-agent") && value != "*" && !value.is_empty() {
             agent = Some(caller_from_name(&value));
         }

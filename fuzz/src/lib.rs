@@ -84,7 +84,9 @@ pub fn make_oracles(want: Option<&[&str]>) -> Vec<Box<dyn Oracle>> {
         match (entry.make)() {
             Ok(o) => out.push(o),
             Err(u) if allow_missing => eprintln!("repdiff-fuzz: WARNING, running without {u}"),
-            Err(u) => panic!("repdiff-fuzz: {u}; set REPDIFF_FUZZ_ALLOW_MISSING=1 to fuzz without it"),
+            Err(u) => {
+                panic!("repdiff-fuzz: {u}; set REPDIFF_FUZZ_ALLOW_MISSING=1 to fuzz without it")
+            }
         }
     }
     if let Some(w) = want {
@@ -101,7 +103,10 @@ pub fn make_oracles(want: Option<&[&str]>) -> Vec<Box<dyn Oracle>> {
 /// process) when it is missing or its stamp no longer matches the corpus,
 /// the ledger and the oracles' versions.
 pub fn load_or_derive_known(names: &[String]) -> Known {
-    let path = env_path("REPDIFF_FUZZ_KNOWN", fuzz_dir().join("known-signatures.json"));
+    let path = env_path(
+        "REPDIFF_FUZZ_KNOWN",
+        fuzz_dir().join("known-signatures.json"),
+    );
     // Named explicitly (cargo xtask fuzz derives it fresh before a run):
     // trusted, so a forked child does not load the corpus again.
     if std::env::var_os("REPDIFF_FUZZ_KNOWN").is_some() {
@@ -404,34 +409,37 @@ impl Harness {
                 *self.stats.known.entry(t.signature()).or_default() += 1;
                 continue;
             }
-            let hash = triage::finding_hash(&new_part);
-            self.stats
-                .new
-                .entry(hash.clone())
-                .or_insert_with(|| (new_part.join(" + "), 0))
-                .1 += 1;
             let named: Vec<(&str, &Answer)> = self
                 .names
                 .iter()
                 .zip(&answers)
                 .map(|(n, a)| (n.as_str(), &a[qi]))
                 .collect();
-            if let Some(dir) = self.findings.record(
-                self.target, &hash, &new_part, &t, body, q, &named, raw_input,
-            ) {
-                eprintln!(
-                    "repdiff-fuzz: NEW signature {hash}: {}\n  signature: {}\n  saved to {}",
-                    new_part.join(" + "),
-                    t.signature(),
-                    dir.display()
-                );
-                if !self.keep_going {
-                    stop = Some(format!(
-                        "new divergence signature {hash} ({}), saved to {}; \
-                         set REPDIFF_FUZZ_KEEP_GOING=1 to continue past new signatures",
-                        new_part.join(" + "),
+            // One finding per new cell key.
+            for key in &new_part {
+                let one = std::slice::from_ref(key);
+                let hash = triage::finding_hash(one);
+                self.stats
+                    .new
+                    .entry(hash.clone())
+                    .or_insert_with(|| (key.clone(), 0))
+                    .1 += 1;
+                if let Some(dir) =
+                    self.findings
+                        .record(self.target, &hash, one, &t, body, q, &named, raw_input)
+                {
+                    eprintln!(
+                        "repdiff-fuzz: NEW signature {hash}: {key}\n  signature: {}\n  saved to {}",
+                        t.signature(),
                         dir.display()
-                    ));
+                    );
+                    if !self.keep_going && stop.is_none() {
+                        stop = Some(format!(
+                            "new divergence signature {hash} ({key}), saved to {}; \
+                             set REPDIFF_FUZZ_KEEP_GOING=1 to continue past new signatures",
+                            dir.display()
+                        ));
+                    }
                 }
             }
         }
@@ -490,7 +498,9 @@ pub mod robust {
         let mut g = ONE.lock().unwrap_or_else(|p| p.into_inner());
         if g.is_none() {
             let mut v = make_oracles(Some(&[name]));
-            let oracle = v.pop().unwrap_or_else(|| panic!("repdiff-fuzz: no oracle `{name}`"));
+            let oracle = v
+                .pop()
+                .unwrap_or_else(|| panic!("repdiff-fuzz: no oracle `{name}`"));
             eprintln!("repdiff-fuzz: robust_{name}: {}", oracle.version());
             *g = Some(One {
                 oracle,
@@ -508,7 +518,11 @@ pub mod robust {
         let Some(one) = g.as_mut() else { return };
         one.execs += 1;
         let answers = one.oracle.run(body, queries);
-        assert_eq!(answers.len(), queries.len(), "{name} returned a wrong number of answers");
+        assert_eq!(
+            answers.len(),
+            queries.len(),
+            "{name} returned a wrong number of answers"
+        );
         for a in &answers {
             match &a.outcome {
                 Outcome::Crash { detail } => panic!("{name} crashed: {detail}"),

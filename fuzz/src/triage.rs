@@ -17,8 +17,10 @@
 //!   chosen (`exact` product token, `star`, `none`) and `<flags>` are the
 //!   deciding pattern's `*`, `$`, `%` and `8` (a non-ASCII octet).
 //! - **signature**: `agreement @ feature`.
-//! - **cell key**: one oracle's departure from `rfc9309` on that query:
-//!   `cpython-3.11: allowed->disallowed @ disallow[*]/star`.
+//! - **cell key**: one oracle's departure from `rfc9309` on that query,
+//!   with the feature's flags left out: `cpython-3.11:
+//!   allowed->disallowed @ disallow/star`; an error or crash is keyed by its
+//!   kind alone (`protego: ->error UnicodeEncodeError`).
 //!
 //! # When is a fuzz input "explained by the ledger"?
 //!
@@ -30,9 +32,10 @@
 //! A fuzz disagreement is **known** when its signature is in that list, or
 //! when every one of its cell keys is (each oracle departs from the
 //! reference in a way, with a deciding feature, that a ledger-explained
-//! corpus cell also shows). Otherwise its **new part** — the cell keys the
-//! corpus never showed explained — is what is saved, once, under
-//! `fuzz/findings/<sha256(new part)[..12]>/`, with a hit count.
+//! corpus cell also shows). Otherwise each cell key of its **new part** —
+//! the cell keys the corpus never showed explained — is saved once, under
+//! `fuzz/findings/<sha256(key)[..12]>/`, with a hit count: one finding per
+//! new kind of departure, however many oracles combine on one input.
 //!
 //! This is a heuristic, and says so: a known cell key is the same *kind* of
 //! departure with the same deciding feature, not proof of the same cause. A
@@ -151,9 +154,8 @@ pub fn triage_row(row: &[(&str, &Outcome)], feature: &str) -> Triaged {
     let cells = row
         .iter()
         .filter(|(n, o)| *n != REFERENCE && !matches!(o, Outcome::Unsupported { .. }))
-        .filter_map(|(n, o)| {
-            (o.label() != reference).then(|| outcome_key(n, &reference, o, feature))
-        })
+        .filter(|(_, o)| o.label() != reference)
+        .map(|(n, o)| outcome_key(n, &reference, o, feature))
         .collect();
     Triaged {
         agreement,
@@ -175,7 +177,18 @@ pub fn outcome_key(oracle: &str, reference: &str, outcome: &Outcome, feature: &s
         Outcome::Error { kind, .. } => format!("{oracle}: ->error {kind}"),
         Outcome::Crash { .. } => format!("{oracle}: ->crash"),
         Outcome::Timeout => format!("{oracle}: ->timeout"),
-        o => cell_key(oracle, reference, &o.label(), feature),
+        o => cell_key(oracle, reference, &o.label(), &key_feature(feature)),
+    }
+}
+
+/// The feature as cell keys carry it: without the pattern's flags
+/// (`disallow[*$]/star` -> `disallow/star`). Flags stay in the signature;
+/// in keys they multiplied one cause (a BOM, a misspelt key) into a key per
+/// flag combination the corpus happens not to show.
+pub fn key_feature(feature: &str) -> String {
+    match (feature.find('['), feature.find(']')) {
+        (Some(a), Some(b)) if a < b => format!("{}{}", &feature[..a], &feature[b + 1..]),
+        _ => feature.to_string(),
     }
 }
 
@@ -268,7 +281,11 @@ impl Known {
                         .map(|(k, ids)| {
                             let ids = ids
                                 .as_array()
-                                .map(|a| a.iter().filter_map(|i| i.as_str().map(str::to_string)).collect())
+                                .map(|a| {
+                                    a.iter()
+                                        .filter_map(|i| i.as_str().map(str::to_string))
+                                        .collect()
+                                })
                                 .unwrap_or_default();
                             (k.clone(), ids)
                         })
@@ -307,7 +324,10 @@ pub fn derive_known(corpus: &Corpus, _ledger: &Ledger, result: &RunResult, stamp
     // cells by (case, query)
     let mut by_query: BTreeMap<(&str, usize), Vec<&engine::run::Cell>> = BTreeMap::new();
     for c in &result.cells {
-        by_query.entry((c.case.as_str(), c.query)).or_default().push(c);
+        by_query
+            .entry((c.case.as_str(), c.query))
+            .or_default()
+            .push(c);
     }
     let mut known = Known {
         stamp,
@@ -355,7 +375,10 @@ pub fn derive_known(corpus: &Corpus, _ledger: &Ledger, result: &RunResult, stamp
                     continue;
                 }
                 let key = outcome_key(&c.oracle, &reference, &c.answer.outcome, &f);
-                let by = c.triaged_by.clone().unwrap_or_else(|| "(expected)".to_string());
+                let by = c
+                    .triaged_by
+                    .clone()
+                    .unwrap_or_else(|| "(expected)".to_string());
                 known.explained_by.entry(key).or_default().insert(by);
             }
             known.signatures.insert(t.signature());
@@ -376,7 +399,12 @@ mod tests {
         let u = Outcome::Unsupported {
             reason: String::new(),
         };
-        let row = [("rfc9309", &a), ("google", &a), ("cpython-3.11", &d), ("x", &u)];
+        let row = [
+            ("rfc9309", &a),
+            ("google", &a),
+            ("cpython-3.11", &d),
+            ("x", &u),
+        ];
         assert!(disagrees(&row));
         let t = triage_row(&row, "disallow[*]/star");
         assert_eq!(
@@ -385,13 +413,22 @@ mod tests {
         );
         assert_eq!(
             t.cells,
-            vec!["cpython-3.11: allowed->disallowed @ disallow[*]/star"]
+            vec!["cpython-3.11: allowed->disallowed @ disallow/star"]
         );
         let mut known = Known::default();
         assert_eq!(known.new_part(&t), t.cells);
         known.cells.insert(t.cells[0].clone());
         assert!(known.new_part(&t).is_empty());
         assert_eq!(cell_oracle(&t.cells[0]), "cpython-3.11");
+        assert_eq!(key_feature("allow[*$%8]/exact"), "allow/exact");
+        let e = Outcome::Error {
+            kind: "UnicodeEncodeError".into(),
+            message: "m".into(),
+        };
+        assert_eq!(
+            outcome_key("protego", "allowed", &e, "x"),
+            "protego: ->error UnicodeEncodeError"
+        );
         let back = Known::from_json(&known.to_json()).unwrap();
         assert_eq!(back, known);
     }
@@ -403,10 +440,25 @@ mod tests {
             &Readings::default(),
         );
         let mut s = Vec::new();
-        assert_eq!(feature(&r, "foobot", "http://x.test/ab", &mut s), "disallow[*$]/exact");
-        assert_eq!(feature(&r, "foobot", "http://x.test/a%2F", &mut s), "allow[%]/exact");
-        assert_eq!(feature(&r, "foobot", "http://x.test/b", &mut s), "no-match/exact");
-        assert_eq!(feature(&r, "other", "http://x.test/b", &mut s), "disallow[]/star");
-        assert_eq!(feature(&r, "other", "http://x.test/robots.txt", &mut s), "/robots.txt");
+        assert_eq!(
+            feature(&r, "foobot", "http://x.test/ab", &mut s),
+            "disallow[*$]/exact"
+        );
+        assert_eq!(
+            feature(&r, "foobot", "http://x.test/a%2F", &mut s),
+            "allow[%]/exact"
+        );
+        assert_eq!(
+            feature(&r, "foobot", "http://x.test/b", &mut s),
+            "no-match/exact"
+        );
+        assert_eq!(
+            feature(&r, "other", "http://x.test/b", &mut s),
+            "disallow[]/star"
+        );
+        assert_eq!(
+            feature(&r, "other", "http://x.test/robots.txt", &mut s),
+            "/robots.txt"
+        );
     }
 }

@@ -295,23 +295,50 @@ fn verdict(r: &Replay) -> (String, String) {
         .unwrap_or_else(|| ("?".into(), String::new()))
 }
 
-fn case_yaml(id: &str, f: &Finding, body: &[u8], agent: &str, url: &str, r: &Replay, t: &triage::Triaged) -> String {
+fn case_yaml(
+    id: &str,
+    f: &Finding,
+    body: &[u8],
+    agent: &str,
+    url: &str,
+    r: &Replay,
+    t: &triage::Triaged,
+) -> String {
     let (expect, explain) = verdict(r);
-    let new: Vec<String> = f.new_part().iter().map(|k| triage::cell_oracle(k).to_string()).collect();
+    let new: Vec<String> = f
+        .new_part()
+        .iter()
+        .map(|k| triage::cell_oracle(k).to_string())
+        .collect();
     let mut y = String::new();
     y.push_str(&format!("  - id: {id}\n"));
     y.push_str(&format!(
         "    title: {}\n",
-        q(&format!("fuzz finding {}: {} depart from RFC 9309 ({})", f.hash, new.join(", "), t.feature))
+        q(&format!(
+            "fuzz finding {}: {} depart from RFC 9309 ({})",
+            f.hash,
+            new.join(", "),
+            t.feature
+        ))
     ));
-    y.push_str(&format!("    tags: [{}]\n", tags(&t.feature, body).join(", ")));
+    y.push_str(&format!(
+        "    tags: [{}]\n",
+        tags(&t.feature, body).join(", ")
+    ));
     y.push_str(&format!(
         "    source: {}\n",
-        q(&format!("cargo xtask fuzz (target {}, finding fuzz/findings/{}), minimised", f.str("target"), f.hash))
+        q(&format!(
+            "cargo xtask fuzz (target {}, finding fuzz/findings/{}), minimised",
+            f.str("target"),
+            f.hash
+        ))
     ));
     y.push_str(&format!(
         "    notes: {}\n",
-        q(&format!("signature: {}. rfc9309's reading: {explain}", t.signature()))
+        q(&format!(
+            "signature: {}. rfc9309's reading: {explain}",
+            t.signature()
+        ))
     ));
     y.push_str(&body_yaml(body));
     y.push_str("    queries:\n");
@@ -339,21 +366,32 @@ fn ledger_draft(id: &str, f: &Finding, r: &Replay, t: &triage::Triaged, known: &
             })
             .unwrap_or_default()
     };
-    let mut y = String::from("  # DRAFT by cargo xtask fuzz minimize: check every field before appending\n");
+    let mut y = String::from(
+        "  # DRAFT by cargo xtask fuzz minimize: check every field before appending\n",
+    );
     let new_oracles: Vec<&str> = t
         .cells
         .iter()
-        .filter(|c| new.iter().any(|n| n.split(" @ ").next() == c.split(" @ ").next()))
+        .filter(|c| {
+            new.iter()
+                .any(|n| n.split(" @ ").next() == c.split(" @ ").next())
+        })
         .map(|c| triage::cell_oracle(c))
         .collect();
     y.push_str(&format!("  - id: {id}\n"));
-    y.push_str(&format!("    title: {}\n", q(&format!("DRAFT: {}", new.join(" + ")))));
+    y.push_str(&format!(
+        "    title: {}\n",
+        q(&format!("DRAFT: {}", new.join(" + ")))
+    ));
     y.push_str(&format!("    oracles: [{}]\n", new_oracles.join(", ")));
     y.push_str("    classification: bug\n");
     y.push_str(&format!("    rfc: {}\n", q(&basis(&t.feature))));
     y.push_str("    upstream: \"none known\"\n");
     y.push_str(&format!("    cases: [\"{id}#1\"]\n"));
-    let said: Vec<String> = new_oracles.iter().map(|o| format!("{o} says {}", answer(o))).collect();
+    let said: Vec<String> = new_oracles
+        .iter()
+        .map(|o| format!("{o} says {}", answer(o)))
+        .collect();
     y.push_str(&format!(
         "    explanation: >-\n      DRAFT. {}. rfc9309: {explain}\n",
         said.join("; ")
@@ -373,14 +411,26 @@ fn ledger_draft(id: &str, f: &Finding, r: &Replay, t: &triage::Triaged, known: &
         others.entry(by).or_default().push(o);
     }
     for (by, oracles) in others {
-        y.push_str(&format!("  - id: {id}-also-{}\n", by.split(", ").next().unwrap_or("x").trim_matches(['(', ')'])));
-        y.push_str(&format!("    title: {}\n", q(&format!("DRAFT: the cause of {by}, seen again in {id}"))));
+        y.push_str(&format!(
+            "  - id: {id}-also-{}\n",
+            by.split(", ")
+                .next()
+                .unwrap_or("x")
+                .trim_matches(['(', ')'])
+        ));
+        y.push_str(&format!(
+            "    title: {}\n",
+            q(&format!("DRAFT: the cause of {by}, seen again in {id}"))
+        ));
         y.push_str(&format!("    oracles: [{}]\n", oracles.join(", ")));
         y.push_str("    classification: bug\n");
         y.push_str(&format!("    rfc: {}\n", q(&basis(&t.feature))));
         y.push_str("    upstream: \"none known\"\n");
         y.push_str(&format!("    cases: [\"{id}#1\"]\n"));
-        let said: Vec<String> = oracles.iter().map(|o| format!("{o} says {}", answer(o))).collect();
+        let said: Vec<String> = oracles
+            .iter()
+            .map(|o| format!("{o} says {}", answer(o)))
+            .collect();
         y.push_str(&format!(
             "    explanation: >-\n      DRAFT. Same departure as ledger entry {by} in the corpus. {}.\n",
             said.join("; ")
@@ -404,9 +454,17 @@ mod tests {
     fn lines_keep_their_ends() {
         assert_eq!(
             lines(b"a\r\nb\rc\nd"),
-            vec![b"a\r\n".to_vec(), b"b\r".to_vec(), b"c\n".to_vec(), b"d".to_vec()]
+            vec![
+                b"a\r\n".to_vec(),
+                b"b\r".to_vec(),
+                b"c\n".to_vec(),
+                b"d".to_vec()
+            ]
         );
-        assert_eq!(split_url("http://x.test:80/a?b"), ("http://x.test:80".into(), "/a?b".into()));
+        assert_eq!(
+            split_url("http://x.test:80/a?b"),
+            ("http://x.test:80".into(), "/a?b".into())
+        );
     }
 
     #[test]

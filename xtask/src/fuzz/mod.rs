@@ -212,8 +212,7 @@ pub fn derive_known() -> Result<triage::Known, String> {
     let ledger_path = crate::paths::ledger();
     let ledger_text = std::fs::read_to_string(&ledger_path).map_err(|e| e.to_string())?;
     let names: Vec<&str> = oracles::registry().iter().map(|e| e.name).collect();
-    let ledger =
-        engine::ledger::load(&ledger_path, &corpus, &names).map_err(|e| e.to_string())?;
+    let ledger = engine::ledger::load(&ledger_path, &corpus, &names).map_err(|e| e.to_string())?;
     let oracles = make_oracles()?;
     let names: Vec<String> = oracles.iter().map(|o| o.name().to_string()).collect();
     let stamp = triage::stamp(&corpus, &ledger_text, &names);
@@ -270,7 +269,10 @@ impl Probe {
                 (o.name().to_string(), a)
             })
             .collect();
-        let row: Vec<(&str, &Outcome)> = answers.iter().map(|(n, a)| (n.as_str(), &a.outcome)).collect();
+        let row: Vec<(&str, &Outcome)> = answers
+            .iter()
+            .map(|(n, a)| (n.as_str(), &a.outcome))
+            .collect();
         let triaged = if triage::disagrees(&row) {
             let robots = Robots::parse(body, &self.readings);
             let f = triage::feature(&robots, agent, url, &mut self.scratch);
@@ -315,7 +317,11 @@ impl Finding {
         self.json
             .get("new")
             .and_then(|v| v.as_array())
-            .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|s| s.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default()
     }
 
@@ -360,6 +366,14 @@ pub fn all_findings() -> Vec<Finding> {
                 .collect()
         })
         .unwrap_or_default();
-    out.sort_by_key(|f| (f.json.get("found_unix").and_then(|v| v.as_u64()).unwrap_or(0), f.hash.clone()));
+    out.sort_by_key(|f| {
+        (
+            f.json
+                .get("found_unix")
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0),
+            f.hash.clone(),
+        )
+    });
     out
 }

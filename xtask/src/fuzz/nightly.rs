@@ -59,20 +59,33 @@ fn stats_dir() -> PathBuf {
 fn fuzz_env() -> Vec<(String, String)> {
     vec![
         ("REPDIFF_FUZZ_KEEP_GOING".into(), "1".into()),
-        ("REPDIFF_FUZZ_KNOWN".into(), known_path().display().to_string()),
-        ("REPDIFF_FUZZ_STATS".into(), stats_dir().display().to_string()),
+        (
+            "REPDIFF_FUZZ_KNOWN".into(),
+            known_path().display().to_string(),
+        ),
+        (
+            "REPDIFF_FUZZ_STATS".into(),
+            stats_dir().display().to_string(),
+        ),
         // LeakSanitizer flags Python's caches; libFuzzer's -detect_leaks=0
         // is not enough.
-        ("ASAN_OPTIONS".into(), "detect_leaks=0:abort_on_error=0".into()),
+        (
+            "ASAN_OPTIONS".into(),
+            "detect_leaks=0:abort_on_error=0".into(),
+        ),
         ("ASAN_SYMBOLIZER_PATH".into(), symbolizer()),
     ]
 }
 
 fn symbolizer() -> String {
-    ["/usr/bin/llvm-symbolizer-14", "/usr/lib/llvm-14/bin/llvm-symbolizer", "/usr/bin/llvm-symbolizer"]
-        .iter()
-        .find(|p| Path::new(p).exists())
-        .map_or_else(String::new, |p| p.to_string())
+    [
+        "/usr/bin/llvm-symbolizer-14",
+        "/usr/lib/llvm-14/bin/llvm-symbolizer",
+        "/usr/bin/llvm-symbolizer",
+    ]
+    .iter()
+    .find(|p| Path::new(p).exists())
+    .map_or_else(String::new, |p| p.to_string())
 }
 
 /// Seed `fuzz/corpus/differential_bytes` with every corpus body (up to the
@@ -94,7 +107,11 @@ pub fn seed() -> usize {
             n += 1;
         }
     }
-    for t in DIFFERENTIAL.iter().map(|(t, _)| *t).chain(ROBUST.iter().map(|(t, _)| *t)) {
+    for t in DIFFERENTIAL
+        .iter()
+        .map(|(t, _)| *t)
+        .chain(ROBUST.iter().map(|(t, _)| *t))
+    {
         let _ = std::fs::create_dir_all(corpus_dir(t));
         let _ = std::fs::create_dir_all(artifacts_dir(t));
     }
@@ -102,7 +119,13 @@ pub fn seed() -> usize {
 }
 
 /// One fuzzing run of `target` for `secs` with libFuzzer's fork mode.
-fn fuzz_target(target: &str, bin: &Path, secs: u64, jobs: usize, progress_every: Duration) -> Result<RunStats, String> {
+fn fuzz_target(
+    target: &str,
+    bin: &Path,
+    secs: u64,
+    jobs: usize,
+    progress_every: Duration,
+) -> Result<RunStats, String> {
     let args = vec![
         corpus_dir(target).display().to_string(),
         format!("-fork={jobs}"),
@@ -179,7 +202,10 @@ pub fn speed(secs: u64) -> Result<Speed, String> {
         format!("-max_total_time={secs}"),
         format!("-timeout={TIMEOUT}"),
         format!("-max_len={}", max_len("differential")),
-        format!("-artifact_prefix={}/", artifacts_dir("differential").display()),
+        format!(
+            "-artifact_prefix={}/",
+            artifacts_dir("differential").display()
+        ),
         "-print_final_stats=1".into(),
     ];
     let mut out = Speed {
@@ -201,7 +227,11 @@ pub fn speed(secs: u64) -> Result<Speed, String> {
         }
         eprintln!(
             "fuzz speed: differential, {} for {secs} s",
-            if two { "-jobs=2 -workers=2" } else { "one process" }
+            if two {
+                "-jobs=2 -workers=2"
+            } else {
+                "one process"
+            }
         );
         let launch = Launch {
             target: "differential",
@@ -209,7 +239,9 @@ pub fn speed(secs: u64) -> Result<Speed, String> {
             args,
             env,
             seconds: secs,
-            log: work_dir().join("logs").join(format!("speed-{}.log", if two { 2 } else { 1 })),
+            log: work_dir()
+                .join("logs")
+                .join(format!("speed-{}.log", if two { 2 } else { 1 })),
             cwd: cwd.clone(),
         };
         let s = runner::run(&launch, Duration::from_secs(15), &|| String::new())?;
@@ -282,12 +314,19 @@ pub fn coverage() -> Result<Coverage, String> {
     let tmp_findings = work_dir().join("coverage-findings");
     let mut env = fuzz_env();
     env.retain(|(k, _)| k != "REPDIFF_FUZZ_STATS");
-    env.push(("REPDIFF_FUZZ_FINDINGS".into(), tmp_findings.display().to_string()));
+    env.push((
+        "REPDIFF_FUZZ_FINDINGS".into(),
+        tmp_findings.display().to_string(),
+    ));
     // The plain build's cov/ft after loading the corpus.
     let plain = Launch {
         target: "differential (replay)",
         bin: plain_bin("differential"),
-        args: vec![corpus.display().to_string(), "-runs=0".into(), format!("-max_len={}", max_len("differential"))],
+        args: vec![
+            corpus.display().to_string(),
+            "-runs=0".into(),
+            format!("-max_len={}", max_len("differential")),
+        ],
         env: env.clone(),
         seconds: 600,
         log: work_dir().join("logs/coverage-plain.log"),
@@ -318,7 +357,9 @@ pub fn coverage() -> Result<Coverage, String> {
             continue;
         }
         // COVERED_FUNC: hits: 5 edges: 3/10 fn file:line
-        let Some(i) = line.find("edges: ") else { continue };
+        let Some(i) = line.find("edges: ") else {
+            continue;
+        };
         let rest = &line[i + 7..];
         let (frac, name) = rest.split_once(' ').unwrap_or((rest, ""));
         let (a, b) = frac.split_once('/').unwrap_or(("0", "0"));
@@ -377,14 +418,20 @@ fn merge(target: &str, bin: &Path) -> Result<(usize, usize), String> {
         Ok((before, after))
     } else {
         let _ = std::fs::remove_dir_all(&fresh);
-        Err(format!("merge of {target} failed (exit {:?}); corpus left as it was", s.exit))
+        Err(format!(
+            "merge of {target} failed (exit {:?}); corpus left as it was",
+            s.exit
+        ))
     }
 }
 
 pub fn run(o: &Options) -> i32 {
     let started = SystemTime::now();
     let t0 = std::time::Instant::now();
-    eprintln!("fuzz: nightly job, {} minutes, {} job(s)", o.minutes, o.jobs);
+    eprintln!(
+        "fuzz: nightly job, {} minutes, {} job(s)",
+        o.minutes, o.jobs
+    );
     crate::setup::ensure_or_reexec();
     let clang = match super::tools::ensure() {
         Ok(c) => c,
@@ -451,14 +498,23 @@ pub fn run(o: &Options) -> i32 {
         } else {
             plain_bin(target)
         };
-        eprintln!("fuzz: {target} for {robust_share} s{}", if bin == asan_bin(target) { " (AddressSanitizer)" } else { "" });
+        eprintln!(
+            "fuzz: {target} for {robust_share} s{}",
+            if bin == asan_bin(target) {
+                " (AddressSanitizer)"
+            } else {
+                ""
+            }
+        );
         match fuzz_target(target, &bin, robust_share, o.jobs, every) {
             Ok(s) => runs.push(s),
             Err(e) => eprintln!("error: {target}: {e}"),
         }
     }
     let fuzz_seconds: f64 = runs.iter().map(|r| r.seconds).sum::<f64>()
-        + speed.as_ref().map_or(0.0, |s| s.one.seconds + s.seconds as f64);
+        + speed
+            .as_ref()
+            .map_or(0.0, |s| s.one.seconds + s.seconds as f64);
     let mut merges = Vec::new();
     for (target, _) in DIFFERENTIAL {
         match merge(target, &plain_bin(target)) {

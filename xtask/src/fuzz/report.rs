@@ -87,7 +87,12 @@ pub fn date(t: SystemTime) -> (String, String) {
     let s = secs.rem_euclid(86_400);
     (
         format!("{y:04}-{m:02}-{d:02}"),
-        format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", s / 3600, s / 60 % 60, s % 60),
+        format!(
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+            s / 3600,
+            s / 60 % 60,
+            s % 60
+        ),
     )
 }
 
@@ -112,24 +117,50 @@ pub fn write(r: &Report) -> (i32, Vec<PathBuf>) {
     let (mut execs, mut repeats, mut disagreements) = (0u64, 0u64, 0u64);
     for v in &stats {
         if let Some(o) = v.get("oracle").and_then(|x| x.as_str()) {
-            *robust_errors.entry(o.to_string()).or_default() += v.get("errors").and_then(|x| x.as_u64()).unwrap_or(0);
+            *robust_errors.entry(o.to_string()).or_default() +=
+                v.get("errors").and_then(|x| x.as_u64()).unwrap_or(0);
             continue;
         }
         execs += v.get("execs").and_then(|x| x.as_u64()).unwrap_or(0);
         repeats += v.get("repeats").and_then(|x| x.as_u64()).unwrap_or(0);
         disagreements += v.get("disagreements").and_then(|x| x.as_u64()).unwrap_or(0);
-        for (k, n) in v.get("known").and_then(|x| x.as_object()).into_iter().flatten() {
+        for (k, n) in v
+            .get("known")
+            .and_then(|x| x.as_object())
+            .into_iter()
+            .flatten()
+        {
             *known_hits.entry(k.clone()).or_default() += n.as_u64().unwrap_or(0);
         }
-        for (k, n) in v.get("new").and_then(|x| x.as_object()).into_iter().flatten() {
-            *new_hits.entry(k.clone()).or_default() += n.get("hits").and_then(|x| x.as_u64()).unwrap_or(0);
+        for (k, n) in v
+            .get("new")
+            .and_then(|x| x.as_object())
+            .into_iter()
+            .flatten()
+        {
+            *new_hits.entry(k.clone()).or_default() +=
+                n.get("hits").and_then(|x| x.as_u64()).unwrap_or(0);
         }
-        for (o, m) in v.get("failures").and_then(|x| x.as_object()).into_iter().flatten() {
+        for (o, m) in v
+            .get("failures")
+            .and_then(|x| x.as_object())
+            .into_iter()
+            .flatten()
+        {
             for (label, n) in m.as_object().into_iter().flatten() {
-                *failures.entry(o.clone()).or_default().entry(label.clone()).or_default() += n.as_u64().unwrap_or(0);
+                *failures
+                    .entry(o.clone())
+                    .or_default()
+                    .entry(label.clone())
+                    .or_default() += n.as_u64().unwrap_or(0);
             }
         }
-        for (o, n) in v.get("oracle_micros").and_then(|x| x.as_object()).into_iter().flatten() {
+        for (o, n) in v
+            .get("oracle_micros")
+            .and_then(|x| x.as_object())
+            .into_iter()
+            .flatten()
+        {
             *micros.entry(o.clone()).or_default() += n.as_u64().unwrap_or(0);
         }
     }
@@ -138,7 +169,11 @@ pub fn write(r: &Report) -> (i32, Vec<PathBuf>) {
         .iter()
         .filter(|f| !r.findings_before.contains(&f.hash))
         .collect();
-    let untriaged: Vec<&Finding> = r.findings.iter().filter(|f| f.untriaged(&r.known)).collect();
+    let untriaged: Vec<&Finding> = r
+        .findings
+        .iter()
+        .filter(|f| f.untriaged(&r.known))
+        .collect();
     let code = if untriaged.is_empty() { 0 } else { 1 };
     let finding_json = |f: &Finding| {
         let min: Value = std::fs::read_to_string(f.dir.join("minimized.json"))
@@ -241,11 +276,26 @@ pub fn write(r: &Report) -> (i32, Vec<PathBuf>) {
     }
     md.push_str("## Targets\n\n| target | s | execs | exec/s | cov | ft | corpus | oom/timeout/crash | new artifacts crash/timeout/oom |\n|---|---|---|---|---|---|---|---|---|\n");
     for run in &r.runs {
-        let a = r.artifacts.iter().find(|(t, _, _)| *t == run.target).map_or((0, 0, 0), |x| x.2);
+        let a = r
+            .artifacts
+            .iter()
+            .find(|(t, _, _)| *t == run.target)
+            .map_or((0, 0, 0), |x| x.2);
         md.push_str(&format!(
             "| {} | {:.0} | {} | {} | {} | {} | {} | {}/{}/{} | {}/{}/{} |\n",
-            run.target, run.seconds, run.execs, run.exec_per_sec, run.cov, run.ft, run.corpus, run.ooms,
-            run.timeouts, run.crashes, a.0, a.1, a.2
+            run.target,
+            run.seconds,
+            run.execs,
+            run.exec_per_sec,
+            run.cov,
+            run.ft,
+            run.corpus,
+            run.ooms,
+            run.timeouts,
+            run.crashes,
+            a.0,
+            a.1,
+            a.2
         ));
     }
     for (t, b, a) in &r.merges {
@@ -260,11 +310,19 @@ pub fn write(r: &Report) -> (i32, Vec<PathBuf>) {
         let o = p["oracle"].as_str().unwrap_or("");
         let fails = failures
             .get(o)
-            .map(|m| m.iter().map(|(k, v)| format!("{k} {v}")).collect::<Vec<_>>().join(", "))
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| format!("{k} {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
             .unwrap_or_else(|| "none".into());
         md.push_str(&format!(
             "| {o} | {} | {} | {} | {} | {fails} | {:.0}% |\n",
-            p["crashes"], p["timeouts"], p["ooms"], p["exceptions"],
+            p["crashes"],
+            p["timeouts"],
+            p["ooms"],
+            p["exceptions"],
             100.0 * micros.get(o).copied().unwrap_or(0) as f64 / total_micros as f64
         ));
     }
@@ -278,28 +336,55 @@ pub fn write(r: &Report) -> (i32, Vec<PathBuf>) {
     ));
     let mut top: Vec<(&String, &u64)> = known_hits.iter().collect();
     top.sort_by(|a, b| b.1.cmp(a.1));
-    md.push_str(&format!("Known signatures hit this run: {} distinct", top.len()));
-    md.push_str(if top.is_empty() { ".\n\n" } else { "; the most frequent:\n\n| hits | signature |\n|---|---|\n" });
+    md.push_str(&format!(
+        "Known signatures hit this run: {} distinct",
+        top.len()
+    ));
+    md.push_str(if top.is_empty() {
+        ".\n\n"
+    } else {
+        "; the most frequent:\n\n| hits | signature |\n|---|---|\n"
+    });
     for (s, n) in top.iter().take(15) {
         md.push_str(&format!("| {n} | `{s}` |\n"));
     }
     md.push_str(&format!(
         "\nNew signatures this run: {}; minimised this run: {}. All findings on disk: {}.\n\n",
         new_this_run.len(),
-        if r.minimised.is_empty() { "none".to_string() } else { r.minimised.join(", ") },
+        if r.minimised.is_empty() {
+            "none".to_string()
+        } else {
+            r.minimised.join(", ")
+        },
         r.findings.len()
     ));
     if !r.findings.is_empty() {
         md.push_str("| finding | new this run | hits | untriaged | new part | case |\n|---|---|---|---|---|---|\n");
         for f in &r.findings {
-            let case = if f.dir.join("case.yaml").exists() { format!("fuzz-{}", f.hash) } else { "-".into() };
+            let case = if f.dir.join("case.yaml").exists() {
+                format!("fuzz-{}", f.hash)
+            } else {
+                "-".into()
+            };
             md.push_str(&format!(
                 "| `{}` | {} | {} | {} | {} | {} |\n",
                 f.hash,
-                if r.findings_before.contains(&f.hash) { "no" } else { "yes" },
+                if r.findings_before.contains(&f.hash) {
+                    "no"
+                } else {
+                    "yes"
+                },
                 f.hits(),
-                if f.untriaged(&r.known) { "**yes**" } else { "no" },
-                f.new_part().iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join("<br>"),
+                if f.untriaged(&r.known) {
+                    "**yes**"
+                } else {
+                    "no"
+                },
+                f.new_part()
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join("<br>"),
                 case
             ));
         }

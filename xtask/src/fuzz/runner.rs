@@ -91,7 +91,11 @@ pub struct Launch<'a> {
 
 /// Run to completion (or the deadline plus a grace period), printing a
 /// progress line every `every`. `extra` adds to the progress line.
-pub fn run(l: &Launch<'_>, every: Duration, extra: &dyn Fn() -> String) -> Result<RunStats, String> {
+pub fn run(
+    l: &Launch<'_>,
+    every: Duration,
+    extra: &dyn Fn() -> String,
+) -> Result<RunStats, String> {
     if let Some(p) = l.log.parent() {
         let _ = std::fs::create_dir_all(p);
     }
@@ -206,13 +210,22 @@ mod tests {
     #[test]
     fn parses_both_status_line_shapes() {
         let mut s = RunStats::default();
-        parse_line(&mut s, "#65536\tpulse  cov: 4484 ft: 10743 corp: 1164/18Kb lim: 29 exec/s: 1638 rss: 59Mb");
-        assert_eq!((s.execs, s.cov, s.ft, s.corpus, s.exec_per_sec), (65536, 4484, 10743, 1164, 1638));
+        parse_line(
+            &mut s,
+            "#65536\tpulse  cov: 4484 ft: 10743 corp: 1164/18Kb lim: 29 exec/s: 1638 rss: 59Mb",
+        );
+        assert_eq!(
+            (s.execs, s.cov, s.ft, s.corpus, s.exec_per_sec),
+            (65536, 4484, 10743, 1164, 1638)
+        );
         parse_line(
             &mut s,
             "#123456: cov: 5000 ft: 12000 corp: 1300 exec/s 4100 oom/timeout/crash: 0/2/1 time: 61s job: 9 dft_time: 0",
         );
-        assert_eq!((s.execs, s.cov, s.exec_per_sec, s.timeouts, s.crashes), (123456, 5000, 4100, 2, 1));
+        assert_eq!(
+            (s.execs, s.cov, s.exec_per_sec, s.timeouts, s.crashes),
+            (123456, 5000, 4100, 2, 1)
+        );
         parse_line(&mut s, "stat::average_exec_per_sec:     3400");
         assert_eq!(s.exec_per_sec, 3400);
     }

@@ -90,7 +90,8 @@ pub fn ensure() -> Result<String, Vec<String>> {
             find_clang()
         }
         None => {
-            problems.push("no clang++; fix: apt-get update && apt-get install -y clang".to_string());
+            problems
+                .push("no clang++; fix: apt-get update && apt-get install -y clang".to_string());
             None
         }
     };
