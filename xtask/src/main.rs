@@ -21,6 +21,8 @@ usage: cargo xtask <command> [--help]
   setup         fetch and verify every third-party parser (idempotent)
   conformance   run the corpus through every oracle and triage against the ledger
   check         ask every oracle about one robots.txt, agent and URL (or one case)
+  bench         worker overhead per oracle and rfc9309 vs google, measured in one run
+  gen-metamorphic  regenerate cases/corpus/metamorphic.yaml (--check: verify it is current)
   report        render the published site (reports/site/) from a run; `report diff OLD NEW`
   verify-cpython315  compare the cpython-3.15 oracle with CPython 3.15.0rc1 itself (pyodide)
   verify-google  build and run Google's own robots_test.cc against the google oracle's robots.cc";
