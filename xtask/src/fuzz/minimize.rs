@@ -411,13 +411,13 @@ fn ledger_draft(id: &str, f: &Finding, r: &Replay, t: &triage::Triaged, known: &
         others.entry(by).or_default().push(o);
     }
     for (by, oracles) in others {
-        y.push_str(&format!(
-            "  - id: {id}-also-{}\n",
-            by.split(", ")
-                .next()
-                .unwrap_or("x")
-                .trim_matches(['(', ')'])
-        ));
+        let first = by.split(", ").next().unwrap_or("");
+        let suffix = if first.starts_with('(') {
+            "unexplained"
+        } else {
+            first
+        };
+        y.push_str(&format!("  - id: {id}-also-{suffix}\n"));
         y.push_str(&format!(
             "    title: {}\n",
             q(&format!("DRAFT: the cause of {by}, seen again in {id}"))
