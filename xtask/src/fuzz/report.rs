@@ -174,6 +174,16 @@ pub fn write(r: &Report) -> (i32, Vec<PathBuf>) {
         .iter()
         .filter(|f| f.untriaged(&r.known))
         .collect();
+    // Promoted findings: the corpus cases whose `source` names the hash.
+    let corpus = engine::case::load_dir(&crate::paths::corpus_dir()).unwrap_or_default();
+    let promoted = |hash: &str| -> Vec<String> {
+        corpus
+            .cases
+            .iter()
+            .filter(|c| c.source.contains(hash))
+            .map(|c| c.id.clone())
+            .collect()
+    };
     let code = if untriaged.is_empty() { 0 } else { 1 };
     let finding_json = |f: &Finding| {
         let min: Value = std::fs::read_to_string(f.dir.join("minimized.json"))
@@ -184,6 +194,7 @@ pub fn write(r: &Report) -> (i32, Vec<PathBuf>) {
             "hash": f.hash, "new": f.new_part(), "signature": f.str("signature"), "target": f.str("target"),
             "hits": f.hits(), "untriaged": f.untriaged(&r.known), "new_this_run": !r.findings_before.contains(&f.hash),
             "minimized": min, "dir": f.dir.strip_prefix(super::root()).unwrap_or(&f.dir).display().to_string(),
+            "cases": promoted(&f.hash),
         })
     };
     let per_oracle: Vec<Value> = r
@@ -359,10 +370,13 @@ pub fn write(r: &Report) -> (i32, Vec<PathBuf>) {
         r.findings.len()
     ));
     if !r.findings.is_empty() {
-        md.push_str("| finding | new this run | hits | untriaged | new part | case |\n|---|---|---|---|---|---|\n");
+        md.push_str("| finding | new this run | hits | untriaged | new part | corpus case |\n|---|---|---|---|---|---|\n");
         for f in &r.findings {
-            let case = if f.dir.join("case.yaml").exists() {
-                format!("fuzz-{}", f.hash)
+            let cases = promoted(&f.hash);
+            let case = if !cases.is_empty() {
+                cases.join(", ")
+            } else if f.dir.join("case.yaml").exists() {
+                format!("draft fuzz-{} (case.yaml)", f.hash)
             } else {
                 "-".into()
             };
@@ -391,8 +405,14 @@ pub fn write(r: &Report) -> (i32, Vec<PathBuf>) {
     }
     let dir = super::root().join("reports/fuzz");
     let _ = std::fs::create_dir_all(&dir);
-    let mdp = dir.join(format!("{day}.md"));
-    let jp = dir.join(format!("{day}.json"));
+    // One report per night; a second run the same day keeps the first.
+    let name = if dir.join(format!("{day}.md")).exists() {
+        format!("{day}T{}", stamp[11..19].replace(':', ""))
+    } else {
+        day.clone()
+    };
+    let mdp = dir.join(format!("{name}.md"));
+    let jp = dir.join(format!("{name}.json"));
     let _ = std::fs::write(&mdp, md);
     let _ = std::fs::write(&jp, serde_json::to_string_pretty(&j).unwrap_or_default());
     (code, vec![mdp, jp])
