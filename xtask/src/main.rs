@@ -21,6 +21,7 @@ usage: cargo xtask <command> [--help]
   setup         fetch and verify every third-party parser (idempotent)
   conformance   run the corpus through every oracle and triage against the ledger
   check         ask every oracle about one robots.txt, agent and URL (or one case)
+  fuzz          the nightly differential fuzz job (--minutes N --jobs J); `fuzz minimize FINDING`
   bench         worker overhead per oracle and rfc9309 vs google, measured in one run
   gen-metamorphic  regenerate cases/corpus/metamorphic.yaml (--check: verify it is current)
   report        render the published site (reports/site/) from a run; `report diff OLD NEW`
