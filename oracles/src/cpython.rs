@@ -135,17 +135,7 @@ impl Oracle for CPython {
     }
 
     fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer> {
-        Python::attach(|py| {
-            let args = (
-                self.class.bind(py).clone(),
-                python::py_body(py, body),
-                python::py_queries(queries),
-            );
-            match args.into_pyobject(py) {
-                Ok(args) => python::call_glue(py, "run_cpython", args, queries.len()),
-                Err(e) => python::error_all(py, &e, queries.len()),
-            }
-        })
+        python::run_glue(&self.class, "run_cpython", body, queries)
     }
 
     fn run_fetch(&mut self, robots_url: &str, queries: &[Query]) -> Vec<Answer> {

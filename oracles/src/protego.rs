@@ -117,16 +117,6 @@ impl Oracle for Protego {
     }
 
     fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer> {
-        Python::attach(|py| {
-            let args = (
-                self.class.bind(py).clone(),
-                python::py_body(py, body),
-                python::py_queries(queries),
-            );
-            match args.into_pyobject(py) {
-                Ok(args) => python::call_glue(py, "run_protego", args, queries.len()),
-                Err(e) => python::error_all(py, &e, queries.len()),
-            }
-        })
+        python::run_glue(&self.class, "run_protego", body, queries)
     }
 }

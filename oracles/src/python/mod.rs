@@ -192,6 +192,22 @@ pub fn call_glue<'py>(
     }
 }
 
+/// `func(target, body, queries)`: the one call shape every parse-and-ask
+/// glue function has, for the adapters that differ only in which one.
+pub fn run_glue(target: &Py<PyAny>, func: &str, body: &[u8], queries: &[Query]) -> Vec<Answer> {
+    Python::attach(|py| {
+        let args = (
+            target.bind(py).clone(),
+            py_body(py, body),
+            py_queries(queries),
+        );
+        match args.into_pyobject(py) {
+            Ok(args) => call_glue(py, func, args, queries.len()),
+            Err(e) => error_all(py, &e, queries.len()),
+        }
+    })
+}
+
 /// The body as Python `bytes`.
 pub fn py_body<'py>(py: Python<'py>, body: &[u8]) -> Bound<'py, PyBytes> {
     PyBytes::new(py, body)
