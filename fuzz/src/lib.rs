@@ -17,8 +17,10 @@
 //! | `REPDIFF_FUZZ_STATS=dir` | write per-process counters there, once a second |
 //! | `REPDIFF_FUZZ_ORACLES=a,b` | run only these oracles (rfc9309 is always added) |
 //! | `REPDIFF_FUZZ_ALLOW_MISSING=1` | run without oracles that are unavailable, instead of refusing |
+//! | `REPDIFF_FUZZ_PYTHON_LANE=0` | run the Python oracles on the fuzzing thread (see [`lane`]) |
 
 pub mod generate;
+pub mod lane;
 pub mod triage;
 
 use engine::oracle::{Answer, Oracle, Outcome, Query};
@@ -167,6 +169,8 @@ struct Stats {
     execs: u64,
     /// Inputs whose rendered body and queries were just run (skipped).
     repeats: u64,
+    /// Inputs run whose body alone was seen recently (new queries only).
+    body_repeats: u64,
     queries: u64,
     disagreements: u64,
     known: BTreeMap<String, u64>,
@@ -264,11 +268,26 @@ impl Findings {
     }
 }
 
+/// An input handed to the Python lane, with what its triage needs.
+struct Pending {
+    body: Vec<u8>,
+    queries: Vec<Query>,
+    raw_input: Vec<u8>,
+    /// The inline oracles' answers.
+    inline: Vec<Vec<Answer>>,
+}
+
 /// Every in-process oracle plus the triage state of one fuzzing process.
 pub struct Harness {
     target: &'static str,
-    oracles: Vec<Box<dyn Oracle>>,
+    /// Run on the fuzzing thread, where libFuzzer's coverage sees them.
+    inline: Vec<Box<dyn Oracle>>,
+    /// The Python oracles, on their own thread (see [`lane`]).
+    lane: Option<lane::Lane<Pending>>,
+    /// Every oracle, in registry order; answers are triaged in this order.
     names: Vec<String>,
+    /// For each of `names`: (in the lane?, index in `inline` or the lane).
+    slots: Vec<(bool, usize)>,
     known: Known,
     findings: Findings,
     stats: Stats,
@@ -281,12 +300,26 @@ pub struct Harness {
     /// structured input render the same file, and running the oracles on
     /// it again teaches nothing.
     recent: std::collections::HashSet<u64>,
+    recent_bodies: std::collections::HashSet<u64>,
 }
 
 /// How many renders [`Harness`] remembers before forgetting them all.
 const RECENT_CAP: usize = 1 << 16;
 
 static HARNESS: Mutex<Option<Harness>> = Mutex::new(None);
+
+extern "C" {
+    fn atexit(callback: extern "C" fn()) -> std::os::raw::c_int;
+}
+
+extern "C" fn drain_at_exit() {
+    // try_lock: an exit() from inside a check must not deadlock.
+    if let Ok(mut g) = HARNESS.try_lock() {
+        if let Some(h) = g.as_mut() {
+            h.drain();
+        }
+    }
+}
 
 impl Harness {
     fn new(target: &'static str) -> Harness {
@@ -303,6 +336,23 @@ impl Harness {
         let oracles = make_oracles(want_refs.as_deref());
         let names: Vec<String> = oracles.iter().map(|o| o.name().to_string()).collect();
         let known = load_or_derive_known(&names);
+        let use_lane = std::env::var_os("REPDIFF_FUZZ_PYTHON_LANE").is_none_or(|v| v != "0");
+        let mut inline = Vec::new();
+        let mut laned = Vec::new();
+        let mut slots = Vec::new();
+        for o in oracles {
+            let family = oracles::registry()
+                .iter()
+                .find(|e| e.name == o.name())
+                .map_or("", |e| e.family);
+            if use_lane && family == "python" {
+                slots.push((true, laned.len()));
+                laned.push(o);
+            } else {
+                slots.push((false, inline.len()));
+                inline.push(o);
+            }
+        }
         eprintln!(
             "repdiff-fuzz: {target}: {} oracles ({}); known list: {} signatures, {} cell keys",
             names.len(),
@@ -310,9 +360,20 @@ impl Harness {
             known.signatures.len(),
             known.cells.len()
         );
+        let lane = if laned.is_empty() {
+            None
+        } else {
+            eprintln!(
+                "repdiff-fuzz: {target}: {} on a second thread (REPDIFF_FUZZ_PYTHON_LANE=0 keeps them inline)",
+                laned.iter().map(|o| o.name().to_string()).collect::<Vec<_>>().join(", ")
+            );
+            Some(lane::Lane::start(laned))
+        };
         Harness {
             target,
-            oracles,
+            inline,
+            lane,
+            slots,
             names,
             known,
             findings: Findings {
@@ -327,6 +388,7 @@ impl Harness {
             scratch: Vec::with_capacity(256),
             last_flush: Instant::now(),
             recent: std::collections::HashSet::with_capacity(RECENT_CAP),
+            recent_bodies: std::collections::HashSet::with_capacity(RECENT_CAP),
         }
     }
 
@@ -335,6 +397,12 @@ impl Harness {
         let mut h = HARNESS.lock().unwrap_or_else(|p| p.into_inner());
         if h.is_none() {
             *h = Some(Harness::new(target));
+            // libFuzzer ends a run with exit(): triage what is still in the
+            // Python lane first.
+            // SAFETY: atexit only stores the function pointer.
+            unsafe {
+                atexit(drain_at_exit);
+            }
         }
     }
 
@@ -367,25 +435,115 @@ impl Harness {
             }
             return;
         }
+        let body_key = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            body.hash(&mut h);
+            h.finish()
+        };
+        if self.recent_bodies.len() >= RECENT_CAP {
+            self.recent_bodies.clear();
+        }
+        if !self.recent_bodies.insert(body_key) {
+            self.stats.body_repeats += 1;
+        }
         self.stats.queries += queries.len() as u64;
-        if self.stats.nanos.len() != self.oracles.len() {
-            self.stats.nanos = vec![0; self.oracles.len()];
+        if self.stats.nanos.len() != self.names.len() {
+            self.stats.nanos = vec![0; self.names.len()];
         }
-        let mut answers: Vec<Vec<Answer>> = Vec::with_capacity(self.oracles.len());
-        for (k, o) in self.oracles.iter_mut().enumerate() {
+        let mut inline: Vec<Vec<Answer>> = Vec::with_capacity(self.inline.len());
+        for (k, o) in self.inline.iter_mut().enumerate() {
             let t0 = Instant::now();
-            answers.push(o.run(body, queries));
-            self.stats.nanos[k] += t0.elapsed().as_nanos();
+            inline.push(o.run(body, queries));
+            let slot = self.slots.iter().position(|s| *s == (false, k));
+            if let Some(i) = slot {
+                self.stats.nanos[i] += t0.elapsed().as_nanos();
+            }
         }
+        let mut stop = None;
+        if let Some(lane) = self.lane.as_mut() {
+            let record = Pending {
+                body: body.to_vec(),
+                queries: queries.to_vec(),
+                raw_input: raw_input.to_vec(),
+                inline,
+            };
+            lane.submit(body, queries, record);
+            while let Some((p, done)) = self.lane.as_mut().and_then(lane::Lane::ready) {
+                let s = self.complete(p, done);
+                stop = stop.or(s);
+            }
+        } else {
+            let answers = self.assemble(inline, Vec::new());
+            stop = self.triage_input(body, queries, raw_input, &answers);
+        }
+        if self.last_flush.elapsed() >= Duration::from_secs(1) || stop.is_some() {
+            self.flush();
+        }
+        if let Some(msg) = stop {
+            panic!("{msg}");
+        }
+    }
+
+    /// Both halves of a piped input are in: triage it.
+    fn complete(&mut self, p: Pending, done: lane::Done) -> Option<String> {
+        for (k, t) in done.nanos.iter().enumerate() {
+            if let Some(i) = self.slots.iter().position(|s| *s == (true, k)) {
+                self.stats.nanos[i] += t;
+            }
+        }
+        let answers = self.assemble(p.inline, done.answers);
+        self.triage_input(&p.body, &p.queries, &p.raw_input, &answers)
+    }
+
+    /// Every oracle's answers in `names` order.
+    fn assemble(&self, inline: Vec<Vec<Answer>>, laned: Vec<Vec<Answer>>) -> Vec<Vec<Answer>> {
+        let mut inline: Vec<Option<Vec<Answer>>> = inline.into_iter().map(Some).collect();
+        let mut laned: Vec<Option<Vec<Answer>>> = laned.into_iter().map(Some).collect();
+        self.slots
+            .iter()
+            .map(|&(in_lane, k)| {
+                let from = if in_lane { &mut laned } else { &mut inline };
+                from.get_mut(k).and_then(Option::take).unwrap_or_default()
+            })
+            .collect()
+    }
+
+    /// Wait for every input still in the Python lane and triage it (at
+    /// exit: a new signature is saved and reported, not panicked on).
+    fn drain(&mut self) {
+        while let Some((p, done)) = self.lane.as_mut().and_then(lane::Lane::wait) {
+            if let Some(msg) = self.complete(p, done) {
+                eprintln!("repdiff-fuzz: at exit: {msg}");
+            }
+        }
+        self.flush();
+    }
+
+    /// Triage one input's answers; the stop message when a new signature
+    /// should end the run.
+    fn triage_input(
+        &mut self,
+        body: &[u8],
+        queries: &[Query],
+        raw_input: &[u8],
+        answers: &[Vec<Answer>],
+    ) -> Option<String> {
         let mut robots: Option<Robots> = None;
         let mut stop: Option<String> = None;
         for (qi, q) in queries.iter().enumerate() {
             let row: Vec<(&str, &Outcome)> = self
                 .names
                 .iter()
-                .zip(&answers)
-                .map(|(n, a)| (n.as_str(), &a[qi].outcome))
+                .zip(answers)
+                .filter_map(|(n, a)| a.get(qi).map(|a| (n.as_str(), &a.outcome)))
                 .collect();
+            if row.len() != self.names.len() {
+                panic!(
+                    "repdiff-fuzz: an oracle returned too few answers for query {qi} of {}",
+                    queries.len()
+                );
+            }
             for (n, o) in &row {
                 if o.is_failure() {
                     *self
@@ -412,7 +570,7 @@ impl Harness {
             let named: Vec<(&str, &Answer)> = self
                 .names
                 .iter()
-                .zip(&answers)
+                .zip(answers)
                 .map(|(n, a)| (n.as_str(), &a[qi]))
                 .collect();
             // One finding per new cell key.
@@ -435,20 +593,17 @@ impl Harness {
                     );
                     if !self.keep_going && stop.is_none() {
                         stop = Some(format!(
-                            "new divergence signature {hash} ({key}), saved to {}; \
-                             set REPDIFF_FUZZ_KEEP_GOING=1 to continue past new signatures",
+                            "new divergence signature {hash} ({key}), saved to {} (its \
+                             input.fuzz is the input; with the Python lane on, libFuzzer's \
+                             crash file is a later one); set REPDIFF_FUZZ_KEEP_GOING=1 to \
+                             continue past new signatures",
                             dir.display()
                         ));
                     }
                 }
             }
         }
-        if self.last_flush.elapsed() >= Duration::from_secs(1) || stop.is_some() {
-            self.flush();
-        }
-        if let Some(msg) = stop {
-            panic!("{msg}");
-        }
+        stop
     }
 
     fn flush(&mut self) {
@@ -462,11 +617,14 @@ impl Harness {
             "oracles": self.names,
             "execs": s.execs,
             "repeats": s.repeats,
+            "body_repeats": s.body_repeats,
             "queries": s.queries,
             "disagreements": s.disagreements,
             "known": s.known,
             "new": s.new.iter().map(|(h, (k, n))| (h.clone(), serde_json::json!({"new": k, "hits": n}))).collect::<serde_json::Map<_, _>>(),
             "failures": s.failures,
+            "lane": self.lane.as_ref().map(|l| l.names().to_vec()).unwrap_or_default(),
+            "lane_wait_micros": self.lane.as_ref().map_or(0, |l| l.waited.as_micros() as u64),
             "oracle_micros": self.names.iter().zip(&s.nanos).map(|(n, t)| (n.clone(), serde_json::json!((*t / 1000) as u64))).collect::<serde_json::Map<_, _>>(),
         });
         let _ = std::fs::create_dir_all(dir);

@@ -58,10 +58,14 @@ pub fn scope_wrapper() -> PathBuf {
 /// Empty `dir/<triple>` when it was built with another wrapper (or none).
 fn check_scope_stamp(dir: &std::path::Path) -> Result<(), String> {
     let wrapper = scope_wrapper();
-    let mut text = std::fs::read(&wrapper)
-        .map_err(|e| format!("cannot read {}: {e}", wrapper.display()))?;
+    let mut text =
+        std::fs::read(&wrapper).map_err(|e| format!("cannot read {}: {e}", wrapper.display()))?;
     // The wrapper reads this too: a different scope is a different build.
-    text.extend(std::env::var("REPDIFF_FUZZ_SCOPE").unwrap_or_default().bytes());
+    text.extend(
+        std::env::var("REPDIFF_FUZZ_SCOPE")
+            .unwrap_or_default()
+            .bytes(),
+    );
     let want = crate::setup::sha256_hex(&text);
     let stamp = dir.join("repdiff-coverage-scope.sha256");
     let have = std::fs::read_to_string(&stamp).unwrap_or_default();

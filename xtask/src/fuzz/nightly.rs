@@ -55,10 +55,14 @@ fn stats_dir() -> PathBuf {
     work_dir().join("stats")
 }
 
-/// Environment every fuzz process gets.
-fn fuzz_env() -> Vec<(String, String)> {
+/// Environment every fuzz process gets, when `jobs` of them run at once.
+fn fuzz_env(jobs: usize) -> Vec<(String, String)> {
     vec![
         ("REPDIFF_FUZZ_KEEP_GOING".into(), "1".into()),
+        (
+            "REPDIFF_FUZZ_PYTHON_LANE".into(),
+            if python_lane(jobs) { "1" } else { "0" }.into(),
+        ),
         (
             "REPDIFF_FUZZ_KNOWN".into(),
             known_path().display().to_string(),
@@ -75,6 +79,19 @@ fn fuzz_env() -> Vec<(String, String)> {
         ),
         ("ASAN_SYMBOLIZER_PATH".into(), symbolizer()),
     ]
+}
+
+/// For replays that judge inputs by their coverage (merge, the coverage
+/// figure): every oracle on the fuzzing thread, so the Python adapters'
+/// counters cannot land in another input's run.
+fn fuzz_env_inline() -> Vec<(String, String)> {
+    let mut env = fuzz_env(1);
+    for (k, v) in env.iter_mut() {
+        if k == "REPDIFF_FUZZ_PYTHON_LANE" {
+            *v = "0".into();
+        }
+    }
+    env
 }
 
 fn symbolizer() -> String {
@@ -143,7 +160,7 @@ fn fuzz_target(
         target,
         bin: bin.to_path_buf(),
         args,
-        env: fuzz_env(),
+        env: fuzz_env(jobs),
         seconds: secs,
         log: work_dir().join("logs").join(format!("{target}.log")),
         cwd: work_dir().join("cwd"),
@@ -154,34 +171,109 @@ fn fuzz_target(
     })
 }
 
-/// exec/s of `differential`: one process, then `-jobs=2`, same run, same
-/// corpus.
+/// The Python lane (see fuzz/src/lane.rs) wants a spare core: with as many
+/// fuzzing processes as cores it only adds contention.
+pub fn python_lane(jobs: usize) -> bool {
+    jobs < std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// One way of running `differential` in the speed measurement.
+#[derive(Debug, Clone, Copy)]
+pub struct Mode {
+    pub label: &'static str,
+    /// libFuzzer -jobs/-workers (1: a plain single process).
+    pub jobs: usize,
+    pub lane: bool,
+    /// `REPDIFF_FUZZ_ORACLES`, when not every oracle.
+    pub oracles: Option<&'static str>,
+}
+
+/// The modes measured, the first being the nightly job's own one-job mode.
+pub const MODES: &[Mode] = &[
+    Mode {
+        label: "1 process, Python lane (a second thread)",
+        jobs: 1,
+        lane: true,
+        oracles: None,
+    },
+    Mode {
+        label: "1 process, every oracle on the fuzzing thread",
+        jobs: 1,
+        lane: false,
+        oracles: None,
+    },
+    Mode {
+        label: "-jobs=2 -workers=2, no lane",
+        jobs: 2,
+        lane: false,
+        oracles: None,
+    },
+    Mode {
+        label: "1 process, the 4 Rust/C++ oracles only (not a conformance run)",
+        jobs: 1,
+        lane: false,
+        oracles: Some("rfc9309,google,texting-robots,robotstxt-rs"),
+    },
+];
+
+/// One mode's figures.
+#[derive(Debug, Clone, Default)]
+pub struct SpeedRow {
+    pub label: String,
+    pub oracles: usize,
+    /// exec/s of each libFuzzer process (one, or each -jobs worker).
+    pub workers: Vec<u64>,
+    /// Inputs that reached the oracles (not a repeat of a recent render).
+    pub distinct_per_sec: f64,
+    /// Share of the wall time the fuzzing thread waited on the Python lane.
+    pub lane_wait: Option<f64>,
+    /// Seconds the mode ran.
+    pub seconds: f64,
+}
+
+impl SpeedRow {
+    pub fn total(&self) -> u64 {
+        self.workers.iter().sum()
+    }
+}
+
+/// exec/s of `differential` in each of [`MODES`], one after the other in
+/// one run, on the same corpus.
 #[derive(Debug, Clone, Default)]
 pub struct Speed {
     pub seconds: u64,
-    pub one: RunStats,
-    /// Inputs that reached the oracles (not a repeat of a recent render).
-    pub one_distinct_per_sec: f64,
-    pub two: Vec<RunStats>,
-    pub two_distinct_per_sec: f64,
+    pub rows: Vec<SpeedRow>,
 }
 
 impl Speed {
-    pub fn two_total(&self) -> u64 {
-        self.two.iter().map(|s| s.exec_per_sec).sum()
-    }
-
     pub fn describe(&self) -> String {
-        format!(
-            "differential, all in-process oracles, {} s each: 1 process {} exec/s ({:.0} distinct inputs/s reached the oracles); \
-             -jobs=2 {} exec/s in total ({}; {:.0} distinct/s)",
-            self.seconds,
-            self.one.exec_per_sec,
-            self.one_distinct_per_sec,
-            self.two_total(),
-            self.two.iter().map(|s| s.exec_per_sec.to_string()).collect::<Vec<_>>().join(" + "),
-            self.two_distinct_per_sec
-        )
+        let mut out = format!("differential, {} s per mode, same run:", self.seconds);
+        for r in &self.rows {
+            out.push_str(&format!(
+                "\n  {:<66} {:>6} exec/s{} ({:.0} distinct inputs/s reached {} oracles){}",
+                r.label,
+                r.total(),
+                if r.workers.len() > 1 {
+                    format!(
+                        " = {}",
+                        r.workers
+                            .iter()
+                            .map(u64::to_string)
+                            .collect::<Vec<_>>()
+                            .join(" + ")
+                    )
+                } else {
+                    String::new()
+                },
+                r.distinct_per_sec,
+                r.oracles,
+                r.lane_wait.map_or(String::new(), |w| format!(
+                    "; the fuzzing thread waited on the lane {:.0}% of the time",
+                    w * 100.0
+                ))
+            ));
+        }
+        out
     }
 }
 
@@ -210,60 +302,82 @@ pub fn speed(secs: u64) -> Result<Speed, String> {
     ];
     let mut out = Speed {
         seconds: secs,
-        ..Speed::default()
+        rows: Vec::new(),
     };
-    for two in [false, true] {
-        let sdir = work_dir().join(if two { "speed-2" } else { "speed-1" });
+    for (i, mode) in MODES.iter().enumerate() {
+        let name = format!("speed-{}", i + 1);
+        let sdir = work_dir().join(&name);
         let _ = std::fs::remove_dir_all(&sdir);
-        let mut env = fuzz_env();
-        env.retain(|(k, _)| k != "REPDIFF_FUZZ_STATS");
-        env.push(("REPDIFF_FUZZ_STATS".into(), sdir.display().to_string()));
-        let mut args: Vec<String> = base.to_vec();
-        let cwd = work_dir().join(if two { "speed-2-cwd" } else { "speed-1-cwd" });
+        let cwd = work_dir().join(format!("{name}-cwd"));
         let _ = std::fs::remove_dir_all(&cwd);
-        if two {
-            args.push("-jobs=2".into());
-            args.push("-workers=2".into());
+        let mut env = fuzz_env(mode.jobs);
+        env.retain(|(k, _)| k != "REPDIFF_FUZZ_STATS" && k != "REPDIFF_FUZZ_PYTHON_LANE");
+        env.push(("REPDIFF_FUZZ_STATS".into(), sdir.display().to_string()));
+        env.push((
+            "REPDIFF_FUZZ_PYTHON_LANE".into(),
+            if mode.lane { "1" } else { "0" }.into(),
+        ));
+        if let Some(o) = mode.oracles {
+            // A subset triaged against every oracle's known list finds
+            // "new" rows by construction: keep them out of fuzz/findings.
+            env.push(("REPDIFF_FUZZ_ORACLES".into(), o.into()));
+            env.push((
+                "REPDIFF_FUZZ_FINDINGS".into(),
+                work_dir()
+                    .join(format!("{name}-findings"))
+                    .display()
+                    .to_string(),
+            ));
         }
-        eprintln!(
-            "fuzz speed: differential, {} for {secs} s",
-            if two {
-                "-jobs=2 -workers=2"
-            } else {
-                "one process"
-            }
-        );
+        let mut args: Vec<String> = base.to_vec();
+        if mode.jobs > 1 {
+            args.push(format!("-jobs={}", mode.jobs));
+            args.push(format!("-workers={}", mode.jobs));
+        }
+        eprintln!("fuzz speed: differential, {} for {secs} s", mode.label);
         let launch = Launch {
             target: "differential",
             bin: bin.clone(),
             args,
             env,
             seconds: secs,
-            log: work_dir()
-                .join("logs")
-                .join(format!("speed-{}.log", if two { 2 } else { 1 })),
+            log: work_dir().join("logs").join(format!("{name}.log")),
             cwd: cwd.clone(),
         };
         let s = runner::run(&launch, Duration::from_secs(15), &|| String::new())?;
-        if two {
+        let stats = report::read_stats(&sdir);
+        let oracles = stats
+            .first()
+            .and_then(|v| v.get("oracles"))
+            .and_then(|v| v.as_array())
+            .map_or(0, Vec::len);
+        let wait: u64 = stats
+            .iter()
+            .filter_map(|v| v.get("lane_wait_micros").and_then(|x| x.as_u64()))
+            .sum();
+        let mut row = SpeedRow {
+            label: mode.label.to_string(),
+            oracles,
+            distinct_per_sec: distinct_rate(&sdir, s.seconds),
+            lane_wait: (mode.lane && s.seconds > 0.0).then(|| wait as f64 / 1e6 / s.seconds),
+            seconds: s.seconds,
+            workers: Vec::new(),
+        };
+        if mode.jobs > 1 {
             // -jobs writes each worker's output to fuzz-<n>.log in cwd.
-            for i in 0..2 {
-                let mut w = RunStats {
-                    target: format!("differential worker {i}"),
-                    ..RunStats::default()
-                };
-                if let Ok(text) = std::fs::read_to_string(cwd.join(format!("fuzz-{i}.log"))) {
+            for w in 0..mode.jobs {
+                let mut ws = RunStats::default();
+                if let Ok(text) = std::fs::read_to_string(cwd.join(format!("fuzz-{w}.log"))) {
                     for line in text.lines() {
-                        runner::parse_line(&mut w, line);
+                        runner::parse_line(&mut ws, line);
                     }
                 }
-                out.two.push(w);
+                row.workers.push(ws.exec_per_sec);
             }
-            out.two_distinct_per_sec = distinct_rate(&sdir, s.seconds);
         } else {
-            out.one_distinct_per_sec = distinct_rate(&sdir, s.seconds);
-            out.one = s;
+            row.workers.push(s.exec_per_sec);
         }
+        out.rows.push(row);
     }
     Ok(out)
 }
@@ -312,7 +426,7 @@ pub fn coverage() -> Result<Coverage, String> {
         ..Coverage::default()
     };
     let tmp_findings = work_dir().join("coverage-findings");
-    let mut env = fuzz_env();
+    let mut env = fuzz_env_inline();
     env.retain(|(k, _)| k != "REPDIFF_FUZZ_STATS");
     env.push((
         "REPDIFF_FUZZ_FINDINGS".into(),
@@ -386,7 +500,7 @@ fn merge(target: &str, bin: &Path) -> Result<(usize, usize), String> {
     let fresh = fuzz_dir().join("corpus").join(format!(".{target}.merged"));
     let _ = std::fs::remove_dir_all(&fresh);
     std::fs::create_dir_all(&fresh).map_err(|e| e.to_string())?;
-    let mut env = fuzz_env();
+    let mut env = fuzz_env_inline();
     env.retain(|(k, _)| k != "REPDIFF_FUZZ_STATS");
     env.push((
         "REPDIFF_FUZZ_FINDINGS".into(),
@@ -469,7 +583,9 @@ pub fn run(o: &Options) -> i32 {
     let _ = std::fs::remove_dir_all(stats_dir());
 
     let total = (o.minutes * 60.0).max(30.0) as u64;
-    let speed_secs = o.speed_seconds.unwrap_or((total / 10).clamp(10, 60));
+    let speed_secs = o
+        .speed_seconds
+        .unwrap_or((total / (3 * MODES.len() as u64)).clamp(10, 60));
     let speed = match speed(speed_secs) {
         Ok(s) => {
             eprintln!("fuzz: {}", s.describe());
@@ -480,7 +596,9 @@ pub fn run(o: &Options) -> i32 {
             None
         }
     };
-    let remaining = total.saturating_sub(2 * speed_secs).max(30);
+    let remaining = total
+        .saturating_sub(MODES.len() as u64 * speed_secs)
+        .max(30);
     let robust_share = ((remaining as f64 * 0.25) / ROBUST.len() as f64).max(5.0) as u64;
     let mut runs: Vec<RunStats> = Vec::new();
     let every = Duration::from_secs(if total > 600 { 60 } else { 15 });
@@ -514,7 +632,7 @@ pub fn run(o: &Options) -> i32 {
     let fuzz_seconds: f64 = runs.iter().map(|r| r.seconds).sum::<f64>()
         + speed
             .as_ref()
-            .map_or(0.0, |s| s.one.seconds + s.seconds as f64);
+            .map_or(0.0, |s| s.rows.iter().map(|r| r.seconds).sum::<f64>());
     let mut merges = Vec::new();
     for (target, _) in DIFFERENTIAL {
         match merge(target, &plain_bin(target)) {

@@ -28,7 +28,7 @@ pub struct Report {
     pub artifacts: Vec<(String, String, (u64, u64, u64))>,
 }
 
-fn read_stats(dir: &Path) -> Vec<Value> {
+pub fn read_stats(dir: &Path) -> Vec<Value> {
     std::fs::read_dir(dir)
         .map(|rd| {
             rd.flatten()
@@ -216,10 +216,12 @@ pub fn write(r: &Report) -> (i32, Vec<PathBuf>) {
         "date": day, "started": stamp, "minutes": r.minutes, "jobs": r.jobs,
         "wall_seconds": r.wall_seconds, "fuzz_seconds": r.fuzz_seconds,
         "speed": r.speed.as_ref().map(|s| json!({
-            "seconds": s.seconds, "one_process_exec_per_sec": s.one.exec_per_sec,
-            "one_process_distinct_per_sec": s.one_distinct_per_sec,
-            "jobs2_exec_per_sec": s.two_total(), "jobs2_workers": s.two.iter().map(|w| w.exec_per_sec).collect::<Vec<_>>(),
-            "jobs2_distinct_per_sec": s.two_distinct_per_sec,
+            "seconds_per_mode": s.seconds,
+            "modes": s.rows.iter().map(|m| json!({
+                "mode": m.label, "oracles": m.oracles, "exec_per_sec": m.total(),
+                "workers_exec_per_sec": m.workers, "distinct_per_sec": m.distinct_per_sec.round(),
+                "lane_wait_share": m.lane_wait, "seconds": m.seconds,
+            })).collect::<Vec<_>>(),
         })),
         "coverage": r.coverage.as_ref().map(|c| json!({
             "corpus_files": c.corpus_files, "cov": c.cov, "ft": c.ft,
@@ -259,19 +261,44 @@ pub fn write(r: &Report) -> (i32, Vec<PathBuf>) {
     ));
     md.push_str("## Speed\n\n");
     match &r.speed {
-        Some(s) => md.push_str(&format!(
-            "`differential` with every in-process oracle, same corpus, {} s each, measured in this run:\n\n\
-             | mode | exec/s (libFuzzer) | distinct inputs/s reaching the oracles |\n|---|---|---|\n\
-             | 1 process | {} | {:.0} |\n| -jobs=2 -workers=2 | {} ({}) | {:.0} |\n\n\
-             A repeat is an input whose rendered robots.txt and queries were run moments ago (many mutations of a \
-             structured input render the same file); the harness skips the oracles for it.\n\n",
-            s.seconds,
-            s.one.exec_per_sec,
-            s.one_distinct_per_sec,
-            s.two_total(),
-            s.two.iter().map(|w| w.exec_per_sec.to_string()).collect::<Vec<_>>().join(" + "),
-            s.two_distinct_per_sec
-        )),
+        Some(s) => {
+            md.push_str(&format!(
+                "`differential`, {} s per mode, one mode after the other in this run, same corpus:\n\n\
+                 | mode | oracles | exec/s (libFuzzer) | distinct inputs/s reaching the oracles | fuzzing thread waited on the Python lane |\n\
+                 |---|---|---|---|---|\n",
+                s.seconds
+            ));
+            for m in &s.rows {
+                md.push_str(&format!(
+                    "| {} | {} | {}{} | {:.0} | {} |\n",
+                    m.label,
+                    m.oracles,
+                    m.total(),
+                    if m.workers.len() > 1 {
+                        format!(
+                            " ({})",
+                            m.workers
+                                .iter()
+                                .map(u64::to_string)
+                                .collect::<Vec<_>>()
+                                .join(" + ")
+                        )
+                    } else {
+                        String::new()
+                    },
+                    m.distinct_per_sec,
+                    m.lane_wait
+                        .map_or("-".to_string(), |w| format!("{:.0}%", w * 100.0))
+                ));
+            }
+            md.push_str(
+                "\nA repeat is an input whose rendered robots.txt and queries were run moments ago (many \
+                 mutations of a structured input render the same file); the harness skips the oracles for it. \
+                 The Python lane runs the four Python oracles on a second thread, every input, in order \
+                 (fuzz/src/lane.rs); the nightly job uses it when it has a spare core. The last mode leaves \
+                 the Python oracles out and is there to show what they cost, not as a way to run.\n\n",
+            );
+        }
         None => md.push_str("not measured\n\n"),
     }
     md.push_str("## Coverage\n\n");
