@@ -129,8 +129,14 @@ pub struct Limits {
     /// this before the worker is killed and the batch marked `Timeout`, so a
     /// slow-but-finite parser on a case with many queries is not cut short.
     pub timeout: Duration,
-    /// Restarts allowed over the oracle's lifetime before it is given up.
+    /// Restarts allowed in a row, with no call answered in between, before
+    /// the worker is given up as broken. A success resets the count, so a
+    /// case whose body kills the worker on each of its queries costs those
+    /// queries and not the rest of the run.
     pub max_restarts: u32,
+    /// Restarts allowed over the oracle's lifetime, whatever came between:
+    /// the cap on a worker that crashes on every other call.
+    pub max_restarts_total: u32,
     /// First backoff before a restart; doubles on consecutive failures.
     pub backoff: Duration,
 }
@@ -140,6 +146,7 @@ impl Default for Limits {
         Limits {
             timeout: Duration::from_secs(5),
             max_restarts: 20,
+            max_restarts_total: 1000,
             backoff: Duration::from_millis(20),
         }
     }
@@ -161,6 +168,8 @@ pub struct Supervised {
     capabilities: Capabilities,
     live: Option<Live>,
     restarts: u32,
+    /// Restarts since the last answered call.
+    restarts_in_a_row: u32,
     consecutive_failures: u32,
 }
 
@@ -200,6 +209,7 @@ impl Supervised {
             capabilities: Capabilities::default(),
             live: None,
             restarts: 0,
+            restarts_in_a_row: 0,
             consecutive_failures: 0,
         };
         let hello = s.spawn()?;
@@ -294,13 +304,20 @@ impl Supervised {
         if self.live.is_some() {
             return Ok(());
         }
-        if self.restarts >= self.limits.max_restarts {
+        if self.restarts_in_a_row >= self.limits.max_restarts {
             return Err(format!(
-                "worker restart budget ({}) exhausted",
+                "worker restart budget exhausted: {} restarts in a row without an answer",
                 self.limits.max_restarts
             ));
         }
+        if self.restarts >= self.limits.max_restarts_total {
+            return Err(format!(
+                "worker restart budget exhausted: {} restarts in all",
+                self.limits.max_restarts_total
+            ));
+        }
         self.restarts += 1;
+        self.restarts_in_a_row += 1;
         let backoff = self.limits.backoff * 2u32.saturating_pow(self.consecutive_failures.min(6));
         std::thread::sleep(backoff.min(Duration::from_secs(2)));
         self.spawn().map(|_| ()).map_err(|u| u.to_string())
@@ -340,6 +357,7 @@ impl Supervised {
             self.consecutive_failures += 1;
         } else {
             self.consecutive_failures = 0;
+            self.restarts_in_a_row = 0;
         }
         outcome
     }

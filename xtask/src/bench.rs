@@ -729,6 +729,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         // Python on 500 KiB is slow, and a slow call is a figure, not a fault.
         timeout: Duration::from_secs(120),
         max_restarts: 3,
+        max_restarts_total: 1000,
         ..Limits::default()
     };
     let registry = oracles::registry();

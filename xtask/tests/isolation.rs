@@ -14,6 +14,7 @@ fn chaos(timeout_ms: u64) -> Supervised {
         Limits {
             timeout: Duration::from_millis(timeout_ms),
             max_restarts: 10,
+            max_restarts_total: 1000,
             backoff: Duration::from_millis(1),
         },
     )
@@ -91,6 +92,7 @@ fn restarts_are_bounded() {
         Limits {
             timeout: Duration::from_secs(5),
             max_restarts: 2,
+            max_restarts_total: 1000,
             backoff: Duration::from_millis(1),
         },
     )
@@ -102,5 +104,52 @@ fn restarts_are_bounded() {
     assert!(
         matches!(&got[0], Outcome::Crash { detail } if detail.contains("budget")),
         "{got:?}"
+    );
+}
+
+fn chaos_with(max_restarts: u32, max_restarts_total: u32) -> Supervised {
+    let exe = env!("CARGO_BIN_EXE_xtask").to_string();
+    Supervised::start(
+        "chaos",
+        vec![exe, "worker".into(), "chaos".into()],
+        Limits {
+            timeout: Duration::from_secs(5),
+            max_restarts,
+            max_restarts_total,
+            backoff: Duration::from_millis(1),
+        },
+    )
+    .expect("start")
+}
+
+/// A case whose body kills the worker costs its own crashing queries, not
+/// the rest of the run: an answered call resets the in-a-row count.
+#[test]
+fn answered_calls_reset_the_restart_budget() {
+    let mut o = chaos_with(2, 1000);
+    for round in 0..6 {
+        let got = outcomes(&mut o, &["crash", "ok"]);
+        assert!(
+            matches!(&got[0], Outcome::Crash { detail } if detail.contains("signal")),
+            "round {round}: {got:?}"
+        );
+        assert_eq!(got[1], Outcome::Allowed, "round {round}: {got:?}");
+    }
+    // Each round: the batch dies, then both queries are re-asked singly
+    // (two restarts); 6 rounds, 12 restarts, never 2 in a row unanswered.
+    assert_eq!(o.restarts(), 12);
+}
+
+/// The lifetime cap still stops a worker that crashes on every other call.
+#[test]
+fn the_lifetime_cap_holds_even_with_answers_between() {
+    let mut o = chaos_with(10, 3);
+    let mut last = Vec::new();
+    for _ in 0..4 {
+        last = outcomes(&mut o, &["crash", "ok"]);
+    }
+    assert!(
+        matches!(&last[1], Outcome::Crash { detail } if detail.contains("restarts in all")),
+        "{last:?}"
     );
 }
