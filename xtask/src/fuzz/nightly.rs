@@ -344,7 +344,28 @@ pub fn speed(secs: u64) -> Result<Speed, String> {
             log: work_dir().join("logs").join(format!("{name}.log")),
             cwd: cwd.clone(),
         };
-        let s = runner::run(&launch, Duration::from_secs(15), &|| String::new())?;
+        let workers = mode.jobs;
+        let worker_logs = cwd.clone();
+        let s = runner::run(&launch, Duration::from_secs(15), &|| {
+            if workers < 2 {
+                return String::new();
+            }
+            // -jobs writes each worker's output to fuzz-<n>.log in cwd.
+            let rates: Vec<String> = (0..workers)
+                .map(|w| {
+                    let mut ws = RunStats::default();
+                    if let Ok(text) =
+                        std::fs::read_to_string(worker_logs.join(format!("fuzz-{w}.log")))
+                    {
+                        for line in text.lines() {
+                            runner::parse_line(&mut ws, line);
+                        }
+                    }
+                    format!("{}/s", ws.exec_per_sec)
+                })
+                .collect();
+            format!(" | workers {}", rates.join(" + "))
+        })?;
         let stats = report::read_stats(&sdir);
         let oracles = stats
             .first()

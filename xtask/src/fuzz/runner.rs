@@ -156,6 +156,18 @@ pub fn run(
         if last.elapsed() >= every {
             last = Instant::now();
             if let Ok(s) = stats.lock() {
+                if s.execs == 0 && s.cov == 0 {
+                    // Nothing from libFuzzer yet, or (-jobs) its workers
+                    // write elsewhere: say what is known.
+                    eprintln!(
+                        "  [{}] {}/{} no status in the main log yet{}",
+                        s.target,
+                        mmss(started.elapsed().as_secs()),
+                        mmss(l.seconds),
+                        extra()
+                    );
+                    continue;
+                }
                 eprintln!(
                     "  [{}] {}/{} execs {} ({}/s) cov {} corpus {} oom/timeout/crash {}/{}/{}{}",
                     s.target,
