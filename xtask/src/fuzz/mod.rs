@@ -42,7 +42,8 @@ usage: cargo xtask fuzz [--minutes N] [--jobs J] [--no-build] [--speed-seconds S
   seed             copy the corpus bodies into fuzz/corpus/differential_bytes
   setup            check/install nightly, cargo-fuzz and clang
   build            cargo fuzz build (plain and AddressSanitizer builds)
-  speed            exec/s of `differential`, one process then -jobs=2, same run
+  speed            exec/s of `differential` in four modes, one after the other in one run:
+                   Python lane, no lane, -jobs=2, Rust/C++ oracles only
   coverage         edges covered by fuzz/corpus/differential, and how many in googlebot::";
 
 pub fn root() -> PathBuf {
