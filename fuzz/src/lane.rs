@@ -196,7 +196,7 @@ mod tests {
             queries
                 .iter()
                 .map(|_| {
-                    Answer::from(if body.len() % 2 == 0 {
+                    Answer::from(if body.len().is_multiple_of(2) {
                         Outcome::Allowed
                     } else {
                         Outcome::Disallowed
@@ -227,7 +227,7 @@ mod tests {
         assert_eq!(got.len(), 200);
         for (k, (rec, outcome)) in got.iter().enumerate() {
             assert_eq!(*rec, k);
-            let want = if k % 2 == 0 {
+            let want = if k.is_multiple_of(2) {
                 Outcome::Allowed
             } else {
                 Outcome::Disallowed
