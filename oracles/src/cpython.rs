@@ -11,8 +11,8 @@
 //! .splitlines()` into `parse()`, once per case; then `can_fetch(agent, url)`,
 //! `crawl_delay(agent)`, `request_rate(agent)`, `site_maps()` (its `None` is
 //! [`Value::None`], not an empty list). Both own a fetcher (`set_url` +
-//! `read`), so `run_fetch` is real HTTP with a socket timeout of
-//! `REPDIFF_PYTHON_FETCH_TIMEOUT` seconds (default 10).
+//! `read`), so `run_fetch` is real HTTP with the socket timeout of
+//! [`crate::fetch_timeout`].
 //!
 //! [`Value::None`]: engine::oracle::Value::None
 
@@ -23,9 +23,6 @@ use pyo3::prelude::*;
 pub const NAME_311: &str = "cpython-3.11";
 pub const NAME_315: &str = "cpython-3.15";
 
-/// Seconds before the fetcher gives up, unless `REPDIFF_PYTHON_FETCH_TIMEOUT` says otherwise.
-pub const DEFAULT_FETCH_TIMEOUT: f64 = 10.0;
-
 pub struct CPython {
     name: &'static str,
     version: String,
@@ -34,12 +31,9 @@ pub struct CPython {
     fetch_timeout: f64,
 }
 
+/// Seconds, as `socket.setdefaulttimeout` takes them.
 fn fetch_timeout() -> f64 {
-    std::env::var("REPDIFF_PYTHON_FETCH_TIMEOUT")
-        .ok()
-        .and_then(|s| s.trim().parse::<f64>().ok())
-        .filter(|t| *t > 0.0)
-        .unwrap_or(DEFAULT_FETCH_TIMEOUT)
+    crate::fetch_timeout().as_secs_f64()
 }
 
 /// `cpython-3.11`: the runtime's own `urllib.robotparser`.

@@ -22,6 +22,23 @@ pub mod google;
 pub mod panic_guard;
 pub mod rfc9309;
 
+/// How long an oracle's own HTTP fetcher waits on its socket (connect, each
+/// read): `REPDIFF_FETCH_TIMEOUT` seconds, 1 by default. One setting for
+/// every fetcher (both CPythons' `read()`, rfc9309's client), so the status
+/// matrix's slow response (3 s, `xtask/src/http.rs`) is a network error for
+/// all of them, well inside a worker's 5 s per-query limit.
+pub fn fetch_timeout() -> std::time::Duration {
+    std::env::var("REPDIFF_FETCH_TIMEOUT")
+        .ok()
+        .and_then(|s| s.trim().parse::<f64>().ok())
+        .filter(|t| *t > 0.0)
+        .and_then(|t| std::time::Duration::try_from_secs_f64(t).ok())
+        .unwrap_or(DEFAULT_FETCH_TIMEOUT)
+}
+
+/// See [`fetch_timeout`].
+pub const DEFAULT_FETCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// How to construct one oracle.
 pub struct Entry {
     pub name: &'static str,

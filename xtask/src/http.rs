@@ -12,19 +12,23 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-/// How long a `slow` response waits: longer than the fetch timeout repdiff
-/// gives fetchers (see [`FETCH_TIMEOUT_SECS`]), shorter than a worker call.
+/// How long a `slow` response waits: longer than the fetchers' socket
+/// timeout (`oracles::fetch_timeout`, 1 s unless `REPDIFF_FETCH_TIMEOUT`
+/// says otherwise), so it shows as each fetcher's own timeout, and shorter
+/// than a worker call.
 const SLOW: Duration = Duration::from_secs(3);
 
-/// The socket timeout fetchers are given in a conformance run.
-pub const FETCH_TIMEOUT_SECS: &str = "1";
-
-/// Give fetchers (in the workers started after this) a short socket timeout,
-/// so the matrix's slow response shows as the fetcher's own timeout, well
-/// inside the worker's call limit. Call before any thread starts.
+/// Say so when `REPDIFF_FETCH_TIMEOUT` is set so high that the matrix's slow
+/// response would no longer be a timeout for the fetchers.
 pub fn configure_fetchers() {
-    if std::env::var_os("REPDIFF_PYTHON_FETCH_TIMEOUT").is_none() {
-        std::env::set_var("REPDIFF_PYTHON_FETCH_TIMEOUT", FETCH_TIMEOUT_SECS);
+    let t = oracles::fetch_timeout();
+    if t >= SLOW {
+        eprintln!(
+            "warning: REPDIFF_FETCH_TIMEOUT is {:.1} s, not below the status matrix's slow \
+             response ({} s): fetchers will wait it out instead of timing out",
+            t.as_secs_f64(),
+            SLOW.as_secs()
+        );
     }
 }
 

@@ -7,7 +7,6 @@
 use super::access::MAX_REDIRECTS;
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::time::Duration;
 
 /// What one fetch of `/robots.txt` came to.
 #[derive(Debug)]
@@ -22,10 +21,6 @@ pub enum Fetched {
     /// No response: refused, reset, timed out, unparseable.
     NetworkError { hops: u32, detail: String },
 }
-
-/// Socket read/connect timeout. The status matrix's slow response waits
-/// longer than this, so it shows as §2.3.1.4's network error.
-pub const TIMEOUT: Duration = Duration::from_secs(1);
 
 /// Fetch `url`, following at most five redirects plus one more to learn
 /// that there were more than five (§2.3.1.2).
@@ -84,10 +79,13 @@ fn get(url: &str) -> Result<(u16, Option<String>, Vec<u8>), String> {
         .map_err(|e| format!("resolve {addr}: {e}"))?
         .next()
         .ok_or_else(|| format!("no address for {addr}"))?;
+    // The status matrix's slow response waits longer than this, so it
+    // shows as §2.3.1.4's network error.
+    let timeout = crate::fetch_timeout();
     let mut stream =
-        TcpStream::connect_timeout(&sock, TIMEOUT).map_err(|e| format!("connect {addr}: {e}"))?;
+        TcpStream::connect_timeout(&sock, timeout).map_err(|e| format!("connect {addr}: {e}"))?;
     stream
-        .set_read_timeout(Some(TIMEOUT))
+        .set_read_timeout(Some(timeout))
         .map_err(|e| e.to_string())?;
     let request = format!(
         "GET {path} HTTP/1.1\r\nHost: {authority}\r\nUser-Agent: repdiff-rfc9309\r\n\
