@@ -6,7 +6,7 @@
 use crate::case::{Case, Expect};
 use crate::ledger::Ledger;
 use crate::run::{Cell, RunResult, Status};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -20,20 +20,31 @@ pub fn reproducer(case: &str, query: usize, oracle: &str) -> String {
     )
 }
 
-#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+/// Counts of one oracle's cells, the way the scorecards count them: an
+/// `either` query that matched is not scored (any verdict would do). The
+/// site reads them back from other runs' reports too (`site::model::Tally`).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Score {
     pub matched: usize,
     pub deviated: usize,
     pub failed: usize,
     pub split: usize,
     pub unsupported: usize,
+    #[serde(default)]
     pub triaged: usize,
+    #[serde(default)]
     pub untriaged: usize,
 }
 
 impl Score {
     fn add(&mut self, cell: &Cell, definite: bool) {
-        match cell.status {
+        self.count(cell.status, cell.triaged_by.is_some(), definite);
+    }
+
+    /// Count one cell of `status`; `triaged`: a ledger entry explains it;
+    /// `definite`: its query's expectation is not `either`.
+    pub fn count(&mut self, status: Status, triaged: bool, definite: bool) {
+        match status {
             Status::Match if definite => self.matched += 1,
             Status::Match => {}
             Status::Deviate => self.deviated += 1,
@@ -41,8 +52,8 @@ impl Score {
             Status::Split => self.split += 1,
             Status::Unsupported => self.unsupported += 1,
         }
-        if cell.status.needs_triage() {
-            if cell.triaged_by.is_some() {
+        if status.needs_triage() {
+            if triaged {
                 self.triaged += 1;
             } else {
                 self.untriaged += 1;
@@ -55,12 +66,14 @@ impl Score {
         self.matched + self.deviated + self.failed
     }
 
+    /// Matched share of the scored cells; `None` when nothing was scored.
+    pub fn share(&self) -> Option<f64> {
+        (self.scored() > 0).then(|| 100.0 * self.matched as f64 / self.scored() as f64)
+    }
+
+    /// [`Score::share`], 0 when nothing was scored.
     pub fn percent(&self) -> f64 {
-        if self.scored() == 0 {
-            0.0
-        } else {
-            100.0 * self.matched as f64 / self.scored() as f64
-        }
+        self.share().unwrap_or(0.0)
     }
 }
 

@@ -4,13 +4,14 @@
 use crate::case::{Case, Expect, Verdict};
 use crate::ledger::Ledger;
 use crate::oracle::{unsupported_all, Answer, Capabilities, Oracle, Outcome, Unavailable};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// How one cell compares with its expectation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, PartialOrd, Ord)]
+/// Also what the site reads back out of a `compat.json` (`site::model`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Matches the expectation.
@@ -26,6 +27,16 @@ pub enum Status {
 }
 
 impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Match => "match",
+            Status::Deviate => "deviate",
+            Status::Failed => "failed",
+            Status::Split => "split",
+            Status::Unsupported => "unsupported",
+        }
+    }
+
     pub fn needs_triage(self) -> bool {
         matches!(self, Status::Deviate | Status::Failed | Status::Split)
     }

@@ -269,7 +269,7 @@ pub fn diff(old: &Report, new: &Report) -> Diff {
     let (co, cn) = (cards(old), cards(new));
     for (name, card) in &cn {
         if let Some(oc) = co.get(name) {
-            let (a, b) = (oc.all.percent(), card.all.percent());
+            let (a, b) = (oc.all.share(), card.all.share());
             let counts =
                 |t: &super::model::Tally| (t.matched, t.deviated, t.failed, t.split, t.unsupported);
             if counts(&oc.all) != counts(&card.all) {

@@ -80,7 +80,7 @@ pub fn splice(doc: &str, begin: &str, end: &str, body: &str) -> Option<String> {
 
 /// A shields.io endpoint badge: `{"schemaVersion":1,"label":"RFC 9309","message":"96.8%","color":...}`.
 pub fn badge(t: &model::Tally) -> String {
-    let (message, color) = match t.percent() {
+    let (message, color) = match t.share() {
         None => ("n/a".to_string(), "lightgrey"),
         Some(p) => (
             pages::pct(Some(p)),

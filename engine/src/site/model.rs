@@ -5,34 +5,10 @@
 //! site can be rendered from a report alone (no re-run, no corpus needed).
 
 use crate::oracle::{Answer, Capabilities, Unavailable};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use std::collections::BTreeMap;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    Match,
-    Deviate,
-    Failed,
-    Split,
-    Unsupported,
-}
-
-impl Status {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Match => "match",
-            Status::Deviate => "deviate",
-            Status::Failed => "failed",
-            Status::Split => "split",
-            Status::Unsupported => "unsupported",
-        }
-    }
-
-    pub fn needs_triage(self) -> bool {
-        matches!(self, Status::Deviate | Status::Failed | Status::Split)
-    }
-}
+pub use crate::run::Status;
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct OracleRec {
@@ -304,48 +280,12 @@ pub fn version_key(v: &str) -> Vec<(u64, u8, String)> {
         .collect()
 }
 
-/// Counts of one oracle's cells, the way the scorecards count them: an
-/// `either` query that matched is not scored (any verdict would do).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Tally {
-    pub matched: usize,
-    pub deviated: usize,
-    pub failed: usize,
-    pub split: usize,
-    pub unsupported: usize,
-    #[serde(default)]
-    pub triaged: usize,
-    #[serde(default)]
-    pub untriaged: usize,
-}
+/// Counts of one oracle's cells: the scorecards' own [`crate::report::Score`].
+pub type Tally = crate::report::Score;
 
-impl Tally {
-    pub fn add(&mut self, cell: &CellRec, definite: bool) {
-        match cell.status {
-            Status::Match if definite => self.matched += 1,
-            Status::Match => {}
-            Status::Deviate => self.deviated += 1,
-            Status::Failed => self.failed += 1,
-            Status::Split => self.split += 1,
-            Status::Unsupported => self.unsupported += 1,
-        }
-        if cell.status.needs_triage() {
-            if cell.triaged_by.is_some() {
-                self.triaged += 1;
-            } else {
-                self.untriaged += 1;
-            }
-        }
-    }
-
-    /// Cells with a definite expectation that the oracle answered.
-    pub fn scored(&self) -> usize {
-        self.matched + self.deviated + self.failed
-    }
-
-    pub fn percent(&self) -> Option<f64> {
-        (self.scored() > 0).then(|| 100.0 * self.matched as f64 / self.scored() as f64)
-    }
+/// Count `cell` into `t`.
+fn tally(t: &mut Tally, cell: &CellRec, definite: bool) {
+    t.count(cell.status, cell.triaged_by.is_some(), definite);
 }
 
 /// One oracle's tallies: overall, per tag, per RFC section.
@@ -373,14 +313,15 @@ pub fn cards(report: &Report) -> BTreeMap<String, Card> {
         };
         let definite = q.expect != "either";
         let card = out.entry(cell.oracle.clone()).or_default();
-        card.all.add(cell, definite);
+        tally(&mut card.all, cell, definite);
         for t in &case.tags {
-            card.tags.entry(t.clone()).or_default().add(cell, definite);
+            tally(card.tags.entry(t.clone()).or_default(), cell, definite);
         }
-        card.sections
-            .entry(section_of(&q.basis))
-            .or_default()
-            .add(cell, definite);
+        tally(
+            card.sections.entry(section_of(&q.basis)).or_default(),
+            cell,
+            definite,
+        );
     }
     out
 }

@@ -115,7 +115,7 @@ fn score_td(t: &Tally, href: Option<&str>) -> String {
         };
         return format!("<td class=\"m na\">– <small>none scored</small>{extra}</td>");
     }
-    let text = format!("{}/{}<br>{}", t.matched, t.scored(), pct(t.percent()));
+    let text = format!("{}/{}<br>{}", t.matched, t.scored(), pct(t.share()));
     let text = match href {
         Some(h) => format!("<a href=\"{}\">{text}</a>", esc(h)),
         None => text,
@@ -128,7 +128,7 @@ fn score_td(t: &Tally, href: Option<&str>) -> String {
     } else {
         String::new()
     };
-    format!("<td class=\"m {}\">{text}{untri}</td>", band(t.percent()))
+    format!("<td class=\"m {}\">{text}{untri}</td>", band(t.share()))
 }
 
 fn oracle_link(root: &str, name: &str) -> String {
@@ -344,8 +344,8 @@ count when the oracle sides with a minority (split).</p>",
                     esc(&w[1].record.oracle),
                     esc(&history::version_label(&w[1].record)),
                     moves.len(),
-                    pct(w[0].record.tally().percent()),
-                    pct(w[1].record.tally().percent()),
+                    pct(w[0].record.tally().share()),
+                    pct(w[1].record.tally().share()),
                 );
             }
         }
@@ -1295,7 +1295,7 @@ pub fn summary_markdown(report: &Report) -> String {
             o.name,
             slug(&o.name),
             version.replace('|', "\\|"),
-            pct(t.percent()),
+            pct(t.share()),
             t.matched,
             t.scored(),
             t.deviated,
@@ -1324,7 +1324,7 @@ pub fn summary_markdown(report: &Report) -> String {
             if t.scored() == 0 {
                 s.push_str(" – |");
             } else {
-                let _ = write!(s, " {} |", pct(t.percent()));
+                let _ = write!(s, " {} |", pct(t.share()));
             }
         }
         s.push('\n');
