@@ -37,8 +37,11 @@ struct Job {
     queries: Vec<Query>,
 }
 
-/// The lane's answers to one input: per oracle (lane order), per query.
+/// The lane's answers to one input: per oracle (lane order), per query;
+/// with the input itself, handed back so the caller need not keep a copy.
 pub struct Done {
+    pub body: Vec<u8>,
+    pub queries: Vec<Query>,
     pub answers: Vec<Vec<Answer>>,
     /// Time each lane oracle spent on this input.
     pub nanos: Vec<u128>,
@@ -96,7 +99,14 @@ impl<T> Lane<T> {
                         answers.push(o.run(&job.body, &job.queries));
                         nanos.push(t0.elapsed().as_nanos());
                     }
-                    if done_tx.send(Done { answers, nanos }).is_err() {
+                    let Job { body, queries } = job;
+                    let done = Done {
+                        body,
+                        queries,
+                        answers,
+                        nanos,
+                    };
+                    if done_tx.send(done).is_err() {
                         return;
                     }
                 })
@@ -122,11 +132,8 @@ impl<T> Lane<T> {
     }
 
     /// Hand one input on; blocks while the queue is full.
-    pub fn submit(&mut self, body: &[u8], queries: &[Query], record: T) {
-        let job = Job {
-            body: body.to_vec(),
-            queries: queries.to_vec(),
-        };
+    pub fn submit(&mut self, body: Vec<u8>, queries: Vec<Query>, record: T) {
+        let job = Job { body, queries };
         let Some(jobs) = &self.jobs else {
             panic!("repdiff-fuzz: the Python lane is closed");
         };
@@ -216,12 +223,14 @@ mod tests {
         }];
         let mut got = Vec::new();
         for i in 0..200usize {
-            lane.submit(&vec![b'x'; i], &q, i);
+            lane.submit(vec![b'x'; i], q.clone(), i);
             while let Some((rec, d)) = lane.ready() {
+                assert_eq!(d.body.len(), rec, "the body handed back is the input's");
                 got.push((rec, d.answers[0][0].outcome.clone()));
             }
         }
         while let Some((rec, d)) = lane.wait() {
+            assert_eq!(d.body.len(), rec, "the body handed back is the input's");
             got.push((rec, d.answers[0][0].outcome.clone()));
         }
         assert_eq!(got.len(), 200);

@@ -169,8 +169,6 @@ struct Stats {
     execs: u64,
     /// Inputs whose rendered body and queries were just run (skipped).
     repeats: u64,
-    /// Inputs run whose body alone was seen recently (new queries only).
-    body_repeats: u64,
     queries: u64,
     disagreements: u64,
     known: BTreeMap<String, u64>,
@@ -268,10 +266,9 @@ impl Findings {
     }
 }
 
-/// An input handed to the Python lane, with what its triage needs.
+/// What the triage of an input in the Python lane needs besides the body
+/// and queries (which come back with the lane's answers).
 struct Pending {
-    body: Vec<u8>,
-    queries: Vec<Query>,
     raw_input: Vec<u8>,
     /// The inline oracles' answers.
     inline: Vec<Vec<Answer>>,
@@ -286,8 +283,10 @@ pub struct Harness {
     lane: Option<lane::Lane<Pending>>,
     /// Every oracle, in registry order; answers are triaged in this order.
     names: Vec<String>,
-    /// For each of `names`: (in the lane?, index in `inline` or the lane).
-    slots: Vec<(bool, usize)>,
+    /// Where each of `inline`'s oracles stands in `names`.
+    inline_at: Vec<usize>,
+    /// Where each of the lane's oracles stands in `names`.
+    lane_at: Vec<usize>,
     known: Known,
     findings: Findings,
     stats: Stats,
@@ -300,7 +299,6 @@ pub struct Harness {
     /// structured input render the same file, and running the oracles on
     /// it again teaches nothing.
     recent: std::collections::HashSet<u64>,
-    recent_bodies: std::collections::HashSet<u64>,
 }
 
 /// How many renders [`Harness`] remembers before forgetting them all.
@@ -337,19 +335,18 @@ impl Harness {
         let names: Vec<String> = oracles.iter().map(|o| o.name().to_string()).collect();
         let known = load_or_derive_known(&names);
         let use_lane = std::env::var_os("REPDIFF_FUZZ_PYTHON_LANE").is_none_or(|v| v != "0");
-        let mut inline = Vec::new();
-        let mut laned = Vec::new();
-        let mut slots = Vec::new();
-        for o in oracles {
-            let family = oracles::registry()
+        let registry = oracles::registry();
+        let (mut inline, mut laned) = (Vec::new(), Vec::new());
+        let (mut inline_at, mut lane_at) = (Vec::new(), Vec::new());
+        for (i, o) in oracles.into_iter().enumerate() {
+            let python = registry
                 .iter()
-                .find(|e| e.name == o.name())
-                .map_or("", |e| e.family);
-            if use_lane && family == "python" {
-                slots.push((true, laned.len()));
+                .any(|e| e.name == o.name() && e.family == "python");
+            if use_lane && python {
+                lane_at.push(i);
                 laned.push(o);
             } else {
-                slots.push((false, inline.len()));
+                inline_at.push(i);
                 inline.push(o);
             }
         }
@@ -373,7 +370,8 @@ impl Harness {
             target,
             inline,
             lane,
-            slots,
+            inline_at,
+            lane_at,
             names,
             known,
             findings: Findings {
@@ -388,7 +386,6 @@ impl Harness {
             scratch: Vec::with_capacity(256),
             last_flush: Instant::now(),
             recent: std::collections::HashSet::with_capacity(RECENT_CAP),
-            recent_bodies: std::collections::HashSet::with_capacity(RECENT_CAP),
         }
     }
 
@@ -435,40 +432,23 @@ impl Harness {
             }
             return;
         }
-        let body_key = {
-            use std::hash::{Hash, Hasher};
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            body.hash(&mut h);
-            h.finish()
-        };
-        if self.recent_bodies.len() >= RECENT_CAP {
-            self.recent_bodies.clear();
-        }
-        if !self.recent_bodies.insert(body_key) {
-            self.stats.body_repeats += 1;
-        }
         self.stats.queries += queries.len() as u64;
         if self.stats.nanos.len() != self.names.len() {
             self.stats.nanos = vec![0; self.names.len()];
         }
         let mut inline: Vec<Vec<Answer>> = Vec::with_capacity(self.inline.len());
-        for (k, o) in self.inline.iter_mut().enumerate() {
+        for (o, &i) in self.inline.iter_mut().zip(&self.inline_at) {
             let t0 = Instant::now();
             inline.push(o.run(body, queries));
-            let slot = self.slots.iter().position(|s| *s == (false, k));
-            if let Some(i) = slot {
-                self.stats.nanos[i] += t0.elapsed().as_nanos();
-            }
+            self.stats.nanos[i] += t0.elapsed().as_nanos();
         }
         let mut stop = None;
         if let Some(lane) = self.lane.as_mut() {
             let record = Pending {
-                body: body.to_vec(),
-                queries: queries.to_vec(),
                 raw_input: raw_input.to_vec(),
                 inline,
             };
-            lane.submit(body, queries, record);
+            lane.submit(body.to_vec(), queries.to_vec(), record);
             while let Some((p, done)) = self.lane.as_mut().and_then(lane::Lane::ready) {
                 let s = self.complete(p, done);
                 stop = stop.or(s);
@@ -487,26 +467,24 @@ impl Harness {
 
     /// Both halves of a piped input are in: triage it.
     fn complete(&mut self, p: Pending, done: lane::Done) -> Option<String> {
-        for (k, t) in done.nanos.iter().enumerate() {
-            if let Some(i) = self.slots.iter().position(|s| *s == (true, k)) {
-                self.stats.nanos[i] += t;
-            }
+        for (t, &i) in done.nanos.iter().zip(&self.lane_at) {
+            self.stats.nanos[i] += t;
         }
         let answers = self.assemble(p.inline, done.answers);
-        self.triage_input(&p.body, &p.queries, &p.raw_input, &answers)
+        self.triage_input(&done.body, &done.queries, &p.raw_input, &answers)
     }
 
     /// Every oracle's answers in `names` order.
     fn assemble(&self, inline: Vec<Vec<Answer>>, laned: Vec<Vec<Answer>>) -> Vec<Vec<Answer>> {
-        let mut inline: Vec<Option<Vec<Answer>>> = inline.into_iter().map(Some).collect();
-        let mut laned: Vec<Option<Vec<Answer>>> = laned.into_iter().map(Some).collect();
-        self.slots
-            .iter()
-            .map(|&(in_lane, k)| {
-                let from = if in_lane { &mut laned } else { &mut inline };
-                from.get_mut(k).and_then(Option::take).unwrap_or_default()
-            })
-            .collect()
+        let mut out = vec![Vec::new(); self.names.len()];
+        let placed = inline
+            .into_iter()
+            .zip(&self.inline_at)
+            .chain(laned.into_iter().zip(&self.lane_at));
+        for (answers, &i) in placed {
+            out[i] = answers;
+        }
+        out
     }
 
     /// Wait for every input still in the Python lane and triage it (at
@@ -617,7 +595,6 @@ impl Harness {
             "oracles": self.names,
             "execs": s.execs,
             "repeats": s.repeats,
-            "body_repeats": s.body_repeats,
             "queries": s.queries,
             "disagreements": s.disagreements,
             "known": s.known,

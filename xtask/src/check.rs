@@ -47,7 +47,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     if !args.has("no-setup") {
         setup::ensure_or_reexec();
     }
-    crate::http::configure_fetchers();
+    crate::http::check_fetch_timeout();
     let mut sel = select::start(
         &names,
         args.has("in-process"),

@@ -76,7 +76,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         setup::ensure_or_reexec();
     }
 
-    crate::http::configure_fetchers();
+    crate::http::check_fetch_timeout();
     let sel = select::start(&names, args.has("in-process"), limits);
     for u in &sel.unavailable {
         eprintln!("ERROR: {u}");

@@ -20,7 +20,7 @@ const SLOW: Duration = Duration::from_secs(3);
 
 /// Say so when `REPDIFF_FETCH_TIMEOUT` is set so high that the matrix's slow
 /// response would no longer be a timeout for the fetchers.
-pub fn configure_fetchers() {
+pub fn check_fetch_timeout() {
     let t = oracles::fetch_timeout();
     if t >= SLOW {
         eprintln!(

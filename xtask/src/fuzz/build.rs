@@ -19,9 +19,10 @@
 //!
 //! Both go through `fuzz/tools/coverage-scope` (a `RUSTC_WRAPPER`), which
 //! keeps the coverage instrumentation only in the crates that parse
-//! robots.txt (ours, texting-robots, robotstxt) and the generator: the
-//! counters of pyo3, serde and regex compilation cost libFuzzer more
-//! bookkeeping per run than the parsers themselves took. Cargo does not
+//! robots.txt (ours, texting-robots, robotstxt): the counters of pyo3, serde
+//! and regex compilation cost libFuzzer more bookkeeping per run than the
+//! parsers themselves took. The plain robustness targets are built a second
+//! time, into `fuzz/target/robust`, with the generator in scope as well. Cargo does not
 //! rebuild when a wrapper changes, so a stamp of the wrapper's content sits
 //! in each target directory and a mismatch empties it first.
 

@@ -55,13 +55,14 @@ fn stats_dir() -> PathBuf {
     work_dir().join("stats")
 }
 
-/// Environment every fuzz process gets, when `jobs` of them run at once.
-fn fuzz_env(jobs: usize) -> Vec<(String, String)> {
+/// Environment every fuzz process gets; `lane`: the Python oracles on a
+/// second thread (see [`python_lane`]).
+fn fuzz_env(lane: bool) -> Vec<(String, String)> {
     vec![
         ("REPDIFF_FUZZ_KEEP_GOING".into(), "1".into()),
         (
             "REPDIFF_FUZZ_PYTHON_LANE".into(),
-            if python_lane(jobs) { "1" } else { "0" }.into(),
+            if lane { "1" } else { "0" }.into(),
         ),
         (
             "REPDIFF_FUZZ_KNOWN".into(),
@@ -79,19 +80,6 @@ fn fuzz_env(jobs: usize) -> Vec<(String, String)> {
         ),
         ("ASAN_SYMBOLIZER_PATH".into(), symbolizer()),
     ]
-}
-
-/// For replays that judge inputs by their coverage (merge, the coverage
-/// figure): every oracle on the fuzzing thread, so the Python adapters'
-/// counters cannot land in another input's run.
-fn fuzz_env_inline() -> Vec<(String, String)> {
-    let mut env = fuzz_env(1);
-    for (k, v) in env.iter_mut() {
-        if k == "REPDIFF_FUZZ_PYTHON_LANE" {
-            *v = "0".into();
-        }
-    }
-    env
 }
 
 fn symbolizer() -> String {
@@ -160,7 +148,7 @@ fn fuzz_target(
         target,
         bin: bin.to_path_buf(),
         args,
-        env: fuzz_env(jobs),
+        env: fuzz_env(python_lane(jobs)),
         seconds: secs,
         log: work_dir().join("logs").join(format!("{target}.log")),
         cwd: work_dir().join("cwd"),
@@ -172,7 +160,9 @@ fn fuzz_target(
 }
 
 /// The Python lane (see fuzz/src/lane.rs) wants a spare core: with as many
-/// fuzzing processes as cores it only adds contention.
+/// fuzzing processes as cores it only adds contention. Replays that judge
+/// inputs by their coverage (merge, the coverage figure) run without it, so
+/// the Python adapters' counters cannot land in another input's run.
 pub fn python_lane(jobs: usize) -> bool {
     jobs < std::thread::available_parallelism().map_or(1, |n| n.get())
 }
@@ -235,6 +225,17 @@ impl SpeedRow {
     pub fn total(&self) -> u64 {
         self.workers.iter().sum()
     }
+
+    /// `a + b` for several -jobs workers, nothing for one process.
+    pub fn workers_text(&self) -> Option<String> {
+        (self.workers.len() > 1).then(|| {
+            self.workers
+                .iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(" + ")
+        })
+    }
 }
 
 /// exec/s of `differential` in each of [`MODES`], one after the other in
@@ -253,18 +254,8 @@ impl Speed {
                 "\n  {:<66} {:>6} exec/s{} ({:.0} distinct inputs/s reached {} oracles){}",
                 r.label,
                 r.total(),
-                if r.workers.len() > 1 {
-                    format!(
-                        " = {}",
-                        r.workers
-                            .iter()
-                            .map(u64::to_string)
-                            .collect::<Vec<_>>()
-                            .join(" + ")
-                    )
-                } else {
-                    String::new()
-                },
+                r.workers_text()
+                    .map_or(String::new(), |w| format!(" = {w}")),
                 r.distinct_per_sec,
                 r.oracles,
                 r.lane_wait.map_or(String::new(), |w| format!(
@@ -284,6 +275,22 @@ fn distinct_rate(dir: &Path, secs: f64) -> f64 {
     } else {
         (execs.saturating_sub(repeats)) as f64 / secs
     }
+}
+
+/// exec/s of each of `jobs` -jobs workers so far: libFuzzer writes each
+/// one's output to fuzz-<n>.log in its working directory.
+fn worker_rates(cwd: &Path, jobs: usize) -> Vec<u64> {
+    (0..jobs)
+        .map(|w| {
+            let mut ws = RunStats::default();
+            if let Ok(text) = std::fs::read_to_string(cwd.join(format!("fuzz-{w}.log"))) {
+                for line in text.lines() {
+                    runner::parse_line(&mut ws, line);
+                }
+            }
+            ws.exec_per_sec
+        })
+        .collect()
 }
 
 pub fn speed(secs: u64) -> Result<Speed, String> {
@@ -310,13 +317,9 @@ pub fn speed(secs: u64) -> Result<Speed, String> {
         let _ = std::fs::remove_dir_all(&sdir);
         let cwd = work_dir().join(format!("{name}-cwd"));
         let _ = std::fs::remove_dir_all(&cwd);
-        let mut env = fuzz_env(mode.jobs);
-        env.retain(|(k, _)| k != "REPDIFF_FUZZ_STATS" && k != "REPDIFF_FUZZ_PYTHON_LANE");
+        let mut env = fuzz_env(mode.lane);
+        env.retain(|(k, _)| k != "REPDIFF_FUZZ_STATS");
         env.push(("REPDIFF_FUZZ_STATS".into(), sdir.display().to_string()));
-        env.push((
-            "REPDIFF_FUZZ_PYTHON_LANE".into(),
-            if mode.lane { "1" } else { "0" }.into(),
-        ));
         if let Some(o) = mode.oracles {
             // A subset triaged against every oracle's known list finds
             // "new" rows by construction: keep them out of fuzz/findings.
@@ -344,25 +347,13 @@ pub fn speed(secs: u64) -> Result<Speed, String> {
             log: work_dir().join("logs").join(format!("{name}.log")),
             cwd: cwd.clone(),
         };
-        let workers = mode.jobs;
-        let worker_logs = cwd.clone();
         let s = runner::run(&launch, Duration::from_secs(15), &|| {
-            if workers < 2 {
+            if mode.jobs < 2 {
                 return String::new();
             }
-            // -jobs writes each worker's output to fuzz-<n>.log in cwd.
-            let rates: Vec<String> = (0..workers)
-                .map(|w| {
-                    let mut ws = RunStats::default();
-                    if let Ok(text) =
-                        std::fs::read_to_string(worker_logs.join(format!("fuzz-{w}.log")))
-                    {
-                        for line in text.lines() {
-                            runner::parse_line(&mut ws, line);
-                        }
-                    }
-                    format!("{}/s", ws.exec_per_sec)
-                })
+            let rates: Vec<String> = worker_rates(&cwd, mode.jobs)
+                .iter()
+                .map(|r| format!("{r}/s"))
                 .collect();
             format!(" | workers {}", rates.join(" + "))
         })?;
@@ -384,20 +375,11 @@ pub fn speed(secs: u64) -> Result<Speed, String> {
             seconds: s.seconds,
             workers: Vec::new(),
         };
-        if mode.jobs > 1 {
-            // -jobs writes each worker's output to fuzz-<n>.log in cwd.
-            for w in 0..mode.jobs {
-                let mut ws = RunStats::default();
-                if let Ok(text) = std::fs::read_to_string(cwd.join(format!("fuzz-{w}.log"))) {
-                    for line in text.lines() {
-                        runner::parse_line(&mut ws, line);
-                    }
-                }
-                row.workers.push(ws.exec_per_sec);
-            }
+        row.workers = if mode.jobs > 1 {
+            worker_rates(&cwd, mode.jobs)
         } else {
-            row.workers.push(s.exec_per_sec);
-        }
+            vec![s.exec_per_sec]
+        };
         out.rows.push(row);
     }
     Ok(out)
@@ -447,7 +429,7 @@ pub fn coverage() -> Result<Coverage, String> {
         ..Coverage::default()
     };
     let tmp_findings = work_dir().join("coverage-findings");
-    let mut env = fuzz_env_inline();
+    let mut env = fuzz_env(false);
     env.retain(|(k, _)| k != "REPDIFF_FUZZ_STATS");
     env.push((
         "REPDIFF_FUZZ_FINDINGS".into(),
@@ -521,7 +503,7 @@ fn merge(target: &str, bin: &Path) -> Result<(usize, usize), String> {
     let fresh = fuzz_dir().join("corpus").join(format!(".{target}.merged"));
     let _ = std::fs::remove_dir_all(&fresh);
     std::fs::create_dir_all(&fresh).map_err(|e| e.to_string())?;
-    let mut env = fuzz_env_inline();
+    let mut env = fuzz_env(false);
     env.retain(|(k, _)| k != "REPDIFF_FUZZ_STATS");
     env.push((
         "REPDIFF_FUZZ_FINDINGS".into(),

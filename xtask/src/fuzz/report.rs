@@ -274,18 +274,8 @@ pub fn write(r: &Report) -> (i32, Vec<PathBuf>) {
                     m.label,
                     m.oracles,
                     m.total(),
-                    if m.workers.len() > 1 {
-                        format!(
-                            " ({})",
-                            m.workers
-                                .iter()
-                                .map(u64::to_string)
-                                .collect::<Vec<_>>()
-                                .join(" + ")
-                        )
-                    } else {
-                        String::new()
-                    },
+                    m.workers_text()
+                        .map_or(String::new(), |w| format!(" ({w})")),
                     m.distinct_per_sec,
                     m.lane_wait
                         .map_or("-".to_string(), |w| format!("{:.0}%", w * 100.0))

@@ -156,9 +156,10 @@ pub fn run(
         if last.elapsed() >= every {
             last = Instant::now();
             if let Ok(s) = stats.lock() {
-                if s.execs == 0 && s.cov == 0 {
-                    // Nothing from libFuzzer yet, or (-jobs) its workers
-                    // write elsewhere: say what is known.
+                // Nothing from libFuzzer yet, or (-jobs) its workers write
+                // elsewhere: say what is known.
+                let quiet = s.execs == 0 && s.cov == 0;
+                if quiet {
                     eprintln!(
                         "  [{}] {}/{} no status in the main log yet{}",
                         s.target,
@@ -166,9 +167,8 @@ pub fn run(
                         mmss(l.seconds),
                         extra()
                     );
-                    continue;
-                }
-                eprintln!(
+                } else {
+                    eprintln!(
                     "  [{}] {}/{} execs {} ({}/s) cov {} corpus {} oom/timeout/crash {}/{}/{}{}",
                     s.target,
                     mmss(started.elapsed().as_secs()),
@@ -182,6 +182,7 @@ pub fn run(
                     s.crashes,
                     extra()
                 );
+                }
             }
         }
         std::thread::sleep(Duration::from_millis(200));
