@@ -6,8 +6,9 @@
 //! new behaviour can never hide behind an old explanation.
 
 use crate::case::{find_line, Corpus, LoadError};
+use crate::oracle::Outcome;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, PartialOrd, Ord)]
@@ -52,20 +53,66 @@ pub struct Entry {
     pub upstream: String,
     /// Case ids, or `case-id#N` for the N-th query (1-based) of a case.
     pub cases: Vec<String>,
+    /// What each oracle answers on the cells this entry explains (see
+    /// [`pin_label`]): a cell is explained only when its actual outcome is
+    /// the pinned one, so a deviation that turns into an error, a crash or
+    /// the opposite verdict is untriaged again.
+    pub outcomes: BTreeMap<String, Pin>,
     pub explanation: String,
     /// Filled by the loader.
     #[serde(skip)]
     pub line: usize,
 }
 
+/// The pinned outcome of one oracle: one label for every cell the entry
+/// explains, or one per case reference (`case#N` is looked up before `case`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Pin {
+    All(String),
+    PerCase(BTreeMap<String, String>),
+}
+
+/// The label an outcome is pinned by: `allowed`, `disallowed`,
+/// `error:<kind>`, `crash`, `timeout`, `unsupported`, or `value:<value>`.
+/// A crash's detail and an error's message are left out: they carry
+/// addresses and paths that change from run to run.
+pub fn pin_label(outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Allowed => "allowed".into(),
+        Outcome::Disallowed => "disallowed".into(),
+        Outcome::Value { value } => format!("value:{value}"),
+        Outcome::Error { kind, .. } => format!("error:{kind}"),
+        Outcome::Crash { .. } => "crash".into(),
+        Outcome::Timeout => "timeout".into(),
+        Outcome::Unsupported { .. } => "unsupported".into(),
+    }
+}
+
 impl Entry {
-    /// Does this entry explain the cell (`oracle`, `case`, query `index` 0-based)?
-    pub fn covers(&self, oracle: &str, case: &str, index: usize) -> bool {
+    /// Does this entry name the cell (`oracle`, `case`, query `index`
+    /// 0-based), whatever the oracle answered?
+    pub fn names(&self, oracle: &str, case: &str, index: usize) -> bool {
         self.oracles.iter().any(|o| o == oracle)
-            && self.cases.iter().any(|r| match r.split_once('#') {
-                None => r == case,
-                Some((c, n)) => c == case && n.parse::<usize>().ok() == Some(index + 1),
-            })
+            && self.cases.iter().any(|r| ref_names(r, case, index))
+    }
+
+    /// Does this entry explain the cell: does it name it, and is the
+    /// oracle's actual outcome the pinned one?
+    pub fn covers(&self, oracle: &str, case: &str, index: usize, outcome: &Outcome) -> bool {
+        self.names(oracle, case, index)
+            && self.pinned(oracle, case, index).as_deref() == Some(pin_label(outcome).as_str())
+    }
+
+    /// The outcome pinned for this oracle on this cell, if any.
+    pub fn pinned(&self, oracle: &str, case: &str, index: usize) -> Option<String> {
+        match self.outcomes.get(oracle)? {
+            Pin::All(label) => Some(label.clone()),
+            Pin::PerCase(map) => map
+                .get(&format!("{case}#{}", index + 1))
+                .or_else(|| map.get(case))
+                .cloned(),
+        }
     }
 
     pub fn case_ids(&self) -> BTreeSet<&str> {
@@ -74,6 +121,63 @@ impl Entry {
             .map(|r| r.split_once('#').map_or(r.as_str(), |(c, _)| c))
             .collect()
     }
+}
+
+/// Does the case reference `r` (`case` or `case#N`) name query `index` of `case`?
+fn ref_names(r: &str, case: &str, index: usize) -> bool {
+    match r.split_once('#') {
+        None => r == case,
+        Some((c, n)) => c == case && n.parse::<usize>().ok() == Some(index + 1),
+    }
+}
+
+/// Is `label` a well-formed pin?
+fn valid_label(label: &str) -> bool {
+    matches!(
+        label,
+        "allowed" | "disallowed" | "crash" | "timeout" | "unsupported"
+    ) || label.strip_prefix("error:").is_some_and(|k| !k.is_empty())
+        || label.strip_prefix("value:").is_some_and(|v| !v.is_empty())
+}
+
+/// Check an entry's `outcomes` against its `oracles` and `cases`.
+fn check_pins(entry: &Entry) -> Result<(), String> {
+    for o in &entry.oracles {
+        if !entry.outcomes.contains_key(o) {
+            return Err(format!(
+                "no pinned outcome for `{o}` (outcomes: {o}: allowed | disallowed | error:KIND | crash | ...)"
+            ));
+        }
+    }
+    for (o, pin) in &entry.outcomes {
+        if !entry.oracles.contains(o) {
+            return Err(format!("outcomes names `{o}`, which is not in oracles"));
+        }
+        let labels: Vec<(Option<&String>, &String)> = match pin {
+            Pin::All(l) => vec![(None, l)],
+            Pin::PerCase(map) => map.iter().map(|(r, l)| (Some(r), l)).collect(),
+        };
+        for (r, label) in labels {
+            if !valid_label(label) {
+                return Err(format!(
+                    "`{o}`: `{label}` is not an outcome (allowed, disallowed, error:KIND, crash, timeout, unsupported, value:V)"
+                ));
+            }
+            if let Some(r) = r {
+                let (case, n) = r
+                    .split_once('#')
+                    .map_or((r.as_str(), None), |(c, n)| (c, Some(n)));
+                let listed = entry
+                    .cases
+                    .iter()
+                    .any(|c| c == r || (n.is_some() && c == case));
+                if !listed {
+                    return Err(format!("`{o}`: pin for `{r}`, which is not in cases"));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 #[derive(Debug, Deserialize)]
@@ -136,6 +240,7 @@ pub fn parse(
                 "upstream (a URL or \"none known\") and explanation must not be empty".into(),
             ));
         }
+        check_pins(&entry).map_err(err)?;
         for o in &entry.oracles {
             if !known_oracles.contains(&o.as_str()) {
                 return Err(err(format!(

@@ -187,7 +187,7 @@ pub fn run(
                     ledger
                         .entries
                         .iter()
-                        .find(|e| e.covers(name, &case.id, qi))
+                        .find(|e| e.covers(name, &case.id, qi, &answer.outcome))
                         .map(|e| e.id.clone())
                 } else {
                     None
@@ -367,7 +367,7 @@ fn stale_entries(
                 && e.case_ids().iter().any(|c| ran_cases.contains(c))
                 && !needing
                     .iter()
-                    .any(|c| e.covers(&c.oracle, &c.case, c.query))
+                    .any(|c| e.covers(&c.oracle, &c.case, c.query, &c.answer.outcome))
         })
         .map(|e| e.id.clone())
         .collect()

@@ -32,8 +32,9 @@ realistic: several groups with `*`, `$` and comments):
 Then `rfc9309` against `google` on the small and large bodies, per query,
 with the 100 queries in one call and asked one call each.
 
-A full run writes reports/bench/latest.md and latest.json; a --quick or
---oracle-filtered run writes reports/bench/partial.md and partial.json.
+A full run writes reports/run/bench/latest.md and latest.json (ignored by
+git); a --quick or --oracle-filtered run writes partial.md and partial.json
+there. --publish, on a full run, writes reports/bench/latest.* instead.
 --quick is a smoke run (few, short samples): its figures are not meant to be
 quoted. Exit status: 0 when every oracle ran, 1 when one could not (listed as
 UNAVAILABLE), 2 on bad arguments. Missing the overhead target does not fail
@@ -671,7 +672,7 @@ fn head_to_head(
 // ----------------------------------------------------------------- main ---
 
 pub fn main(raw: &[String]) -> Result<i32, Usage> {
-    let args = Args::parse(raw, &["quick", "no-setup", "help"], &["oracle"])?;
+    let args = Args::parse(raw, &["quick", "no-setup", "publish", "help"], &["oracle"])?;
     if args.has("help") {
         println!("{HELP}");
         return Ok(0);
@@ -722,9 +723,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     }
     let mix = hit_mix(&bodies);
 
-    let exe = std::env::current_exe()
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| "xtask".into());
+    let exe = crate::select::self_exe();
     let limits = Limits {
         // Python on 500 KiB is slow, and a slow call is a figure, not a fault.
         timeout: Duration::from_secs(120),
@@ -823,7 +822,13 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     } else {
         "latest"
     };
-    let dir = paths::root().join("reports/bench");
+    // A plain run writes to the ignored run folder; --publish (a full run
+    // only) replaces the committed reports/bench/latest.*.
+    let dir = if args.has("publish") && stem == "latest" {
+        paths::root().join("reports/bench")
+    } else {
+        paths::run_dir().join("bench")
+    };
     for (ext, text) in [("md", &md), ("json", &json)] {
         let path = dir.join(format!("{stem}.{ext}"));
         if let Err(e) = report::write_atomic(&path, text.as_bytes()) {

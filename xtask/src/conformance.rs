@@ -19,8 +19,10 @@ Runs every case of cases/corpus/ through every oracle (or those named),
 compares each answer with the case's RFC 9309 expectation, and explains every
 deviation or disagreement by an entry of cases/divergences.yaml.
 
-Writes compat.json and compat.md to reports/latest/ for a full run, to
-reports/partial/ when filtered (or to --out). --timeout is per query
+Writes compat.json and compat.md to reports/run/latest/ for a full run, to
+reports/run/partial/ when filtered (or to --out); both are ignored by git,
+so a run changes no tracked file. `cargo xtask report --publish` turns a full
+run into the published snapshot (reports/latest/, the site, the history). --timeout is per query
 (default 5 s; a case's batch of n queries gets n times it) before the
 oracle's worker is killed and the cells marked timeout. Exit status: 0 when every cell
 is triaged (and, with --strict, no ledger entry is stale); 1 otherwise or
@@ -84,13 +86,19 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     let filtered = !names.is_empty() || !globs.is_empty() || !files.is_empty() || sel.has_chaos;
     let out_dir = match args.one("out")? {
         Some(d) => PathBuf::from(d),
-        None if filtered => paths::root().join("reports/partial"),
-        None => paths::root().join("reports/latest"),
+        None if filtered => paths::run_dir().join("partial"),
+        None => paths::run_dir().join("latest"),
     };
-    if sel.has_chaos && out_dir.ends_with("reports/latest") {
+    if sel.has_chaos && out_dir == paths::run_dir().join("latest") {
         return Err(Usage(
-            "a run with a chaos oracle never writes reports/latest".into(),
+            "a run with a chaos oracle never writes reports/run/latest".into(),
         ));
+    }
+    if out_dir == paths::published_dir() {
+        return Err(Usage(format!(
+            "{} is the published snapshot: run without --out, then `cargo xtask report --publish`",
+            out_dir.display()
+        )));
     }
 
     let queries: usize = cases.iter().map(|c| c.queries.len()).sum();
@@ -145,10 +153,6 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         }
     }
 
-    if out_dir == paths::root().join("reports/latest") {
-        crate::report_site::record_history(&json);
-    }
-
     print_summary(&result, &cases);
     let untriaged: Vec<_> = result.untriaged().collect();
     if !untriaged.is_empty() {
@@ -181,6 +185,16 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         );
     }
     println!("\nreport: {}", out_dir.join("compat.md").display());
+    if !result.unavailable.is_empty() {
+        println!(
+            "not publishable: {} oracle(s) could not run",
+            result.unavailable.len()
+        );
+    } else if out_dir == paths::run_dir().join("latest") {
+        println!(
+            "publish it (snapshot, site, history, README summary): cargo xtask report --publish"
+        );
+    }
     let failed = !untriaged.is_empty()
         || !result.unavailable.is_empty()
         || (args.has("strict") && !result.stale.is_empty());

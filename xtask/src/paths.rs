@@ -8,6 +8,18 @@ pub fn root() -> PathBuf {
     p.canonicalize().unwrap_or(p)
 }
 
+/// Where plain runs write (`conformance`, `report`, `fuzz`, `bench`):
+/// ignored by git, so a run changes no tracked file. Only
+/// `cargo xtask report --publish` writes the published snapshot.
+pub fn run_dir() -> PathBuf {
+    root().join("reports/run")
+}
+
+/// The published snapshot: written only by `cargo xtask report --publish`.
+pub fn published_dir() -> PathBuf {
+    root().join("reports/latest")
+}
+
 pub fn corpus_dir() -> PathBuf {
     root().join("cases/corpus")
 }

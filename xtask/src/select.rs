@@ -40,9 +40,7 @@ pub fn start(names: &[String], in_process: bool, limits: Limits) -> Selection {
         names.to_vec()
     };
     let registry = oracles::registry();
-    let exe = std::env::current_exe()
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| "xtask".into());
+    let exe = self_exe();
     let mut sel = Selection {
         oracles: Vec::new(),
         unavailable: Vec::new(),
@@ -97,6 +95,18 @@ pub fn start(names: &[String], in_process: bool, limits: Limits) -> Selection {
         }
     }
     sel
+}
+
+/// The program a worker runs: this very binary. On Linux `/proc/self/exe`
+/// still starts it after cargo has replaced the file on disk (a rebuild
+/// during a long run), where `current_exe()` would name a deleted path.
+pub fn self_exe() -> String {
+    if std::path::Path::new("/proc/self/exe").exists() {
+        return "/proc/self/exe".into();
+    }
+    std::env::current_exe()
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| "xtask".into())
 }
 
 /// `xtask worker NAME`: serve one oracle over stdin/stdout.

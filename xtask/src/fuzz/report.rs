@@ -420,7 +420,10 @@ pub fn write(r: &Report) -> (i32, Vec<PathBuf>) {
             ));
         }
     }
-    let dir = super::root().join("reports/fuzz");
+    // Ignored by git: a plain run changes no tracked file. The nightly
+    // workflow uploads this folder; a report worth keeping is copied to
+    // reports/fuzz/ by hand, in a commit that says why.
+    let dir = super::root().join("reports/run/fuzz");
     let _ = std::fs::create_dir_all(&dir);
     // One report per night; a second run the same day keeps the first.
     let name = if dir.join(format!("{day}.md")).exists() {

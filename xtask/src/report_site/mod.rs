@@ -10,16 +10,22 @@ use engine::site::{self, diff, history, model::Report};
 use std::path::{Path, PathBuf};
 
 pub const HELP: &str = "\
-cargo xtask report [--json FILE] [--out DIR] [--ledger FILE] [--history FILE] [--no-screenshot]
+cargo xtask report [--publish] [--json FILE] [--out DIR] [--ledger FILE] [--history FILE] [--no-screenshot]
 cargo xtask report diff OLD.json NEW.json [--markdown]
 
 report: renders the static site (index with the oracle x tag and oracle x RFC
 section matrices, one page per oracle and per case, the ledger, versions)
 and a shields.io badge endpoint per oracle from FILE (default
-reports/latest/compat.json), the ledger (cases/divergences.yaml) and the
-history (reports/history.jsonl) into DIR (default reports/site), atomically:
-a failed render leaves the old site. With Debian's chromium it also saves a
-screenshot of the index as DIR/screenshot.png (`cargo xtask setup` installs it).
+reports/run/latest/compat.json, the last full conformance run), the ledger
+(cases/divergences.yaml) and the history (reports/history.jsonl) into DIR
+(default reports/run/site, ignored by git), atomically: a failed render
+leaves the old site. With Debian's chromium it also saves a screenshot of
+the index as DIR/screenshot.png (`cargo xtask setup` installs it).
+
+--publish: the one step that changes the published snapshot. It refuses a
+run in which an oracle could not start; otherwise it copies the run to
+reports/latest/, appends its records to reports/history.jsonl, renders the
+site into reports/site/ and rewrites the README's summary.
 
 report diff: every cell whose answer, status or triage changed between two
 compat.json files, the divergences new and fixed (ledger entries and
@@ -32,7 +38,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     }
     let args = Args::parse(
         raw,
-        &["no-screenshot", "help"],
+        &["no-screenshot", "publish", "help"],
         &["json", "out", "ledger", "history"],
     )?;
     if args.has("help") {
@@ -45,14 +51,22 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         )));
     }
     let root = paths::root();
+    let publish = args.has("publish");
     let json = args
         .one("json")?
         .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("reports/latest/compat.json"));
-    let out = args
-        .one("out")?
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("reports/site"));
+        .unwrap_or_else(|| paths::run_dir().join("latest/compat.json"));
+    let site_dir = root.join("reports/site");
+    let out = match args.one("out")? {
+        Some(_) if publish => {
+            return Err(Usage(
+                "--publish writes reports/site; it takes no --out".into(),
+            ))
+        }
+        Some(d) => PathBuf::from(d),
+        None if publish => site_dir.clone(),
+        None => paths::run_dir().join("site"),
+    };
     let ledger_path = args
         .one("ledger")?
         .map(PathBuf::from)
@@ -63,6 +77,9 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         .unwrap_or_else(|| root.join("reports/history.jsonl"));
 
     let report = load_report(&json)?;
+    if publish {
+        publish_run(&json, &report, &history_path)?;
+    }
     let corpus = paths::load_corpus()?;
     let mut known = crate::select::known_names();
     known.extend(crate::chaos::NAMES);
@@ -105,7 +122,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         return Ok(1);
     }
     // The published site: the README embeds its summary.
-    if out == root.join("reports/site") {
+    if publish {
         update_readme(&root.join("README.md"), &site::summary_markdown(&report));
     }
     println!(
@@ -173,23 +190,45 @@ fn diff_main(raw: &[String]) -> Result<i32, Usage> {
     Ok(0)
 }
 
-/// After a full conformance run: append the run's records to
-/// reports/history.jsonl (keys already there are not written again).
-pub fn record_history(json: &str) {
-    let path = paths::root().join("reports/history.jsonl");
-    let report = match Report::parse(json) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("warning: history not updated: {e}");
-            return;
-        }
-    };
-    match history::append(&path, &history::records(&report)) {
-        Ok(0) => {}
-        Ok(n) => eprintln!(
-            "history: {n} new record(s) in {} (render the site: cargo xtask report)",
-            path.display()
-        ),
-        Err(e) => eprintln!("warning: history not updated: {e}"),
+/// The publishing half of `report --publish`: refuse a run that is not
+/// whole, then copy it to reports/latest/ and append its history records
+/// (keys already there are not written again). The site follows.
+fn publish_run(json: &Path, report: &Report, history_path: &Path) -> Result<(), Usage> {
+    if !report.unavailable.is_empty() {
+        let names: Vec<&str> = report
+            .unavailable
+            .iter()
+            .map(|u| u.oracle.as_str())
+            .collect();
+        return Err(Usage(format!(
+            "{}: not published: {} oracle(s) could not run ({}); nothing was changed",
+            json.display(),
+            names.len(),
+            names.join(", ")
+        )));
     }
+    let known = crate::select::known_names();
+    let ran: Vec<&str> = report.oracles.iter().map(|o| o.name.as_str()).collect();
+    let missing: Vec<&str> = known.iter().copied().filter(|n| !ran.contains(n)).collect();
+    if !missing.is_empty() {
+        return Err(Usage(format!(
+            "{}: not published: not a full run (missing {}); run `cargo xtask conformance` without filters",
+            json.display(),
+            missing.join(", ")
+        )));
+    }
+    let from = json.parent().unwrap_or(Path::new("."));
+    let to = paths::published_dir();
+    for name in ["compat.json", "compat.md"] {
+        let bytes = std::fs::read(from.join(name))
+            .map_err(|e| Usage(format!("{}: cannot read: {e}", from.join(name).display())))?;
+        engine::report::write_atomic(&to.join(name), &bytes)
+            .map_err(|e| Usage(format!("cannot write {}: {e}", to.join(name).display())))?;
+    }
+    eprintln!("publish: {} -> {}", from.display(), to.display());
+    match history::append(history_path, &history::records(report)) {
+        Ok(n) => eprintln!("publish: {n} new record(s) in {}", history_path.display()),
+        Err(e) => return Err(Usage(format!("history not updated: {e}"))),
+    }
+    Ok(())
 }

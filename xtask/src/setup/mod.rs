@@ -159,35 +159,28 @@ pub fn ensure_or_reexec() {
         return;
     }
     // Setup just provided sources this binary was built without: rebuild
-    // it (cargo's build script now finds them) and run the same command again.
+    // it (cargo's build script now finds them) and run the same command
+    // again. `cargo run` both rebuilds and finds the new binary; the path of
+    // this process's own file is no use, since the rebuild replaces it
+    // (Linux then names it `... (deleted)`).
     eprintln!(
         "setup: rebuilding with {} (sources fetched after this binary was built)",
         missing.join(", ")
     );
-    let mut build = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    build
-        .current_dir(&ctx.root)
-        .args(["build", "--quiet", "-p", "xtask"]);
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(&ctx.root)
+        .args(["run", "--quiet", "--package", "xtask"]);
     if !cfg!(debug_assertions) {
-        build.arg("--release");
+        cmd.arg("--release");
     }
-    match build.status() {
-        Ok(s) if s.success() => {}
-        _ => {
-            eprintln!("ERROR: rebuild failed; run `cargo build --release -p xtask` to see why");
-            return;
-        }
-    }
-    let Ok(exe) = std::env::current_exe() else {
-        return;
-    };
-    use std::os::unix::process::CommandExt;
-    let mut cmd = Command::new(exe);
     // The same arguments, so the user sees one uninterrupted command.
-    cmd.args(std::env::args_os().skip(1))
+    cmd.arg("--")
+        .args(std::env::args_os().skip(1))
         .env("REPDIFF_REEXEC", "1");
+    use std::os::unix::process::CommandExt;
     let err = cmd.exec();
-    eprintln!("ERROR: cannot re-run after rebuild: {err}");
+    eprintln!("ERROR: cannot re-run after rebuild: {err}; run the command again");
+    std::process::exit(1);
 }
 
 /// Debian packages the native oracles build against, and the browser the
