@@ -240,7 +240,6 @@ pub fn parse(
                 "upstream (a URL or \"none known\") and explanation must not be empty".into(),
             ));
         }
-        check_pins(&entry).map_err(err)?;
         for o in &entry.oracles {
             if !known_oracles.contains(&o.as_str()) {
                 return Err(err(format!(
@@ -249,6 +248,7 @@ pub fn parse(
                 )));
             }
         }
+        check_pins(&entry).map_err(err)?;
         for r in &entry.cases {
             let (case_id, n) = match r.split_once('#') {
                 Some((c, n)) => (c, Some(n)),

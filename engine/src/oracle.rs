@@ -187,12 +187,71 @@ impl Capabilities {
     }
 }
 
+/// What runs the parser: `CPython 3.11.7`, `node 20.20.2`, `rustc`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Runtime {
+    pub name: String,
+    pub version: String,
+}
+
+/// Where the parser came from, pinned; never a machine path, so the same
+/// parser set up on another machine or checkout has the same provenance.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Provenance {
+    /// `pypi`, `npm`, `crates.io`, `debian`, `python.org`, `repdiff`, ...
+    pub registry: String,
+    pub package: String,
+    pub version: String,
+    /// The file fetched (a wheel, an sdist, a tarball), when there is one.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub artifact: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub sha256: String,
+    /// npm's Subresource Integrity string.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub integrity: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub commit: String,
+    /// How it was built, when we built it (compiler, libraries).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub build: String,
+}
+
+/// An oracle's structured identity, announced in the worker greeting
+/// (protocol v2, `docs/protocol.md`); [`Oracle::version`] is its short form.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct About {
+    /// The parser as its users name it (`protego`, `urllib.robotparser`).
+    pub library: String,
+    /// Its own version (`0.7.0`; a commit where it has no release).
+    pub version: String,
+    pub language: String,
+    pub runtime: Runtime,
+    pub provenance: Provenance,
+    /// How the body reaches the library, when that is a choice.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub feeding: String,
+}
+
+impl About {
+    /// `library version`: the oracle's stable identity, its history key.
+    pub fn identity(&self) -> String {
+        format!("{} {}", self.library, self.version)
+    }
+}
+
 /// A robots.txt parser under test.
 pub trait Oracle: Send {
     /// Stable name used in cases, the ledger and reports (`protego`, `google`).
     fn name(&self) -> &str;
-    /// The exact version, probed at run time from the library itself.
-    fn version(&self) -> String;
+    /// Which parser this is, where it came from and what runs it, probed
+    /// at run time from the library itself where it can say.
+    fn about(&self) -> About;
+    /// The library's own identity (`protego 0.7.0`): the key of its
+    /// history, so it holds no machine path and no build detail.
+    fn version(&self) -> String {
+        self.about().identity()
+    }
     fn capabilities(&self) -> Capabilities;
     /// Parse `body` once and answer every query, one answer per query, in order.
     fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer>;

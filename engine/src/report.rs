@@ -145,7 +145,9 @@ struct JsonReport<'a> {
     stale: &'a [String],
 }
 
-pub fn to_json(result: &RunResult, cases: &[&Case], corpus_hash: &str) -> String {
+/// `compat.json`. Case files are named relative to `base` (the repository
+/// root), so the same corpus run from two checkouts gives the same bytes.
+pub fn to_json(result: &RunResult, cases: &[&Case], corpus_hash: &str, base: &Path) -> String {
     let sigs: BTreeMap<(&str, usize), &str> = result
         .signatures
         .iter()
@@ -172,7 +174,12 @@ pub fn to_json(result: &RunResult, cases: &[&Case], corpus_hash: &str) -> String
                 title: &c.title,
                 tags: &c.tags,
                 source: &c.source,
-                file: c.file.display().to_string(),
+                file: c
+                    .file
+                    .strip_prefix(base)
+                    .unwrap_or(&c.file)
+                    .display()
+                    .to_string(),
                 line: c.line,
                 family: c.family.as_deref(),
                 http: c.http.as_ref(),

@@ -3,7 +3,7 @@
 
 use crate::case::{Case, Expect, Verdict};
 use crate::ledger::Ledger;
-use crate::oracle::{unsupported_all, Answer, Capabilities, Oracle, Outcome, Unavailable};
+use crate::oracle::{unsupported_all, About, Answer, Capabilities, Oracle, Outcome, Unavailable};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::mpsc;
@@ -67,6 +67,7 @@ impl Cell {
 pub struct OracleInfo {
     pub name: String,
     pub version: String,
+    pub about: About,
     pub capabilities: Capabilities,
     /// Wall time spent in this oracle's calls.
     pub millis: u128,
@@ -126,6 +127,7 @@ pub fn run(
         .iter()
         .map(|o| (o.name().to_string(), o.version(), o.capabilities()))
         .collect();
+    let abouts: Vec<About> = oracles.iter().map(|o| o.about()).collect();
     // answers[oracle][case] = one answer per query
     let mut answers: Vec<Vec<Vec<Answer>>> = vec![Vec::new(); oracles.len()];
     let mut times = vec![Duration::ZERO; oracles.len()];
@@ -209,9 +211,11 @@ pub fn run(
         oracles: infos
             .into_iter()
             .zip(times)
-            .map(|((name, version, capabilities), t)| OracleInfo {
+            .zip(abouts)
+            .map(|(((name, version, capabilities), t), about)| OracleInfo {
                 name,
                 version,
+                about,
                 capabilities,
                 millis: t.as_millis(),
             })

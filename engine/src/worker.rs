@@ -18,7 +18,7 @@
 //! with exponential backoff up to a budget, and on a crash re-asks the
 //! batch's queries one at a time so only the query that crashed is lost.
 
-use crate::oracle::{Answer, Capabilities, Oracle, Outcome, Query, Unavailable};
+use crate::oracle::{About, Answer, Capabilities, Oracle, Outcome, Query, Unavailable};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::AsRawFd;
@@ -26,12 +26,17 @@ use std::process::ChildStdout;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::Duration;
 
-pub const PROTOCOL_VERSION: u32 = 1;
+/// The protocol spoken here; `docs/protocol.md` documents it and
+/// `docs/protocol/*.schema.json` are its messages.
+pub const PROTOCOL_VERSION: u32 = 2;
 
+/// The greeting's `hello`: the worker's name, its [`About`] flattened, and
+/// what it can answer.
 #[derive(Serialize, Deserialize)]
 struct Hello {
     name: String,
-    version: String,
+    #[serde(flatten)]
+    about: About,
     capabilities: Capabilities,
 }
 
@@ -90,7 +95,7 @@ pub fn serve(make: impl FnOnce() -> Result<Box<dyn Oracle>, Unavailable>) -> std
             v: PROTOCOL_VERSION,
             hello: Some(Hello {
                 name: oracle.name().to_string(),
-                version: oracle.version(),
+                about: oracle.about(),
                 capabilities: oracle.capabilities(),
             }),
             unavailable: None,
@@ -164,7 +169,7 @@ pub struct Supervised {
     command: Vec<String>,
     limits: Limits,
     name: String,
-    version: String,
+    about: About,
     capabilities: Capabilities,
     live: Option<Live>,
     restarts: u32,
@@ -205,7 +210,7 @@ impl Supervised {
             command,
             limits,
             name: name.to_string(),
-            version: String::new(),
+            about: About::default(),
             capabilities: Capabilities::default(),
             live: None,
             restarts: 0,
@@ -213,7 +218,7 @@ impl Supervised {
             consecutive_failures: 0,
         };
         let hello = s.spawn()?;
-        s.version = hello.version;
+        s.about = hello.about;
         s.capabilities = hello.capabilities;
         Ok(s)
     }
@@ -282,15 +287,22 @@ impl Supervised {
                 return Err(format!("worker did not greet: {why}").into());
             }
         };
-        let greeting: Greeting = serde_json::from_str(&line)
-            .map_err(|e| format!("bad greeting from worker: {e}: {line:?}"))?;
-        if greeting.v != PROTOCOL_VERSION {
+        // The version first, so a worker of another version is told so
+        // rather than that its greeting is malformed.
+        let raw: serde_json::Value = serde_json::from_str(&line)
+            .map_err(|e| format!("greeting is not JSON: {e}: {line:?}"))?;
+        let v = raw.get("v").and_then(serde_json::Value::as_u64);
+        if v != Some(u64::from(PROTOCOL_VERSION)) {
+            let _ = live.child.kill();
+            let _ = live.child.wait();
             return Err(format!(
-                "worker speaks protocol {} but parent speaks {PROTOCOL_VERSION}",
-                greeting.v
+                "worker speaks protocol {} but repdiff speaks {PROTOCOL_VERSION} (docs/protocol.md)",
+                v.map_or("(no \"v\")".to_string(), |v| v.to_string())
             )
             .into());
         }
+        let greeting: Greeting = serde_json::from_value(raw)
+            .map_err(|e| format!("bad greeting from worker: {e}: {line:?}"))?;
         if let Some(u) = greeting.unavailable {
             let _ = live.child.wait();
             return Err(SpawnError::Unavailable(u));
@@ -508,8 +520,8 @@ impl Oracle for Supervised {
     fn name(&self) -> &str {
         &self.name
     }
-    fn version(&self) -> String {
-        self.version.clone()
+    fn about(&self) -> About {
+        self.about.clone()
     }
     fn capabilities(&self) -> Capabilities {
         self.capabilities

@@ -175,6 +175,7 @@ fn ledger_errors_name_file_and_line() {
   - id: e1
     title: t
     oracles: [a]
+    outcomes: {a: allowed}
     classification: bug
     rfc: "§2.2.1"
     upstream: none known

@@ -13,8 +13,12 @@ impl Oracle for Fixed {
     fn name(&self) -> &str {
         self.0
     }
-    fn version(&self) -> String {
-        "fixed 1".into()
+    fn about(&self) -> engine::oracle::About {
+        engine::oracle::About {
+            library: "fixed".into(),
+            version: "1".into(),
+            ..Default::default()
+        }
     }
     fn capabilities(&self) -> Capabilities {
         Capabilities {
@@ -91,8 +95,8 @@ fn ledger_explains_cells_and_stale_entries_are_reported() {
     let corpus = corpus();
     let cases: Vec<_> = corpus.cases.iter().collect();
     let text = r#"entries:
-  - {id: b-allows, title: t, oracles: [b], classification: bug, rfc: x, upstream: none known, cases: [c1], explanation: x}
-  - {id: never, title: t, oracles: [c], classification: bug, rfc: x, upstream: none known, cases: ["c1#1"], explanation: x}
+  - {id: b-allows, title: t, oracles: [b], outcomes: {b: allowed}, classification: bug, rfc: x, upstream: none known, cases: [c1], explanation: x}
+  - {id: never, title: t, oracles: [c], outcomes: {c: disallowed}, classification: bug, rfc: x, upstream: none known, cases: ["c1#1"], explanation: x}
 "#;
     let l = ledger(&corpus, text);
     let r = run(&cases, oracles(), vec![], &l, &|_| None, &mut |_| {});
@@ -102,6 +106,105 @@ fn ledger_explains_cells_and_stale_entries_are_reported() {
     let two: Vec<Box<dyn Oracle>> = oracles().into_iter().take(2).collect();
     let r = run(&cases, two, vec![], &l, &|_| None, &mut |_| {});
     assert!(r.stale.is_empty());
+}
+
+/// The ledger pins outcomes (issue 11): an entry explains a cell only while
+/// the oracle still answers what the entry says it answers.
+#[test]
+fn a_changed_answer_on_an_explained_cell_is_untriaged() {
+    let corpus = corpus();
+    let cases: Vec<_> = corpus.cases.iter().collect();
+    let text = r#"entries:
+  - {id: b-allows, title: t, oracles: [b], outcomes: {b: allowed}, classification: bug, rfc: x, upstream: none known, cases: ["c1#1", "c1#2"], explanation: x}
+"#;
+    let l = ledger(&corpus, text);
+    let with_b = |b: Outcome| -> Vec<Box<dyn Oracle>> {
+        vec![
+            Box::new(Fixed("a", Outcome::Disallowed)),
+            Box::new(Fixed("b", b)),
+            Box::new(Fixed("c", Outcome::Disallowed)),
+        ]
+    };
+    // As pinned: explained.
+    let r = run(
+        &cases,
+        with_b(Outcome::Allowed),
+        vec![],
+        &l,
+        &|_| None,
+        &mut |_| {},
+    );
+    assert_eq!(r.untriaged().count(), 0);
+    let cell = r
+        .cells
+        .iter()
+        .find(|c| c.oracle == "b" && c.query == 0)
+        .unwrap();
+    assert_eq!(cell.triaged_by.as_deref(), Some("b-allows"));
+    // The deviation turns into an error: untriaged, and the entry is stale.
+    let error = Outcome::Error {
+        kind: "ValueError".into(),
+        message: "m".into(),
+    };
+    let r = run(&cases, with_b(error), vec![], &l, &|_| None, &mut |_| {});
+    let untriaged: Vec<_> = r
+        .untriaged()
+        .map(|c| (c.oracle.as_str(), c.query))
+        .collect();
+    assert_eq!(untriaged, vec![("b", 0), ("b", 1)]);
+    assert_eq!(r.stale, vec!["b-allows".to_string()]);
+    // A crash is not the pinned verdict either.
+    let crash = Outcome::Crash {
+        detail: "boom".into(),
+    };
+    let r = run(&cases, with_b(crash), vec![], &l, &|_| None, &mut |_| {});
+    assert_eq!(r.untriaged().count(), 2);
+}
+
+#[test]
+fn pins_can_differ_per_query_and_the_opposite_verdict_is_untriaged() {
+    let corpus = corpus();
+    let cases: Vec<_> = corpus.cases.iter().collect();
+    // b answers allowed on both queries, but the entry says it disallows #2.
+    let text = r#"entries:
+  - {id: e, title: t, oracles: [b], outcomes: {b: {"c1#1": allowed, "c1#2": disallowed}}, classification: bug, rfc: x, upstream: none known, cases: [c1], explanation: x}
+"#;
+    let l = ledger(&corpus, text);
+    let r = run(&cases, oracles(), vec![], &l, &|_| None, &mut |_| {});
+    let untriaged: Vec<_> = r
+        .untriaged()
+        .map(|c| (c.oracle.as_str(), c.query))
+        .collect();
+    assert_eq!(untriaged, vec![("b", 1)]);
+}
+
+#[test]
+fn the_loader_rejects_bad_pins() {
+    let corpus = corpus();
+    let bad = [
+        ("oracles: [b], outcomes: {}", "no pinned outcome for `b`"),
+        (
+            "oracles: [b], outcomes: {b: allowd}",
+            "`allowd` is not an outcome",
+        ),
+        (
+            "oracles: [b], outcomes: {b: allowed, c: allowed}",
+            "`c`, which is not in oracles",
+        ),
+        (
+            r#"oracles: [b], outcomes: {b: {"c2#1": allowed}}"#,
+            "not in cases",
+        ),
+    ];
+    for (fields, message) in bad {
+        let text = format!(
+            "entries:\n  - {{id: e, title: t, {fields}, classification: bug, rfc: x, upstream: none known, cases: [c1], explanation: x}}\n"
+        );
+        let err = engine::ledger::parse(Path::new("l.yaml"), &text, &corpus, &["a", "b", "c"])
+            .expect_err(fields);
+        assert!(err.to_string().contains(message), "{fields}: {err}");
+        assert!(err.line.is_some(), "{fields}");
+    }
 }
 
 #[test]
@@ -132,7 +235,7 @@ fn reports_render_and_write_atomically() {
     assert!(md.contains("cargo xtask check --case c1#1 --oracle b"));
     assert!(md.contains("-#1 can_fetch agent=\"A\" url=\"http://e/x\" -> disallowed"));
     let json: serde_json::Value =
-        serde_json::from_str(&engine::report::to_json(&r, &cases, "hash")).unwrap();
+        serde_json::from_str(&engine::report::to_json(&r, &cases, "hash", Path::new("/"))).unwrap();
     assert_eq!(json["cells"].as_array().unwrap().len(), 9);
 
     let dir = std::env::temp_dir().join(format!("repdiff-atomic-{}", std::process::id()));

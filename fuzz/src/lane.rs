@@ -193,8 +193,12 @@ mod tests {
         fn name(&self) -> &str {
             "len"
         }
-        fn version(&self) -> String {
-            "test".into()
+        fn about(&self) -> engine::oracle::About {
+            engine::oracle::About {
+                library: "test".into(),
+                version: "0".into(),
+                ..Default::default()
+            }
         }
         fn capabilities(&self) -> Capabilities {
             Capabilities::default()

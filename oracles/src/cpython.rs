@@ -17,15 +17,19 @@
 //! [`Value::None`]: engine::oracle::Value::None
 
 use crate::python::{self, pins};
-use engine::oracle::{Answer, Capabilities, Oracle, Query, Unavailable};
+use engine::oracle::{About, Answer, Capabilities, Oracle, Provenance, Query, Unavailable};
 use pyo3::prelude::*;
 
 pub const NAME_311: &str = "cpython-3.11";
+
+/// How both CPythons are fed (see `run_cpython` in glue.py).
+const FEEDING: &str =
+    "RobotFileParser.parse(lines) with the body decoded as read() does (utf-8), or read() itself for HTTP cases";
 pub const NAME_315: &str = "cpython-3.15";
 
 pub struct CPython {
     name: &'static str,
-    version: String,
+    about: About,
     /// The `RobotFileParser` class.
     class: Py<PyAny>,
     fetch_timeout: f64,
@@ -56,9 +60,23 @@ pub fn make_311() -> Result<Box<dyn Oracle>, Unavailable> {
             "check the CPython 3.11 install",
         )
     })?;
+    let release = python::release(&sys_version);
     Ok(Box::new(CPython {
         name: NAME_311,
-        version: format!("urllib.robotparser of CPython {sys_version}"),
+        about: About {
+            library: "urllib.robotparser".into(),
+            version: release.clone(),
+            language: "python".into(),
+            runtime: python::runtime_of(&sys_version),
+            provenance: Provenance {
+                registry: "python.org".into(),
+                package: "cpython".into(),
+                version: release,
+                build: "pyenv's build, embedded through PyO3".into(),
+                ..Provenance::default()
+            },
+            feeding: FEEDING.into(),
+        },
         class,
         fetch_timeout: fetch_timeout(),
     }))
@@ -99,11 +117,22 @@ pub fn make_315() -> Result<Box<dyn Oracle>, Unavailable> {
     })?;
     Ok(Box::new(CPython {
         name: NAME_315,
-        version: format!(
-            "robotparser.py of CPython {} (pyodide {}), run on the CPython {sys_version} runtime",
-            pins::CPYTHON_315_RELEASE,
-            pins::PYODIDE_VERSION
-        ),
+        about: About {
+            library: "urllib.robotparser".into(),
+            version: pins::CPYTHON_315_RELEASE.into(),
+            language: "python".into(),
+            runtime: python::runtime_of(&sys_version),
+            provenance: Provenance {
+                registry: "npm".into(),
+                package: pins::PYODIDE_PACKAGE.into(),
+                version: pins::PYODIDE_VERSION.into(),
+                artifact: format!("python_stdlib.zip: {}", pins::ROBOTPARSER_315_PATH),
+                sha256: pins::ROBOTPARSER_315_SHA256.into(),
+                integrity: pins::PYODIDE_TARBALL_INTEGRITY.into(),
+                ..Provenance::default()
+            },
+            feeding: FEEDING.into(),
+        },
         class,
         fetch_timeout: fetch_timeout(),
     }))
@@ -114,8 +143,8 @@ impl Oracle for CPython {
         self.name
     }
 
-    fn version(&self) -> String {
-        self.version.clone()
+    fn about(&self) -> About {
+        self.about.clone()
     }
 
     fn capabilities(&self) -> Capabilities {

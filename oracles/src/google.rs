@@ -72,13 +72,41 @@ mod imp {
             NAME
         }
 
-        fn version(&self) -> String {
-            format!(
-                "{}, built with {} against {}",
-                super::pins::describe_source(env!("REPDIFF_GOOGLE_ROBOTS_CC_SHA256")),
-                env!("REPDIFF_GOOGLE_CXX"),
-                env!("REPDIFF_GOOGLE_ABSL"),
-            )
+        fn about(&self) -> engine::oracle::About {
+            use super::pins as g;
+            use engine::oracle::{About, Provenance, Runtime};
+            let sha = env!("REPDIFF_GOOGLE_ROBOTS_CC_SHA256");
+            let version = if sha == g::ROBOTS_CC_SHA256 {
+                g::UPSTREAM_COMMIT.to_string()
+            } else {
+                format!("unknown (robots.cc sha256 {sha})")
+            };
+            About {
+                library: "google/robotstxt".into(),
+                version,
+                language: "c++".into(),
+                runtime: Runtime {
+                    name: "native (FFI)".into(),
+                    version: env!("REPDIFF_GOOGLE_CXX").into(),
+                },
+                provenance: Provenance {
+                    registry: "pypi".into(),
+                    package: g::SDIST_NAME.into(),
+                    version: g::SDIST_VERSION.into(),
+                    artifact: g::SDIST_FILE.into(),
+                    sha256: g::SDIST_SHA256.into(),
+                    commit: g::UPSTREAM_COMMIT.into(),
+                    build: format!(
+                        "robots.cc (sha256 {sha}) built with {} against {}",
+                        env!("REPDIFF_GOOGLE_CXX"),
+                        env!("REPDIFF_GOOGLE_ABSL")
+                    ),
+                    ..Provenance::default()
+                },
+                feeding:
+                    "RobotsMatcher::OneAgentAllowedByRobots(body, agent, url) through a C shim"
+                        .into(),
+            }
         }
 
         fn capabilities(&self) -> Capabilities {

@@ -39,6 +39,50 @@ pub fn fetch_timeout() -> std::time::Duration {
 /// See [`fetch_timeout`].
 pub const DEFAULT_FETCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// `version` and `checksum` of a crates.io package in a Cargo.lock text.
+pub fn locked(lock: &str, krate: &str) -> Option<(String, String)> {
+    let mut blocks = lock.split("[[package]]");
+    blocks.find_map(|b| {
+        let field = |k: &str| {
+            b.lines().find_map(|l| {
+                l.strip_prefix(k)
+                    .and_then(|r| r.trim_start().strip_prefix('='))
+                    .map(|v| v.trim().trim_matches('"').to_string())
+            })
+        };
+        (field("name").as_deref() == Some(krate)).then(|| {
+            (
+                field("version").unwrap_or_default(),
+                field("checksum").unwrap_or_default(),
+            )
+        })
+    })
+}
+
+/// The About of a crates.io parser linked into this binary: its pin and
+/// checksum from the Cargo.lock it was built with.
+pub fn crate_about(krate: &str, library: &str) -> engine::oracle::About {
+    use engine::oracle::{About, Provenance, Runtime};
+    let (version, sha256) = locked(include_str!("../../Cargo.lock"), krate).unwrap_or_default();
+    About {
+        library: library.to_string(),
+        version: version.clone(),
+        language: "rust".into(),
+        runtime: Runtime {
+            name: "rustc".into(),
+            version: String::new(),
+        },
+        provenance: Provenance {
+            registry: "crates.io".into(),
+            package: krate.to_string(),
+            version,
+            sha256,
+            ..Provenance::default()
+        },
+        feeding: String::new(),
+    }
+}
+
 /// How to construct one oracle.
 pub struct Entry {
     pub name: &'static str,

@@ -12,7 +12,7 @@
 //! (its start/end times go to the answer's explanation), `sitemaps`.
 
 use crate::python::{self, pins};
-use engine::oracle::{Answer, Capabilities, Oracle, Query, Unavailable};
+use engine::oracle::{About, Answer, Capabilities, Oracle, Provenance, Query, Unavailable};
 use pyo3::prelude::*;
 
 pub const NAME: &str = "protego";
@@ -20,17 +20,27 @@ pub const NAME_061: &str = "protego-0.6.1";
 
 pub struct Protego {
     name: &'static str,
-    version: String,
+    about: About,
     /// The `Protego` class.
     class: Py<PyAny>,
 }
 
 pub fn make() -> Result<Box<dyn Oracle>, Unavailable> {
-    make_from_venv(NAME, pins::PROTEGO_VENV, pins::PROTEGO_VERSION)
+    make_from_venv(
+        NAME,
+        pins::PROTEGO_VENV,
+        pins::PROTEGO_VERSION,
+        pins::PROTEGO_WHEEL_SHA256,
+    )
 }
 
 pub fn make_061() -> Result<Box<dyn Oracle>, Unavailable> {
-    make_from_venv(NAME_061, pins::PROTEGO_061_VENV, pins::PROTEGO_061_VERSION)
+    make_from_venv(
+        NAME_061,
+        pins::PROTEGO_061_VENV,
+        pins::PROTEGO_061_VERSION,
+        pins::PROTEGO_061_WHEEL_SHA256,
+    )
 }
 
 /// The adapter for the protego of `<cache>/<venv>`, which must be `expected`.
@@ -38,6 +48,7 @@ pub fn make_from_venv(
     name: &'static str,
     venv: &str,
     expected: &str,
+    wheel_sha256: &str,
 ) -> Result<Box<dyn Oracle>, Unavailable> {
     let venv_dir = crate::cache_dir().join(venv);
     let Some(site) = python::site_packages(&venv_dir) else {
@@ -57,20 +68,20 @@ pub fn make_from_venv(
             python::FIX,
         ));
     }
-    python::check_runtime(name)?;
+    let sys_version = python::check_runtime(name)?;
     let module_name = format!(
         "_repdiff_protego_{}",
         venv.replace(|c: char| !c.is_ascii_alphanumeric(), "_")
     );
     let site_str = site.to_string_lossy().into_owned();
-    let loaded = Python::attach(|py| -> PyResult<(Py<PyAny>, String, String)> {
+    let loaded = Python::attach(|py| -> PyResult<(Py<PyAny>, String)> {
         let glue = python::glue(py)?;
-        let (class, version, dir): (Bound<'_, PyAny>, String, String) = glue
+        let (class, version): (Bound<'_, PyAny>, String) = glue
             .call_method1("protego", (site_str.as_str(), module_name.as_str()))?
             .extract()?;
-        Ok((class.unbind(), version, dir))
+        Ok((class.unbind(), version))
     });
-    let (class, version, dir) = loaded.map_err(|e| {
+    let (class, version) = loaded.map_err(|e| {
         python::unavailable(
             name,
             format!(
@@ -92,7 +103,21 @@ pub fn make_from_venv(
     }
     Ok(Box::new(Protego {
         name,
-        version: format!("protego {version} (PyPI wheel, {dir})"),
+        about: About {
+            library: "protego".into(),
+            version: version.clone(),
+            language: "python".into(),
+            runtime: python::runtime_of(&sys_version),
+            provenance: Provenance {
+                registry: "pypi".into(),
+                package: "protego".into(),
+                version,
+                artifact: "wheel".into(),
+                sha256: wheel_sha256.into(),
+                ..Provenance::default()
+            },
+            feeding: "Protego.parse(body decoded utf-8/surrogateescape, as RobotFileParser.read() reads it)".into(),
+        },
         class,
     }))
 }
@@ -102,8 +127,8 @@ impl Oracle for Protego {
         self.name
     }
 
-    fn version(&self) -> String {
-        self.version.clone()
+    fn about(&self) -> About {
+        self.about.clone()
     }
 
     fn capabilities(&self) -> Capabilities {

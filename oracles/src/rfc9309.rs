@@ -183,11 +183,24 @@ impl Oracle for Rfc9309 {
         NAME
     }
 
-    fn version(&self) -> String {
-        format!(
-            "rfc9309 reading {} (repdiff, pure Rust, RFC 9309 September 2022)",
-            env!("CARGO_PKG_VERSION")
-        )
+    fn about(&self) -> engine::oracle::About {
+        use engine::oracle::{About, Provenance, Runtime};
+        About {
+            library: "rfc9309".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            language: "rust".into(),
+            runtime: Runtime {
+                name: "rustc".into(),
+                version: String::new(),
+            },
+            provenance: Provenance {
+                registry: "repdiff".into(),
+                package: "repdiff-oracles (oracles/src/rfc9309/), RFC 9309 September 2022".into(),
+                version: env!("CARGO_PKG_VERSION").into(),
+                ..Provenance::default()
+            },
+            feeding: "the raw bytes".into(),
+        }
     }
 
     fn capabilities(&self) -> Capabilities {

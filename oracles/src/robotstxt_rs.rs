@@ -6,7 +6,7 @@
 //! boundaries (upstream issue #5): the guard records that as `Crash`.
 
 use crate::panic_guard::guard;
-use engine::oracle::{Answer, Ask, Capabilities, Oracle, Outcome, Query};
+use engine::oracle::{About, Answer, Ask, Capabilities, Oracle, Outcome, Query};
 
 pub const NAME: &str = "robotstxt-rs";
 
@@ -17,8 +17,13 @@ impl Oracle for RobotstxtRs {
         NAME
     }
 
-    fn version(&self) -> String {
-        "robotstxt 0.3.0 (crates.io)".to_string()
+    fn about(&self) -> About {
+        About {
+            feeding:
+                "DefaultMatcher on the body decoded as UTF-8 with replacement (from_utf8_lossy)"
+                    .into(),
+            ..crate::crate_about("robotstxt", "robotstxt")
+        }
     }
 
     fn capabilities(&self) -> Capabilities {

@@ -4,7 +4,7 @@
 //! body is parsed once per distinct agent of a case — exactly what its users do.
 
 use crate::panic_guard::guard;
-use engine::oracle::{Answer, Ask, Capabilities, Oracle, Outcome, Query, Value};
+use engine::oracle::{About, Answer, Ask, Capabilities, Oracle, Outcome, Query, Value};
 use std::collections::HashMap;
 
 pub const NAME: &str = "texting-robots";
@@ -16,9 +16,12 @@ impl Oracle for TextingRobots {
         NAME
     }
 
-    fn version(&self) -> String {
-        // Pinned with `=` in Cargo.toml; Cargo.lock proves what was built.
-        "texting_robots 0.2.2 (crates.io)".to_string()
+    fn about(&self) -> About {
+        About {
+            feeding: "Robot::new(agent, body) once per distinct agent of a case, on the raw bytes"
+                .into(),
+            ..crate::crate_about("texting_robots", "texting_robots")
+        }
     }
 
     fn capabilities(&self) -> Capabilities {

@@ -60,30 +60,85 @@ fn embedded_interpreter_is_the_one_pyo3_was_built_against() {
 }
 
 #[test]
-fn versions_are_probed() {
-    let v311 = oracle("cpython-3.11").version();
-    assert_eq!(
-        v311,
-        format!("urllib.robotparser of CPython {PYO3_SYS_VERSION}")
-    );
-    let v315 = oracle("cpython-3.15").version();
-    assert_eq!(
-        v315,
-        format!(
-            "robotparser.py of CPython 3.15.0rc1 (pyodide 315.0.0-alpha.2), run on the CPython \
-             {PYO3_SYS_VERSION} runtime"
-        )
-    );
-    assert!(oracle("protego")
-        .version()
-        .starts_with("protego 0.7.0 (PyPI wheel, /"));
-    assert!(oracle("protego-0.6.1")
-        .version()
-        .starts_with("protego 0.6.1 (PyPI wheel, /"));
+fn versions_are_probed_and_hold_no_machine_path() {
+    let release = oracles::python::release(PYO3_SYS_VERSION);
+    let expected = [
+        ("cpython-3.11", format!("urllib.robotparser {release}")),
+        ("cpython-3.15", "urllib.robotparser 3.15.0rc1".to_string()),
+        ("protego", "protego 0.7.0".to_string()),
+        ("protego-0.6.1", "protego 0.6.1".to_string()),
+    ];
+    for (name, version) in expected {
+        let o = oracle(name);
+        assert_eq!(o.version(), version, "{name}");
+        let about = serde_json::to_string(&o.about()).unwrap();
+        let checkout = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap();
+        assert!(!about.contains(".cache"), "{name}: {about}");
+        assert!(
+            !about.contains(&*checkout.to_string_lossy()),
+            "{name}: {about}"
+        );
+        assert_eq!(o.about().runtime.version, release, "{name}");
+    }
     for name in ["cpython-3.11", "cpython-3.15"] {
         assert!(oracle(name).capabilities().http_fetch, "{name}");
     }
     assert!(!oracle("protego").capabilities().http_fetch);
+}
+
+/// The loader race of issue 11: protego's module is in sys.modules before
+/// it has run, so a second thread could see it half-loaded. Each round
+/// loads both protegos under fresh module names from 8 threads at once.
+#[test]
+fn protego_loads_from_many_threads_at_once() {
+    let cache = oracles::cache_dir();
+    let sites: Vec<String> = [
+        oracles::python::pins::PROTEGO_VENV,
+        oracles::python::pins::PROTEGO_061_VENV,
+    ]
+    .iter()
+    .map(|v| {
+        oracles::python::site_packages(&cache.join(v))
+            .expect("run `cargo xtask setup` first")
+            .display()
+            .to_string()
+    })
+    .collect();
+    for round in 0..50 {
+        std::thread::scope(|s| {
+            for t in 0..8 {
+                let site = &sites[t % 2];
+                s.spawn(move || {
+                    let module = format!("_repdiff_stress_{round}_{}", t % 2);
+                    pyo3::Python::attach(|py| -> pyo3::PyResult<()> {
+                        let glue = oracles::python::glue(py)?;
+                        let (class, _version): (pyo3::Bound<'_, pyo3::PyAny>, String) = glue
+                            .call_method1("protego", (site.as_str(), module.as_str()))?
+                            .extract()?;
+                        class.getattr("parse")?;
+                        Ok(())
+                    })
+                    .unwrap_or_else(|e| panic!("round {round}, thread {t}: {e}"));
+                });
+            }
+        });
+    }
+    // And the oracles themselves, built from 8 threads at once.
+    std::thread::scope(|s| {
+        for t in 0..8 {
+            s.spawn(move || {
+                let name = ["protego", "protego-0.6.1", "cpython-3.11", "cpython-3.15"][t % 4];
+                let mut o = oracle(name);
+                let a = o.run(
+                    b"User-agent: *\nDisallow: /x\n",
+                    &[q(Ask::CanFetch, "MyBot", "http://example.test/x")],
+                );
+                assert_eq!(a[0].outcome, Outcome::Disallowed, "{name}");
+            });
+        }
+    });
 }
 
 #[test]

@@ -16,8 +16,12 @@ impl Oracle for Chaos {
     fn name(&self) -> &str {
         "chaos"
     }
-    fn version(&self) -> String {
-        "chaos 0 (fake oracle for harness tests)".into()
+    fn about(&self) -> engine::oracle::About {
+        engine::oracle::About {
+            library: "chaos".into(),
+            version: "0 (fake oracle for harness tests)".into(),
+            ..Default::default()
+        }
     }
     fn capabilities(&self) -> Capabilities {
         Capabilities {

@@ -62,6 +62,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         .and_then(|c| crate::http::Server::start(&[c]));
     let url_for = |c: &engine::case::Case| server.as_ref().and_then(|s| s.url_for(c));
     let mut rows: Vec<(String, String, Vec<Answer>)> = Vec::new();
+    let mut bad_answers = false;
     for o in sel.oracles.iter_mut() {
         let answers = match &job.case {
             Some(case) => {
@@ -70,6 +71,14 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
             }
             None => o.run(&job.body, &job.queries),
         };
+        let answers = match checked_count(o.name(), answers, job.queries.len()) {
+            Ok(a) => a,
+            Err((a, message)) => {
+                eprintln!("ERROR: {message}");
+                bad_answers = true;
+                a
+            }
+        };
         rows.push((o.name().to_string(), o.version(), answers));
     }
     if args.has("json") {
@@ -77,7 +86,39 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     } else {
         print_human(&rows, &sel.unavailable, &job);
     }
-    Ok(if sel.unavailable.is_empty() { 0 } else { 1 })
+    Ok(if sel.unavailable.is_empty() && !bad_answers {
+        0
+    } else {
+        1
+    })
+}
+
+/// One answer per query, or an error naming the oracle: a worker (an
+/// external one above all) that answers too few or too many must not make
+/// `check` index past the end. Each query then gets an `error` outcome of
+/// kind `protocol`.
+pub fn checked_count(
+    oracle: &str,
+    answers: Vec<Answer>,
+    queries: usize,
+) -> Result<Vec<Answer>, (Vec<Answer>, String)> {
+    if answers.len() == queries {
+        return Ok(answers);
+    }
+    let message = format!(
+        "oracle `{oracle}` returned {} answer(s) for {queries} quer{}",
+        answers.len(),
+        if queries == 1 { "y" } else { "ies" }
+    );
+    let failed = (0..queries)
+        .map(|_| {
+            Answer::from(Outcome::Error {
+                kind: "protocol".into(),
+                message: message.clone(),
+            })
+        })
+        .collect();
+    Err((failed, message))
 }
 
 fn adhoc_job(args: &Args) -> Result<Job, Usage> {

@@ -143,7 +143,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         eprintln!();
     }
 
-    let json = report::to_json(&result, &cases, &corpus.hash);
+    let json = report::to_json(&result, &cases, &corpus.hash, &paths::root());
     let md = report::to_markdown(&result, &cases, &ledger, &corpus.hash);
     for (name, text) in [("compat.json", &json), ("compat.md", &md)] {
         let path = out_dir.join(name);

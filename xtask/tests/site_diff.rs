@@ -77,7 +77,11 @@ fn changed(a: &RunResult, b: &RunResult) -> BTreeMap<Key, &'static str> {
 
 fn write(dir: &Path, name: &str, r: &RunResult, cases: &[&Case], hash: &str) -> PathBuf {
     let p = dir.join(name);
-    std::fs::write(&p, engine::report::to_json(r, cases, hash)).unwrap();
+    std::fs::write(
+        &p,
+        engine::report::to_json(r, cases, hash, std::path::Path::new("/")),
+    )
+    .unwrap();
     p
 }
 

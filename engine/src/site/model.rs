@@ -14,6 +14,10 @@ pub use crate::run::Status;
 pub struct OracleRec {
     pub name: String,
     pub version: String,
+    /// Structured identity and provenance (absent in snapshots before
+    /// protocol 2).
+    #[serde(default)]
+    pub about: crate::oracle::About,
     #[serde(default)]
     pub capabilities: Capabilities,
     #[serde(default)]

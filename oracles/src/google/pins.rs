@@ -11,6 +11,9 @@ pub const SDIST_SHA256: &str = "e0042e368bfab415e70ce393bd449959d534c343cdb0568c
 /// The folder inside the sdist that holds upstream's files.
 pub const SDIST_PREFIX: &str = "jwm_robotstxt-1.0.8/robotstxt/";
 
+/// The upstream google/robotstxt commit the sdist's robots.cc is.
+pub const UPSTREAM_COMMIT: &str = "a732377";
+
 pub const ROBOTS_CC_SHA256: &str =
     "a7c6aed20037648bd2297c9b897bfb157e97fed8210b5c7cf2cc4c532e99ac08";
 

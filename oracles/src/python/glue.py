@@ -20,6 +20,7 @@ import os
 import site
 import socket
 import sys
+import threading
 import types
 
 # ---------------------------------------------------------------------------
@@ -278,30 +279,37 @@ def fetch_cpython(cls, robots_url, queries, timeout):
 # protego
 
 
+# One load at a time: the module is in sys.modules before exec_module has
+# run it (its submodules import through that entry), so without the lock a
+# second thread could take a half-loaded module (no attribute 'Protego').
+_LOAD_LOCK = threading.Lock()
+
+
 def protego(site_packages, module_name):
     """Load the protego package of one venv under its own module name (two
-    versions can live in one interpreter). Returns (Protego, version, dir)."""
-    site.addsitedir(site_packages)
-    dists = list(importlib.metadata.distributions(name="protego", path=[site_packages]))
-    if not dists:
-        raise RuntimeError(f"no protego distribution in {site_packages}")
-    version = dists[0].version
-    package_dir = os.path.realpath(os.path.join(site_packages, "protego"))
-    mod = sys.modules.get(module_name)
-    if mod is None:
-        spec = importlib.util.spec_from_file_location(
-            module_name,
-            os.path.join(package_dir, "__init__.py"),
-            submodule_search_locations=[package_dir],
-        )
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = mod
-        try:
-            spec.loader.exec_module(mod)
-        except BaseException:
-            del sys.modules[module_name]
-            raise
-    return mod.Protego, version, package_dir
+    versions can live in one interpreter). Returns (Protego, version)."""
+    with _LOAD_LOCK:
+        site.addsitedir(site_packages)
+        dists = list(importlib.metadata.distributions(name="protego", path=[site_packages]))
+        if not dists:
+            raise RuntimeError(f"no protego distribution in {site_packages}")
+        version = dists[0].version
+        package_dir = os.path.realpath(os.path.join(site_packages, "protego"))
+        mod = sys.modules.get(module_name)
+        if mod is None:
+            spec = importlib.util.spec_from_file_location(
+                module_name,
+                os.path.join(package_dir, "__init__.py"),
+                submodule_search_locations=[package_dir],
+            )
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[module_name] = mod
+            try:
+                spec.loader.exec_module(mod)
+            except BaseException:
+                del sys.modules[module_name]
+                raise
+        return mod.Protego, version
 
 
 def run_protego(cls, body, queries):

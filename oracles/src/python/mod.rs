@@ -51,6 +51,24 @@ pub fn glue<'py>(py: Python<'py>) -> PyResult<&'py Bound<'py, PyModule>> {
     Ok(module.bind(py))
 }
 
+/// `3.11.7` of a `sys.version` (`3.11.7 (main, May  9 2026, ...) [GCC ...]`):
+/// the release, without the build stamp, which differs between machines.
+pub fn release(sys_version: &str) -> String {
+    sys_version
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// The embedded runtime, as an oracle announces it.
+pub fn runtime_of(sys_version: &str) -> engine::oracle::Runtime {
+    engine::oracle::Runtime {
+        name: "CPython".into(),
+        version: release(sys_version),
+    }
+}
+
 /// `sys.version` of the embedded interpreter and the libpython file mapped
 /// into this process.
 pub fn runtime() -> PyResult<(String, String)> {

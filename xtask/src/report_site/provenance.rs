@@ -5,25 +5,7 @@
 
 use std::collections::BTreeMap;
 
-/// `name = "X"` / `version = ...` / `checksum = ...` of a crates.io package in Cargo.lock.
-fn locked(lock: &str, krate: &str) -> Option<(String, String)> {
-    let mut blocks = lock.split("[[package]]");
-    blocks.find_map(|b| {
-        let field = |k: &str| {
-            b.lines().find_map(|l| {
-                l.strip_prefix(k)
-                    .and_then(|r| r.trim_start().strip_prefix('='))
-                    .map(|v| v.trim().trim_matches('"').to_string())
-            })
-        };
-        (field("name").as_deref() == Some(krate)).then(|| {
-            (
-                field("version").unwrap_or_default(),
-                field("checksum").unwrap_or_default(),
-            )
-        })
-    })
-}
+use oracles::locked;
 
 pub fn all() -> BTreeMap<String, String> {
     let lock = std::fs::read_to_string(crate::paths::root().join("Cargo.lock")).unwrap_or_default();
