@@ -167,6 +167,8 @@ struct Live {
 /// The parent side: an [`Oracle`] whose calls go to a worker process.
 pub struct Supervised {
     command: Vec<String>,
+    /// Extra environment for the worker (an external harness's NODE_PATH).
+    env: Vec<(String, String)>,
     limits: Limits,
     name: String,
     about: About,
@@ -206,8 +208,19 @@ impl Supervised {
     /// first). Fails with `Unavailable` when the worker says it cannot load
     /// its library or does not start.
     pub fn start(name: &str, command: Vec<String>, limits: Limits) -> Result<Self, Unavailable> {
+        Self::start_with_env(name, command, Vec::new(), limits)
+    }
+
+    /// [`Supervised::start`] with extra environment variables.
+    pub fn start_with_env(
+        name: &str,
+        command: Vec<String>,
+        env: Vec<(String, String)>,
+        limits: Limits,
+    ) -> Result<Self, Unavailable> {
         let mut s = Supervised {
             command,
+            env,
             limits,
             name: name.to_string(),
             about: About::default(),
@@ -246,6 +259,7 @@ impl Supervised {
             .stderr(Stdio::piped())
             // A panic's message, not a backtrace, is what a report needs.
             .env("RUST_BACKTRACE", "0")
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .spawn()
             .map_err(|e| format!("cannot start worker {program}: {e}"))?;
         let stdin = child.stdin.take().ok_or("worker has no stdin")?;

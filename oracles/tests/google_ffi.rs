@@ -47,12 +47,20 @@ fn registered_with_its_family() {
 }
 
 #[test]
-fn version_names_the_pinned_source_and_toolchain() {
-    let v = google().version();
-    assert!(v.starts_with("google/robotstxt a732377"), "{v}");
-    assert!(v.contains("jwm-robotstxt 1.0.8"), "{v}");
-    assert!(v.contains("built with"), "{v}");
-    assert!(!v.contains("UNKNOWN"), "{v}");
+fn version_names_the_pinned_source_and_provenance_the_toolchain() {
+    let g = google();
+    assert_eq!(g.version(), "google/robotstxt a732377");
+    let p = g.about().provenance;
+    assert_eq!(
+        (p.registry.as_str(), p.package.as_str(), p.version.as_str()),
+        ("pypi", "jwm-robotstxt", "1.0.8")
+    );
+    assert!(p.build.contains("built with"), "{}", p.build);
+    assert!(
+        !p.build.contains("/work") && !p.build.contains(".cache"),
+        "{}",
+        p.build
+    );
 }
 
 #[test]

@@ -93,6 +93,7 @@ fn versions_are_probed_and_hold_no_machine_path() {
 /// loads both protegos under fresh module names from 8 threads at once.
 #[test]
 fn protego_loads_from_many_threads_at_once() {
+    use pyo3::types::PyAnyMethods;
     let cache = oracles::cache_dir();
     let sites: Vec<String> = [
         oracles::python::pins::PROTEGO_VENV,

@@ -9,7 +9,7 @@
 //! matter; calls are made once untimed first (warm-up and answer check).
 
 use crate::cli::{Args, Usage};
-use crate::{paths, select, setup};
+use crate::{paths, setup};
 use engine::oracle::{Answer, Ask, Oracle, Outcome, Query, Unavailable};
 use engine::report;
 use engine::worker::{Limits, Supervised};
@@ -683,7 +683,8 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
             args.positional[0]
         )));
     }
-    let known = select::known_names();
+    // The built-in oracles: raw is an in-process call of the adapter.
+    let known: Vec<&str> = oracles::registry().iter().map(|e| e.name).collect();
     let mut names = args.all("oracle");
     for n in &names {
         if !known.contains(&n.as_str()) {

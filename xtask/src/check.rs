@@ -9,14 +9,16 @@ use std::io::Read;
 use std::time::Duration;
 
 pub const HELP: &str = "\
-cargo xtask check --robots FILE|- --agent UA --url URL [--oracle NAME]... [--json]
-cargo xtask check --case ID[#N] [--oracle NAME]... [--json]
+cargo xtask check --robots FILE|- --agent UA --url URL [--oracle NAME]... [--oracle-cmd NAME='COMMAND']... [--json]
+cargo xtask check --case ID[#N] [--oracle NAME]... [--oracle-cmd NAME='COMMAND']... [--json]
 
 Asks every available oracle (or those named) whether UA may fetch URL under
 the robots.txt in FILE (read as raw bytes; `-` reads stdin), or replays the
 queries of one corpus case. --json prints exactly one object:
   {\"oracles\": {\"<name>\": {\"version\": ..., \"outcome\": ..., \"detail\": ...}}}
-with outcome one of allowed|disallowed|error|crash|timeout|unsupported.";
+with outcome one of allowed|disallowed|error|crash|timeout|unsupported.
+--oracle-cmd NAME='COMMAND' adds any program that speaks docs/protocol.md
+(run by `sh -c`), e.g. --oracle-cmd mine='python3 oracles/harness/example.py'.";
 
 struct Job {
     title: String,
@@ -31,14 +33,23 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     let args = Args::parse(
         raw,
         &["json", "in-process", "no-setup", "help"],
-        &["robots", "agent", "url", "oracle", "case", "timeout"],
+        &[
+            "robots",
+            "agent",
+            "url",
+            "oracle",
+            "oracle-cmd",
+            "case",
+            "timeout",
+        ],
     )?;
     if args.has("help") {
         println!("{HELP}");
         return Ok(0);
     }
     let names = args.all("oracle");
-    select::validate(&names)?;
+    let extra = select::oracle_cmds(&args.all("oracle-cmd"))?;
+    select::validate(&names, &extra)?;
     let job = match args.one("case")? {
         Some(r) => case_job(&r)?,
         None => adhoc_job(&args)?,
@@ -50,6 +61,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     crate::http::check_fetch_timeout();
     let mut sel = select::start(
         &names,
+        &extra,
         args.has("in-process"),
         Limits {
             timeout,
@@ -267,7 +279,9 @@ fn print_human(
         );
         for (name, version, answers) in rows {
             let a = &answers[i];
-            println!("  {:<16} {:<11} {}", name, a.outcome.label(), version);
+            // The ledger's spelling (`error:ValueError`), ready to pin.
+            let outcome = engine::ledger::pin_label(&a.outcome);
+            println!("  {name:<16} {outcome:<11} {version}");
             let detail = a.outcome.detail();
             if !detail.is_empty() {
                 println!("  {:<16} {}", "", detail);

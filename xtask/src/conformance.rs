@@ -12,12 +12,18 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub const HELP: &str = "\
-cargo xtask conformance [--oracle NAME]... [--case GLOB]... [--file NAME]... [--strict]
-                        [--out DIR] [--timeout SECS] [--in-process] [--no-setup]
+cargo xtask conformance [--oracle NAME]... [--oracle-cmd NAME='COMMAND']... [--case GLOB]...
+                        [--file NAME]... [--strict] [--out DIR] [--timeout SECS]
+                        [--in-process] [--no-setup]
 
 Runs every case of cases/corpus/ through every oracle (or those named),
 compares each answer with the case's RFC 9309 expectation, and explains every
 deviation or disagreement by an entry of cases/divergences.yaml.
+
+--oracle-cmd NAME='COMMAND' adds any program that speaks docs/protocol.md
+as one more oracle (run by `sh -c`, in its own supervised worker); with
+--oracle it is selected by NAME. Its unexplained cells are untriaged, with
+reproducers, as for a registered oracle.
 
 Writes compat.json and compat.md to reports/run/latest/ for a full run, to
 reports/run/partial/ when filtered (or to --out); both are ignored by git,
@@ -32,19 +38,22 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     let args = Args::parse(
         raw,
         &["strict", "in-process", "no-setup", "help"],
-        &["oracle", "case", "file", "out", "timeout"],
+        &["oracle", "oracle-cmd", "case", "file", "out", "timeout"],
     )?;
     if args.has("help") {
         println!("{HELP}");
         return Ok(0);
     }
     let names = args.all("oracle");
-    select::validate(&names)?;
+    let extra = select::oracle_cmds(&args.all("oracle-cmd"))?;
+    select::validate(&names, &extra)?;
     let globs = args.all("case");
     let files = args.all("file");
     let corpus = paths::load_corpus()?;
     let mut known = select::known_names();
-    known.extend(crate::chaos::NAMES);
+    known.extend(crate::chaos::NAMES.iter().map(|n| n.to_string()));
+    known.extend(extra.iter().map(|e| e.name.clone()));
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
     let ledger = engine::ledger::load(&paths::ledger(), &corpus, &known)
         .map_err(|e| Usage(e.to_string()))?;
     let cases: Vec<&Case> = corpus
@@ -79,11 +88,15 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     }
 
     crate::http::check_fetch_timeout();
-    let sel = select::start(&names, args.has("in-process"), limits);
+    let sel = select::start(&names, &extra, args.has("in-process"), limits);
     for u in &sel.unavailable {
         eprintln!("ERROR: {u}");
     }
-    let filtered = !names.is_empty() || !globs.is_empty() || !files.is_empty() || sel.has_chaos;
+    let filtered = !names.is_empty()
+        || !extra.is_empty()
+        || !globs.is_empty()
+        || !files.is_empty()
+        || sel.has_chaos;
     let out_dir = match args.one("out")? {
         Some(d) => PathBuf::from(d),
         None if filtered => paths::run_dir().join("partial"),

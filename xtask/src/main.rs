@@ -9,6 +9,7 @@ mod fuzz;
 mod gen_metamorphic;
 mod http;
 mod paths;
+mod registry;
 mod report_site;
 mod select;
 mod setup;

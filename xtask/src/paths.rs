@@ -3,8 +3,13 @@
 use crate::cli::Usage;
 use std::path::PathBuf;
 
+/// The checkout whose corpus, ledger and reports a command uses: the one
+/// this binary was built in, or `REPDIFF_ROOT` (a second checkout of the
+/// same commit; the tests use it to prove a run is the same from any path).
 pub fn root() -> PathBuf {
-    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+    let p = std::env::var_os("REPDIFF_ROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")));
     p.canonicalize().unwrap_or(p)
 }
 

@@ -2,6 +2,7 @@
 
 use crate::chaos;
 use crate::cli::Usage;
+use crate::registry::{self, External};
 use engine::oracle::{Oracle, Unavailable};
 use engine::worker::{Limits, Supervised};
 
@@ -12,16 +13,47 @@ pub struct Selection {
     pub has_chaos: bool,
 }
 
-/// Every real oracle name, in report order.
-pub fn known_names() -> Vec<&'static str> {
-    oracles::registry().iter().map(|e| e.name).collect()
+/// Every registered oracle name, in report order: the built-in adapters,
+/// then the external harnesses of `oracles/harness/registry.yaml`. A
+/// registry that cannot be read leaves the built-ins (and says why).
+pub fn known_names() -> Vec<String> {
+    let mut names: Vec<String> = oracles::registry()
+        .iter()
+        .map(|e| e.name.to_string())
+        .collect();
+    match registry::externals() {
+        Ok(ext) => names.extend(ext.into_iter().map(|e| e.name)),
+        Err(Usage(e)) => eprintln!("warning: {e}"),
+    }
+    names
+}
+
+/// `--oracle-cmd NAME='COMMAND'` flags, parsed.
+pub fn oracle_cmds(specs: &[String]) -> Result<Vec<External>, Usage> {
+    let known = known_names();
+    let mut out: Vec<External> = Vec::new();
+    for spec in specs {
+        let e = registry::oracle_cmd(spec)?;
+        if known.contains(&e.name) || out.iter().any(|o| o.name == e.name) {
+            return Err(Usage(format!(
+                "--oracle-cmd: `{}` is already an oracle name; pick another",
+                e.name
+            )));
+        }
+        out.push(e);
+    }
+    Ok(out)
 }
 
 /// Check names before anything runs, so a typo exits 2 with nothing written.
-pub fn validate(names: &[String]) -> Result<(), Usage> {
+pub fn validate(names: &[String], extra: &[External]) -> Result<(), Usage> {
+    registry::externals()?;
     let known = known_names();
     for n in names {
-        if !known.contains(&n.as_str()) && !chaos::NAMES.contains(&n.as_str()) {
+        if !known.contains(n)
+            && !chaos::NAMES.contains(&n.as_str())
+            && !extra.iter().any(|e| &e.name == n)
+        {
             return Err(Usage(format!(
                 "unknown oracle `{n}` (known: {})",
                 known.join(", ")
@@ -31,14 +63,42 @@ pub fn validate(names: &[String]) -> Result<(), Usage> {
     Ok(())
 }
 
-/// Start the named oracles (all real ones when `names` is empty), each in
-/// its own supervised worker unless `in_process`.
-pub fn start(names: &[String], in_process: bool, limits: Limits) -> Selection {
+/// How one selected oracle is started.
+enum Plan {
+    Builtin(String),
+    External(External),
+}
+
+impl Plan {
+    fn name(&self) -> &str {
+        match self {
+            Plan::Builtin(n) => n,
+            Plan::External(e) => &e.name,
+        }
+    }
+}
+
+/// Start the named oracles (all registered ones when `names` is empty, plus
+/// every `--oracle-cmd` one), each in its own supervised worker; the
+/// built-ins in this process instead when `in_process`.
+pub fn start(names: &[String], extra: &[External], in_process: bool, limits: Limits) -> Selection {
+    let externals = registry::externals().unwrap_or_default();
     let wanted: Vec<String> = if names.is_empty() {
-        known_names().into_iter().map(String::from).collect()
+        let mut all = known_names();
+        all.extend(extra.iter().map(|e| e.name.clone()));
+        all
     } else {
         names.to_vec()
     };
+    let plans: Vec<Plan> = wanted
+        .iter()
+        .map(
+            |n| match externals.iter().chain(extra).find(|e| &e.name == n) {
+                Some(e) => Plan::External(e.clone()),
+                None => Plan::Builtin(n.clone()),
+            },
+        )
+        .collect();
     let registry = oracles::registry();
     let exe = self_exe();
     let mut sel = Selection {
@@ -48,12 +108,19 @@ pub fn start(names: &[String], in_process: bool, limits: Limits) -> Selection {
     };
     // Start workers in parallel: interpreters take a while to load.
     let results: Vec<Result<Box<dyn Oracle>, Unavailable>> = std::thread::scope(|s| {
-        let handles: Vec<_> = wanted
+        let handles: Vec<_> = plans
             .iter()
-            .map(|name| {
+            .map(|plan| {
                 let exe = exe.clone();
                 let registry = &registry;
                 s.spawn(move || -> Result<Box<dyn Oracle>, Unavailable> {
+                    let name = match plan {
+                        Plan::External(e) => {
+                            return Supervised::start_with_env(&e.name, e.argv(), e.envs(), limits)
+                                .map(|s| Box::new(s) as Box<dyn Oracle>);
+                        }
+                        Plan::Builtin(name) => name,
+                    };
                     if in_process {
                         if let Some(c) = chaos::make(name) {
                             return Ok(c);
@@ -75,11 +142,11 @@ pub fn start(names: &[String], in_process: bool, limits: Limits) -> Selection {
             .collect();
         handles
             .into_iter()
-            .zip(&wanted)
-            .map(|(h, name)| {
+            .zip(&plans)
+            .map(|(h, plan)| {
                 h.join().unwrap_or_else(|_| {
                     Err(Unavailable {
-                        oracle: name.clone(),
+                        oracle: plan.name().to_string(),
                         reason: "oracle constructor panicked".into(),
                         fix: "cargo xtask setup".into(),
                     })

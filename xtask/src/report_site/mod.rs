@@ -82,7 +82,8 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     }
     let corpus = paths::load_corpus()?;
     let mut known = crate::select::known_names();
-    known.extend(crate::chaos::NAMES);
+    known.extend(crate::chaos::NAMES.iter().map(|n| n.to_string()));
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
     let ledger =
         engine::ledger::load(&ledger_path, &corpus, &known).map_err(|e| Usage(e.to_string()))?;
     let history = history::read(&history_path).map_err(Usage)?;
@@ -209,7 +210,11 @@ fn publish_run(json: &Path, report: &Report, history_path: &Path) -> Result<(), 
     }
     let known = crate::select::known_names();
     let ran: Vec<&str> = report.oracles.iter().map(|o| o.name.as_str()).collect();
-    let missing: Vec<&str> = known.iter().copied().filter(|n| !ran.contains(n)).collect();
+    let missing: Vec<&str> = known
+        .iter()
+        .map(String::as_str)
+        .filter(|n| !ran.contains(n))
+        .collect();
     if !missing.is_empty() {
         return Err(Usage(format!(
             "{}: not published: not a full run (missing {}); run `cargo xtask conformance` without filters",

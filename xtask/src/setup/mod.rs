@@ -5,6 +5,7 @@
 //! fetched again. On failure the error names the missing piece and the
 //! command that fixes it.
 
+pub mod external;
 pub mod google;
 pub mod python;
 
@@ -133,6 +134,7 @@ pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
         ("apt", apt_packages),
         ("python", python::ensure),
         ("google", google::ensure),
+        ("external", external::ensure),
     ];
     let mut errors = Vec::new();
     for (name, step) in steps {

@@ -28,6 +28,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
         verbose,
         &python,
         pins::PROTEGO_VENV,
+        "protego",
         pins::PROTEGO_VERSION,
         pins::PROTEGO_WHEEL_SHA256,
     )?;
@@ -36,6 +37,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
         verbose,
         &python,
         pins::PROTEGO_061_VENV,
+        "protego",
         pins::PROTEGO_061_VERSION,
         pins::PROTEGO_061_WHEEL_SHA256,
     )?;
@@ -44,7 +46,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
 }
 
 /// The interpreter PyO3 was built against: the venvs must be made with it.
-fn pyo3_python(ctx: &Ctx) -> Result<PathBuf> {
+pub fn pyo3_python(ctx: &Ctx) -> Result<PathBuf> {
     let python = PathBuf::from(oracles::python::PYO3_PYTHON);
     if oracles::python::PYO3_PYTHON.is_empty() || !python.is_file() {
         return Err(ctx.err(
@@ -78,27 +80,27 @@ fn venv_home(venv: &Path) -> Option<PathBuf> {
     })
 }
 
-fn ensure_venv(
+/// A venv of `python` under the cache holding `package==version`, the
+/// wheel checked by pip against `sha256`.
+pub fn ensure_venv(
     ctx: &Ctx,
     verbose: bool,
     python: &Path,
     venv: &str,
+    package: &str,
     version: &str,
     sha256: &str,
 ) -> Result<()> {
     let dir = ctx.cache.join(venv);
-    let piece = format!("{PIECE}: {venv} (protego {version})");
+    let piece = format!("{PIECE}: {venv} ({package} {version})");
     let fix = format!("rm -rf {} && cargo xtask setup", dir.display());
     let home_ok = venv_home(&dir).as_deref() == python.parent();
-    let installed = oracles::python::site_packages(&dir).is_some_and(|site| {
-        site.join(format!("protego-{version}.dist-info"))
-            .join("RECORD")
-            .is_file()
-            && site.join("protego").join("__init__.py").is_file()
-    });
+    let dist_info = format!("{}-{version}.dist-info", package.replace('-', "_"));
+    let installed = oracles::python::site_packages(&dir)
+        .is_some_and(|site| site.join(&dist_info).join("RECORD").is_file());
     if home_ok && installed {
         if verbose {
-            eprintln!("setup: python: {} has protego {version}", show(ctx, &dir));
+            eprintln!("setup: python: {} has {package} {version}", show(ctx, &dir));
         }
         return Ok(());
     }
@@ -120,7 +122,7 @@ fn ensure_venv(
     let requirements = dir.join("repdiff-requirements.txt");
     std::fs::write(
         &requirements,
-        format!("protego=={version} --hash=sha256:{sha256}\n"),
+        format!("{package}=={version} --hash=sha256:{sha256}\n"),
     )
     .map_err(|e| {
         ctx.err(
@@ -148,7 +150,7 @@ fn ensure_venv(
         &format!("check that PyPI is reachable, then {fix}"),
     )?;
     eprintln!(
-        "setup: python: made {} with {} and installed protego=={version} from PyPI (wheel sha256 {sha256})",
+        "setup: python: made {} with {} and installed {package}=={version} from PyPI (wheel sha256 {sha256})",
         show(ctx, &dir),
         python.display()
     );

@@ -1,0 +1,163 @@
+//! Every oracle repdiff can run, as data: the built-in adapters compiled
+//! into this binary (`oracles::registry()`, served by `xtask worker NAME`)
+//! and the external ones of `oracles/harness/registry.yaml` (any program
+//! speaking docs/protocol.md), plus `--oracle-cmd NAME='COMMAND'` for a run.
+//! Reports, the ledger's known names, setup and the contract test all read
+//! this one list.
+
+use crate::cli::Usage;
+use crate::paths;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// The registry file of the external oracles.
+pub fn file() -> PathBuf {
+    paths::root().join("oracles/harness/registry.yaml")
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RegistryFile {
+    oracles: Vec<External>,
+}
+
+/// One external oracle: how to start it and what setup installs for it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct External {
+    pub name: String,
+    /// argv; `{root}` and `{cache}` are substituted.
+    pub command: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub install: Install,
+}
+
+/// What `cargo xtask setup` fetches for an external oracle, pinned.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Install {
+    pub npm: Option<NpmPin>,
+    pub pip: Option<PipPin>,
+    #[serde(default)]
+    pub apt: Vec<AptPin>,
+    pub cargo: Option<CargoPin>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NpmPin {
+    pub package: String,
+    pub version: String,
+    /// The tarball's Subresource Integrity string, as the npm registry lists it.
+    pub integrity: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipPin {
+    /// Folder under the cache.
+    pub venv: String,
+    pub package: String,
+    pub version: String,
+    /// sha256 of the wheel (pip --require-hashes).
+    pub sha256: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AptPin {
+    pub package: String,
+    pub version: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CargoPin {
+    /// Cargo.toml of the harness, relative to the checkout.
+    pub manifest: String,
+    /// The binary's path under the cache once built.
+    pub binary: String,
+}
+
+impl External {
+    /// argv with `{root}` and `{cache}` filled in.
+    pub fn argv(&self) -> Vec<String> {
+        self.command.iter().map(|a| expand(a)).collect()
+    }
+
+    pub fn envs(&self) -> Vec<(String, String)> {
+        self.env
+            .iter()
+            .map(|(k, v)| (k.clone(), expand(v)))
+            .collect()
+    }
+}
+
+fn expand(s: &str) -> String {
+    s.replace("{root}", &paths::root().display().to_string())
+        .replace("{cache}", &oracles::cache_dir().display().to_string())
+}
+
+/// The external oracles, in report order. A malformed registry is an error
+/// with the file and line.
+pub fn externals() -> Result<Vec<External>, Usage> {
+    let path = file();
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| Usage(format!("{}: cannot read: {e}", path.display())))?;
+    let parsed: RegistryFile = serde_yaml::from_str(&text).map_err(|e| {
+        let line = e
+            .location()
+            .map_or(String::new(), |l| format!(":{}", l.line()));
+        Usage(format!("{}{line}: {e}", path.display()))
+    })?;
+    let builtin: Vec<&str> = oracles::registry().iter().map(|e| e.name).collect();
+    let mut seen: Vec<&str> = Vec::new();
+    for o in &parsed.oracles {
+        if builtin.contains(&o.name.as_str()) || seen.contains(&o.name.as_str()) {
+            return Err(Usage(format!(
+                "{}: oracle `{}` is registered twice",
+                path.display(),
+                o.name
+            )));
+        }
+        if o.command.is_empty() {
+            return Err(Usage(format!(
+                "{}: oracle `{}` has an empty command",
+                path.display(),
+                o.name
+            )));
+        }
+        seen.push(&o.name);
+    }
+    Ok(parsed.oracles)
+}
+
+/// An oracle given on the command line: `NAME=COMMAND`, run by `sh -c`.
+pub fn oracle_cmd(spec: &str) -> Result<External, Usage> {
+    let (name, command) = spec
+        .split_once('=')
+        .filter(|(n, c)| !n.trim().is_empty() && !c.trim().is_empty())
+        .ok_or_else(|| {
+            Usage(format!(
+                "--oracle-cmd wants NAME='COMMAND', got {spec:?} (e.g. --oracle-cmd mine='python3 oracles/harness/example.py')"
+            ))
+        })?;
+    let name = name.trim();
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+    {
+        return Err(Usage(format!(
+            "--oracle-cmd: `{name}` is not a name (letters, digits, - _ .)"
+        )));
+    }
+    Ok(External {
+        name: name.to_string(),
+        command: vec!["sh".into(), "-c".into(), command.to_string()],
+        env: BTreeMap::new(),
+        install: Install::default(),
+    })
+}
