@@ -200,13 +200,43 @@ impl Ledger {
 /// Load and check the ledger against the corpus and the oracle names known to
 /// this build: a reference to a case or an oracle that does not exist is an
 /// error, not a silently dead entry.
+///
+/// The ledger is `path` plus, when it exists, every `*.yaml` of the folder
+/// of the same name (`cases/divergences.yaml` + `cases/divergences/`), in
+/// name order: one file per oracle keeps a parser's entries together. Ids
+/// are unique across all of them.
 pub fn load(path: &Path, corpus: &Corpus, known_oracles: &[&str]) -> Result<Ledger, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|e| LoadError {
-        file: path.to_path_buf(),
-        line: None,
-        message: format!("cannot read ledger: {e}"),
-    })?;
-    parse(path, &text, corpus, known_oracles)
+    let read = |p: &Path| {
+        std::fs::read_to_string(p).map_err(|e| LoadError {
+            file: p.to_path_buf(),
+            line: None,
+            message: format!("cannot read ledger: {e}"),
+        })
+    };
+    let mut ledger = parse(path, &read(path)?, corpus, known_oracles)?;
+    let dir = path.with_extension("");
+    let mut more: Vec<std::path::PathBuf> = match std::fs::read_dir(&dir) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+            .collect(),
+        Err(_) => Vec::new(),
+    };
+    more.sort();
+    for file in more {
+        let part = parse(&file, &read(&file)?, corpus, known_oracles)?;
+        for entry in part.entries {
+            if ledger.get(&entry.id).is_some() {
+                return Err(LoadError {
+                    file: file.clone(),
+                    line: Some(entry.line),
+                    message: format!("ledger entry `{}`: duplicate id", entry.id),
+                });
+            }
+            ledger.entries.push(entry);
+        }
+    }
+    Ok(ledger)
 }
 
 pub fn parse(
