@@ -22,6 +22,7 @@ usage: cargo xtask <command> [--help]
   setup         fetch and verify every third-party parser (idempotent)
   conformance   run the corpus through every oracle and triage against the ledger
   check         ask every oracle about one robots.txt, agent and URL (or one case)
+  oracles       list every registered oracle and how it is started (--json)
   fuzz          the nightly differential fuzz job (--minutes N --jobs J); `fuzz minimize FINDING`
   bench         worker overhead per oracle and rfc9309 vs google, measured in one run
   gen-metamorphic  regenerate cases/corpus/metamorphic.yaml (--check: verify it is current)
@@ -43,6 +44,7 @@ fn main() {
         }
         Some("conformance") => conformance::main(rest),
         Some("check") => check::main(rest),
+        Some("oracles") => select::list(rest),
         Some("fuzz") => fuzz::main(rest),
         Some("report") => report_site::main(rest),
         Some("bench") => bench::main(rest),

@@ -199,3 +199,52 @@ pub fn worker(name: &str) -> i32 {
         }
     }
 }
+
+/// `xtask oracles [--json]`: every registered oracle in report order, and
+/// the command that starts its worker (what the contract test drives).
+pub fn list(raw: &[String]) -> Result<i32, Usage> {
+    let args = crate::cli::Args::parse(raw, &["json", "help"], &[])?;
+    if args.has("help") {
+        println!("cargo xtask oracles [--json]\n\nEvery registered oracle, built-in or external, and how its worker starts.");
+        return Ok(0);
+    }
+    let exe = self_exe();
+    let exe = if exe == "/proc/self/exe" {
+        std::env::current_exe()
+            .map(|p| p.display().to_string())
+            .unwrap_or(exe)
+    } else {
+        exe
+    };
+    let mut rows = Vec::new();
+    for e in oracles::registry() {
+        rows.push(serde_json::json!({
+            "name": e.name, "kind": "built-in",
+            "command": [exe, "worker", e.name], "env": {},
+        }));
+    }
+    for e in registry::externals()? {
+        let env: serde_json::Map<String, serde_json::Value> =
+            e.envs().into_iter().map(|(k, v)| (k, v.into())).collect();
+        rows.push(serde_json::json!({
+            "name": e.name, "kind": "external", "command": e.argv(), "env": env,
+        }));
+    }
+    if args.has("json") {
+        println!("{}", serde_json::Value::Array(rows));
+    } else {
+        for r in &rows {
+            let argv: Vec<&str> = r["command"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+                .unwrap_or_default();
+            println!(
+                "{:<16} {:<9} {}",
+                r["name"].as_str().unwrap_or(""),
+                r["kind"].as_str().unwrap_or(""),
+                argv.join(" ")
+            );
+        }
+    }
+    Ok(0)
+}

@@ -6,9 +6,10 @@
 //! protocol path shows up as a difference instead of being shared by both.
 //!
 //! Input: one JSON object a line, `{"body_b64": "...", "queries": [...]}`.
-//! Output: `{"answers": [...]}` a line. The body becomes text with
-//! `String::from_utf8_lossy` (a BOM is kept, unlike the crawler's reqwest
-//! decoding), then `RobotFileParser::new(); parse_str(text); modified();
+//! Output: `{"answers": [...]}` a line. The body becomes text as an HTTP
+//! client's text decoding gives it (a leading UTF-8 BOM dropped, invalid
+//! bytes as U+FFFD; the protocol path gets the same from reqwest's
+//! `text()`), then `RobotFileParser::new(); parse_str(text); modified();
 //! can_fetch(agent, url)`.
 
 use base64::Engine as _;
@@ -46,7 +47,8 @@ pub fn serve() -> io::Result<()> {
             .map_err(io::Error::other)?;
 
         let mut parser = RobotFileParser::new();
-        parser.parse_str(&String::from_utf8_lossy(&body));
+        let body = body.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&body);
+        parser.parse_str(&String::from_utf8_lossy(body));
         parser.modified(); // without it every can_fetch is false
 
         let answers: Vec<Value> = case.queries.iter().map(|q| ask(&parser, q)).collect();
@@ -63,9 +65,10 @@ fn ask(parser: &RobotFileParser, q: &DirectQuery) -> Value {
         "can_fetch" => json!({"outcome": "disallowed"}),
         "crawl_delay" => {
             let delay = parser.get_crawl_delay(&Some(Box::new(CompactString::new(&q.agent))));
-            let v = delay.map_or(json!({"type": "none"}), |d| {
-                json!({"type": "float", "value": d.as_secs_f64()})
-            });
+            let v = delay.map_or(
+                json!({"type": "none"}),
+                |d| json!({"type": "float", "value": d.as_secs_f64()}),
+            );
             json!({"outcome": "value", "value": v})
         }
         "request_rate" => {
@@ -74,6 +77,8 @@ fn ask(parser: &RobotFileParser, q: &DirectQuery) -> Value {
             });
             json!({"outcome": "value", "value": v})
         }
-        other => json!({"outcome": "unsupported", "reason": format!("{other} not asked directly")}),
+        "sitemaps" => json!({"outcome": "unsupported",
+                             "reason": "spider's RobotFileParser reads Sitemap: lines and drops them"}),
+        other => json!({"outcome": "unsupported", "reason": format!("unknown ask {other:?}")}),
     }
 }

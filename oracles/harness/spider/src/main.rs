@@ -191,7 +191,9 @@ fn run(body: &[u8], queries: &[Query]) -> Vec<Value> {
     };
     queries
         .iter()
-        .map(|q| catch_unwind(AssertUnwindSafe(|| answer(&parser, q))).unwrap_or_else(|p| panicked(&*p)))
+        .map(|q| {
+            catch_unwind(AssertUnwindSafe(|| answer(&parser, q))).unwrap_or_else(|p| panicked(&*p))
+        })
         .collect()
 }
 

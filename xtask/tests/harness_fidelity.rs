@@ -1,0 +1,155 @@
+//! Each external harness against a direct call of its library in its own
+//! runtime (`oracles/harness/direct/`, no code shared with the harness), on
+//! 1,200 generated cases: 0 differences (issue 12). The harness is driven
+//! through the real protocol, as a run drives it; `explain` is left out of
+//! the comparison (the direct scripts give none).
+
+mod common;
+
+use engine::oracle::{Answer, Oracle};
+use oracles::python::crosscheck;
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const CASES: usize = 1200;
+
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(A[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// The direct script's argv: the harness's interpreter with the script of
+/// the same name in `direct/`, or a native harness binary with `--direct`.
+fn direct_command(command: &[String]) -> Vec<String> {
+    match command {
+        [interpreter, script, ..] if script.contains("/oracles/harness/") => {
+            let path = std::path::Path::new(script);
+            let direct = path
+                .parent()
+                .unwrap()
+                .join("direct")
+                .join(path.file_name().unwrap());
+            vec![interpreter.clone(), direct.display().to_string()]
+        }
+        [binary] => vec![binary.clone(), "--direct".into()],
+        other => panic!("no direct script for {other:?}"),
+    }
+}
+
+/// One answer as JSON without `explain`.
+fn plain(a: &Answer) -> serde_json::Value {
+    let mut v = serde_json::to_value(a).unwrap();
+    v.as_object_mut().unwrap().remove("explain");
+    v
+}
+
+#[test]
+fn every_external_harness_answers_as_its_library_called_directly() {
+    let cases = crosscheck::generate(0x5eed_f1de, CASES);
+    let mut failures = Vec::new();
+    for o in common::registered().into_iter().filter(|o| o.external) {
+        let mut worker = common::start(&o, Duration::from_secs(20));
+        let caps = worker.capabilities();
+        // The harness, through the protocol; asks it cannot answer are left
+        // out on both sides, as a run leaves them out.
+        let mut ours = Vec::new();
+        let mut input = String::new();
+        for case in &cases {
+            let queries: Vec<_> = case
+                .queries
+                .iter()
+                .filter(|q| caps.supports(q.ask))
+                .cloned()
+                .collect();
+            ours.push(
+                worker
+                    .run(&case.body, &queries)
+                    .iter()
+                    .map(plain)
+                    .collect::<Vec<_>>(),
+            );
+            let line = serde_json::json!({"body_b64": base64(&case.body), "queries": queries});
+            input.push_str(&line.to_string());
+            input.push('\n');
+        }
+        let argv = direct_command(&o.command);
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
+            .envs(o.env.iter().cloned())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{}: cannot start {argv:?}: {e}", o.name));
+        let mut stdin = child.stdin.take().unwrap();
+        let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+        let out = child.wait_with_output().unwrap();
+        writer.join().unwrap().unwrap();
+        assert!(out.status.success(), "{}: direct script failed", o.name);
+        // Lines end at \n only: node writes U+2028 unescaped inside JSON.
+        let theirs: Vec<Vec<serde_json::Value>> = out
+            .stdout
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_slice(l).unwrap();
+                v["answers"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|a| {
+                        let mut a = a.clone();
+                        a.as_object_mut().unwrap().remove("explain");
+                        a
+                    })
+                    .collect()
+            })
+            .collect();
+        assert_eq!(theirs.len(), cases.len(), "{}: one line per case", o.name);
+        let mut differences = 0;
+        for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+            // Reasons for `unsupported` are worded by each side.
+            let same = a.len() == b.len()
+                && a.iter().zip(b).all(|(x, y)| {
+                    x == y || (x["outcome"] == "unsupported" && y["outcome"] == "unsupported")
+                });
+            if !same {
+                differences += 1;
+                if differences <= 3 {
+                    failures.push(format!(
+                        "{}: case {i} body {:?}\n  harness {a:?}\n  direct  {b:?}",
+                        o.name,
+                        String::from_utf8_lossy(&cases[i].body)
+                    ));
+                }
+            }
+        }
+        eprintln!(
+            "{}: {} cases, {differences} differences",
+            o.name,
+            cases.len()
+        );
+        if differences > 0 {
+            failures.push(format!(
+                "{}: {differences} of {} cases differ",
+                o.name,
+                cases.len()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
