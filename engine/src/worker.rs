@@ -127,6 +127,28 @@ fn send<T: Serialize>(out: &mut impl Write, msg: &T) -> std::io::Result<()> {
     out.flush()
 }
 
+/// With `REPDIFF_PROTOCOL_LOG=FILE`, every protocol line the parent sends
+/// (request headers) or reads (greetings, responses) is appended to FILE as
+/// `{"oracle", "kind", "line"}`: real traffic, for the schema test
+/// (`xtask/tests/protocol_schema.rs`) and for debugging a harness.
+fn tap(oracle: &str, kind: &str, line: &[u8]) {
+    let Some(path) = std::env::var_os("REPDIFF_PROTOCOL_LOG") else {
+        return;
+    };
+    let record = serde_json::json!({
+        "oracle": oracle,
+        "kind": kind,
+        "line": String::from_utf8_lossy(line),
+    });
+    let mut text = record.to_string();
+    text.push('\n');
+    // One write of one line in append mode: lines of parallel workers do
+    // not interleave.
+    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+        let _ = f.write_all(text.as_bytes());
+    }
+}
+
 /// Limits for a supervised worker.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
@@ -301,6 +323,7 @@ impl Supervised {
                 return Err(format!("worker did not greet: {why}").into());
             }
         };
+        tap(&self.name, "greeting", line.as_bytes());
         // The version first, so a worker of another version is told so
         // rather than that its greeting is malformed.
         let raw: serde_json::Value = serde_json::from_str(&line)
@@ -360,8 +383,10 @@ impl Supervised {
         };
         // One write per message: a JSON writer straight on the pipe would
         // make a system call per token.
+        let name = &self.name;
         let sent = (|| {
             let mut message = serde_json::to_vec(header)?;
+            tap(name, "request", &message);
             message.push(b'\n');
             message.extend_from_slice(body);
             live.stdin.write_all(&message)?;
@@ -370,9 +395,22 @@ impl Supervised {
         let outcome = match sent {
             Err(_) => Err(CallError::Died(describe_death(live))),
             Ok(()) => match read_line(&mut live.stdout, timeout) {
-                Line::Text(line) => serde_json::from_str::<Response>(&line)
-                    .map(|r| r.answers)
-                    .map_err(|e| CallError::Died(format!("bad response: {e}"))),
+                Line::Text(line) => {
+                    tap(name, "response", line.as_bytes());
+                    serde_json::from_str::<Response>(&line)
+                        .map_err(|e| CallError::Died(format!("bad response: {e}")))
+                        .and_then(|r| {
+                            // A worker that miscounts is broken, not a verdict.
+                            if r.answers.len() == queries {
+                                Ok(r.answers)
+                            } else {
+                                Err(CallError::Died(format!(
+                                    "protocol error: {} answers for {queries} queries",
+                                    r.answers.len()
+                                )))
+                            }
+                        })
+                }
                 Line::Failed(e) => Err(CallError::Died(format!("read error: {e}"))),
                 Line::Timeout => Err(CallError::Timeout),
                 Line::Eof => Err(CallError::Died(describe_death(live))),
