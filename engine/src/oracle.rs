@@ -238,6 +238,33 @@ impl About {
     pub fn identity(&self) -> String {
         format!("{} {}", self.library, self.version)
     }
+
+    /// One paragraph for the oracle's page: where the parser came from, what
+    /// runs it and how it is fed, all from its own announcement.
+    pub fn provenance_text(&self) -> String {
+        let p = &self.provenance;
+        if p.registry.is_empty() {
+            return String::new();
+        }
+        let mut out = format!("{} {} from {}", p.package, p.version, p.registry);
+        for (label, v) in [
+            ("artifact", &p.artifact),
+            ("sha256", &p.sha256),
+            ("integrity", &p.integrity),
+            ("commit", &p.commit),
+            ("build", &p.build),
+        ] {
+            if !v.is_empty() {
+                out.push_str(&format!("; {label} `{v}`"));
+            }
+        }
+        let runtime = format!("{} {}", self.runtime.name, self.runtime.version);
+        out.push_str(&format!("; {} run by {}", self.language, runtime.trim()));
+        if !self.feeding.is_empty() {
+            out.push_str(&format!("; fed: {}", self.feeding));
+        }
+        out
+    }
 }
 
 /// A robots.txt parser under test.

@@ -144,7 +144,11 @@ fn tap(oracle: &str, kind: &str, line: &[u8]) {
     text.push('\n');
     // One write of one line in append mode: lines of parallel workers do
     // not interleave.
-    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
         let _ = f.write_all(text.as_bytes());
     }
 }

@@ -166,3 +166,23 @@ pub fn cache_dir() -> PathBuf {
         None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.cache")),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn reads_cargo_lock() {
+        let lock = "[[package]]\nname = \"a\"\nversion = \"1.0.0\"\n\n[[package]]\nname = \"texting_robots\"\nversion = \"0.2.2\"\nsource = \"registry+https://github.com/rust-lang/crates.io-index\"\nchecksum = \"abc\"\n";
+        assert_eq!(
+            super::locked(lock, "texting_robots"),
+            Some(("0.2.2".into(), "abc".into()))
+        );
+        assert_eq!(super::locked(lock, "nope"), None);
+    }
+
+    #[test]
+    fn the_crates_carry_their_lockfile_checksum() {
+        let about = super::crate_about("texting_robots", "texting_robots");
+        assert_eq!(about.version, "0.2.2");
+        assert_eq!(about.provenance.sha256.len(), 64, "{about:?}");
+    }
+}

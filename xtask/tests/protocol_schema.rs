@@ -7,7 +7,9 @@ use std::path::Path;
 use std::process::Command;
 
 fn schema(name: &str) -> jsonschema::Validator {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/protocol").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../docs/protocol")
+        .join(name);
     let text = std::fs::read_to_string(&path).unwrap();
     let value: serde_json::Value = serde_json::from_str(&text).unwrap();
     jsonschema::validator_for(&value).unwrap_or_else(|e| panic!("{name}: {e}"))
@@ -19,7 +21,16 @@ fn real_traffic_of_every_oracle_validates_against_the_schemas() {
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("traffic.jsonl");
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(["conformance", "--no-setup", "--case", "seed-*", "--case", "http-*", "--case", "ext-*"])
+        .args([
+            "conformance",
+            "--no-setup",
+            "--case",
+            "seed-*",
+            "--case",
+            "http-*",
+            "--case",
+            "ext-*",
+        ])
         .arg("--out")
         .arg(dir.join("out"))
         .env("REPDIFF_PROTOCOL_LOG", &log)
@@ -46,18 +57,28 @@ fn real_traffic_of_every_oracle_validates_against_the_schemas() {
         let v = &validators.iter().find(|(k, _)| *k == kind).unwrap().1;
         let errors: Vec<String> = v.iter_errors(&msg).map(|e| e.to_string()).collect();
         assert!(errors.is_empty(), "{oracle} {kind} {msg}: {errors:?}");
-        *seen.entry((oracle.to_string(), kind.to_string())).or_default() += 1;
+        *seen
+            .entry((oracle.to_string(), kind.to_string()))
+            .or_default() += 1;
     }
     let oracles: std::collections::BTreeSet<&String> = seen.keys().map(|(o, _)| o).collect();
-    assert!(oracles.len() >= 13, "traffic of {} oracles: {oracles:?}", oracles.len());
+    assert!(
+        oracles.len() >= 13,
+        "traffic of {} oracles: {oracles:?}",
+        oracles.len()
+    );
     for o in oracles {
         for kind in ["greeting", "request", "response"] {
-            assert!(seen.contains_key(&(o.clone(), kind.into())), "{o}: no {kind} logged");
+            assert!(
+                seen.contains_key(&(o.clone(), kind.into())),
+                "{o}: no {kind} logged"
+            );
         }
     }
     // And the schemas reject what they must.
     let (greeting, response) = (&validators[0].1, &validators[2].1);
-    let v1 = serde_json::json!({"v": 1, "hello": {"name": "x", "version": "1", "capabilities": {}}});
+    let v1 =
+        serde_json::json!({"v": 1, "hello": {"name": "x", "version": "1", "capabilities": {}}});
     assert!(!greeting.is_valid(&v1), "a v1 greeting is not v2");
     let crash = serde_json::json!({"answers": [{"outcome": "crash", "detail": "x"}]});
     assert!(!response.is_valid(&crash), "a worker never sends crash");

@@ -9,7 +9,7 @@
 //! so a failed render leaves the previous site whole.
 //!
 //! Like the rest of the engine it names no oracle: what an oracle is and how
-//! it was obtained come in as data ([`Inputs::provenance`]).
+//! it was obtained come from each oracle's own announcement in the run.
 
 pub mod diff;
 pub mod history;
@@ -20,7 +20,6 @@ mod pages;
 use crate::ledger::Ledger;
 use model::Report;
 pub use pages::summary_markdown;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// What a site is rendered from.
@@ -30,8 +29,6 @@ pub struct Inputs<'a> {
     /// Earlier runs (`reports/history.jsonl`); the report's own records are
     /// added in memory.
     pub history: &'a [history::Record],
-    /// Per oracle: how it was obtained (registry, pinned version, hash).
-    pub provenance: &'a BTreeMap<String, String>,
 }
 
 /// Every file of the site: relative path and bytes.

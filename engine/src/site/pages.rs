@@ -400,10 +400,9 @@ pub fn oracle(cx: &Ctx, name: &str) -> String {
 </tbody></table>",
         esc(name),
         esc(&o.version),
-        cx.inp
-            .provenance
-            .get(name)
-            .map(|p| ticks(&esc(p)))
+        Some(o.about.provenance_text())
+            .filter(|p| !p.is_empty())
+            .map(|p| ticks(&esc(&p)))
             .unwrap_or_else(|| "<span class=\"muted\">not recorded</span>".into()),
         esc(&capabilities(&o.capabilities)),
         o.millis,

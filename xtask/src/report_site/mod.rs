@@ -2,7 +2,6 @@
 //! `cargo xtask report diff OLD NEW`: what changed between two runs.
 
 mod browser;
-mod provenance;
 
 use crate::cli::{Args, Usage};
 use crate::paths;
@@ -87,14 +86,12 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     let ledger =
         engine::ledger::load(&ledger_path, &corpus, &known).map_err(|e| Usage(e.to_string()))?;
     let history = history::read(&history_path).map_err(Usage)?;
-    let provenance = provenance::all();
 
     let started = std::time::Instant::now();
     let files = site::render(&site::Inputs {
         report: &report,
         ledger: &ledger,
         history: &history,
-        provenance: &provenance,
     });
     let bytes: usize = files.iter().map(|(_, b)| b.len()).sum();
     let staged = match site::stage(&out, &files) {
