@@ -66,7 +66,7 @@ pub fn validate(names: &[String], extra: &[External]) -> Result<(), Usage> {
 /// How one selected oracle is started.
 enum Plan {
     Builtin(String),
-    External(External),
+    External(Box<External>),
 }
 
 impl Plan {
@@ -94,7 +94,7 @@ pub fn start(names: &[String], extra: &[External], in_process: bool, limits: Lim
         .iter()
         .map(
             |n| match externals.iter().chain(extra).find(|e| &e.name == n) {
-                Some(e) => Plan::External(e.clone()),
+                Some(e) => Plan::External(Box::new(e.clone())),
                 None => Plan::Builtin(n.clone()),
             },
         )
