@@ -54,8 +54,37 @@ pub fn fuzz_dir() -> PathBuf {
     root().join("fuzz")
 }
 
+/// Where a run's findings live: the committed ones (`fuzz/findings/`,
+/// copied in by [`seed_findings`]) plus what this run found, with hit
+/// counts. Ignored by git, so a fuzz run changes no tracked file; a finding
+/// worth keeping is copied to `fuzz/findings/` in a commit of its own.
 pub fn findings_dir() -> PathBuf {
+    crate::paths::run_dir().join("fuzz/findings")
+}
+
+/// The committed findings, kept in git as results.
+pub fn committed_findings_dir() -> PathBuf {
     fuzz_dir().join("findings")
+}
+
+/// Copy every committed finding into the run's folder (those already there
+/// keep their run's hit counts), so known findings stay known.
+pub fn seed_findings() {
+    let Ok(entries) = std::fs::read_dir(committed_findings_dir()) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let to = findings_dir().join(e.file_name());
+        if to.exists() || !e.path().is_dir() {
+            continue;
+        }
+        let _ = std::fs::create_dir_all(&to);
+        if let Ok(files) = std::fs::read_dir(e.path()) {
+            for f in files.flatten().filter(|f| f.path().is_file()) {
+                let _ = std::fs::copy(f.path(), to.join(f.file_name()));
+            }
+        }
+    }
 }
 
 pub fn known_path() -> PathBuf {
@@ -63,6 +92,7 @@ pub fn known_path() -> PathBuf {
 }
 
 pub fn main(rest: &[String]) -> Result<i32, Usage> {
+    seed_findings();
     let sub = rest.first().map(String::as_str);
     match sub {
         Some("minimize") => {

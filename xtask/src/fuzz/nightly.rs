@@ -72,6 +72,10 @@ fn fuzz_env(lane: bool) -> Vec<(String, String)> {
             "REPDIFF_FUZZ_STATS".into(),
             stats_dir().display().to_string(),
         ),
+        (
+            "REPDIFF_FUZZ_FINDINGS".into(),
+            super::findings_dir().display().to_string(),
+        ),
         // LeakSanitizer flags Python's caches; libFuzzer's -detect_leaks=0
         // is not enough.
         (
