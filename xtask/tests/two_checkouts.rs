@@ -6,19 +6,25 @@
 use std::path::Path;
 use std::process::Command;
 
-/// A checkout's corpus and ledger at `dir` (what conformance reads).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let p = e.unwrap().path();
+        let dest = to.join(p.file_name().unwrap());
+        if p.is_dir() {
+            copy_dir(&p, &dest);
+        } else {
+            std::fs::copy(&p, &dest).unwrap();
+        }
+    }
+}
+
+/// A checkout's corpus, ledger and external harnesses at `dir` (what
+/// conformance reads; the setup cache is shared, as on one machine).
 fn checkout(dir: &Path) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    std::fs::create_dir_all(dir.join("cases/corpus")).unwrap();
-    for f in std::fs::read_dir(root.join("cases/corpus")).unwrap() {
-        let f = f.unwrap().path();
-        std::fs::copy(&f, dir.join("cases/corpus").join(f.file_name().unwrap())).unwrap();
-    }
-    std::fs::copy(
-        root.join("cases/divergences.yaml"),
-        dir.join("cases/divergences.yaml"),
-    )
-    .unwrap();
+    copy_dir(&root.join("cases"), &dir.join("cases"));
+    copy_dir(&root.join("oracles/harness"), &dir.join("oracles/harness"));
 }
 
 /// compat.json without what may differ between two runs: timings.
