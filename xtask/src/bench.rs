@@ -683,8 +683,10 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
             args.positional[0]
         )));
     }
-    // The built-in oracles: raw is an in-process call of the adapter.
-    let known: Vec<&str> = oracles::registry().iter().map(|e| e.name).collect();
+    // The built-in oracles (raw: an in-process call of the adapter) and the
+    // external ones (bench_external: direct script vs protocol).
+    let known_names = crate::select::known_names();
+    let known: Vec<&str> = known_names.iter().map(String::as_str).collect();
     let mut names = args.all("oracle");
     for n in &names {
         if !known.contains(&n.as_str()) {
@@ -799,6 +801,12 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     }
 
     let h2h = run_head_to_head(&names, &registry, &bodies, &plan, &unavailable);
+    let external: Vec<crate::bench_external::ExtRow> = if quick {
+        Vec::new()
+    } else {
+        eprintln!("bench: external oracles, direct script vs protocol");
+        crate::bench_external::measure(&bodies, &names)
+    };
     let load_end = loadavg();
     let secs = wall.elapsed().as_secs_f64();
 
@@ -815,8 +823,16 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
             .collect::<Vec<_>>()
             .join(" "),
     };
-    let md = to_markdown(&meta, &bodies, &mix, &rows, &h2h, &unavailable);
+    let mut md = to_markdown(&meta, &bodies, &mix, &rows, &h2h, &unavailable);
+    md.push_str(&crate::bench_external::to_markdown(&external));
     let json = to_json(&meta, &bodies, &mix, &rows, &h2h, &unavailable);
+    let json = match serde_json::from_str::<Value>(&json) {
+        Ok(mut doc) => {
+            doc["external"] = crate::bench_external::to_json(&external);
+            serde_json::to_string_pretty(&doc).unwrap_or(json) + "\n"
+        }
+        Err(_) => json,
+    };
     print!("{}", terminal_tables(&rows, &h2h, &unavailable));
     let stem = if quick || filtered {
         "partial"

@@ -1,6 +1,7 @@
 //! `cargo xtask`: the thin command line over the engine and the oracles.
 
 mod bench;
+mod bench_external;
 mod chaos;
 mod check;
 mod cli;
