@@ -153,3 +153,61 @@ fn every_external_harness_answers_as_its_library_called_directly() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// `oracles/harness/example.py`, the documented starting point, run by the
+/// CPython the built-in oracles embed, answers exactly as `cpython-3.11`
+/// (issue 12): the same 1,200 generated cases through both workers.
+#[test]
+fn the_example_harness_answers_as_cpython_3_11() {
+    let all = common::registered();
+    let builtin = all
+        .iter()
+        .find(|o| o.name == "cpython-3.11")
+        .expect("cpython-3.11 is registered");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let example = common::Registered {
+        name: "example".into(),
+        external: true,
+        command: vec![
+            oracles::python::PYO3_PYTHON.to_string(),
+            root.join("oracles/harness/example.py")
+                .display()
+                .to_string(),
+        ],
+        env: Vec::new(),
+    };
+    let mut ours = common::start(builtin, Duration::from_secs(20));
+    let mut theirs = common::start(&example, Duration::from_secs(20));
+    assert_eq!(
+        theirs.version(),
+        ours.version(),
+        "same library, same identity"
+    );
+    let mut differences = Vec::new();
+    for (i, case) in crosscheck::generate(0xe8a_3b1e, CASES).iter().enumerate() {
+        let a: Vec<_> = ours
+            .run(&case.body, &case.queries)
+            .iter()
+            .map(plain)
+            .collect();
+        let b: Vec<_> = theirs
+            .run(&case.body, &case.queries)
+            .iter()
+            .map(plain)
+            .collect();
+        if a != b {
+            differences.push(format!("case {i}: built-in {a:?}\n  example {b:?}"));
+        }
+    }
+    assert!(
+        differences.is_empty(),
+        "{} of {CASES} cases differ:\n{}",
+        differences.len(),
+        differences
+            .iter()
+            .take(3)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
