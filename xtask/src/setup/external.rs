@@ -212,23 +212,20 @@ fn ensure_cargo(ctx: &Ctx, verbose: bool, name: &str, pin: &CargoPin) -> Result<
             "setup: external: building {name} (cargo, --locked; the first build takes minutes)"
         );
     }
-    // Always ask cargo: it rebuilds only when the harness changed.
-    run(
-        ctx,
-        &piece,
-        Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-            .args([
-                "build",
-                "--release",
-                "--locked",
-                "--quiet",
-                "--manifest-path",
-            ])
-            .arg(&manifest)
-            .arg("--target-dir")
-            .arg(&target),
-        &fix,
-    )?;
+    // Always ask cargo: it rebuilds only when the harness changed. Its
+    // progress goes to the terminal: the first build takes minutes.
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(["build", "--release", "--locked", "--manifest-path"])
+        .arg(&manifest)
+        .args(if first { None } else { Some("--quiet") })
+        .arg("--target-dir")
+        .arg(&target)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .map_err(|e| ctx.err(&piece, format!("cannot run cargo: {e}"), &fix))?;
+    if !status.success() {
+        return Err(ctx.err(&piece, format!("cargo build exited with {status}"), fix));
+    }
     if !binary.is_file() {
         return Err(ctx.err(
             &piece,
