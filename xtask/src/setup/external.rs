@@ -207,7 +207,8 @@ fn ensure_cargo(ctx: &Ctx, verbose: bool, name: &str, pin: &CargoPin) -> Result<
         manifest.display(),
         target.display()
     );
-    if verbose || !binary.is_file() {
+    let first = !binary.is_file();
+    if verbose || first {
         eprintln!(
             "setup: external: building {name} (cargo, --locked; the first build takes minutes)"
         );
