@@ -117,7 +117,16 @@ pub fn start(names: &[String], extra: &[External], in_process: bool, limits: Lim
                     let name = match plan {
                         Plan::External(e) => {
                             return Supervised::start_with_env(&e.name, e.argv(), e.envs(), limits)
-                                .map(|s| Box::new(s) as Box<dyn Oracle>);
+                                .map(|s| Box::new(s) as Box<dyn Oracle>)
+                                .map_err(|mut u| {
+                                    if u.fix == "cargo xtask setup" {
+                                        u.fix = format!(
+                                            "cargo xtask setup; or run `{}` by hand: it must greet as docs/protocol.md says",
+                                            e.argv().join(" ")
+                                        );
+                                    }
+                                    u
+                                });
                         }
                         Plan::Builtin(name) => name,
                     };
