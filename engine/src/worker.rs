@@ -131,8 +131,10 @@ fn send<T: Serialize>(out: &mut impl Write, msg: &T) -> std::io::Result<()> {
 /// (request headers) or reads (greetings, responses) is appended to FILE as
 /// `{"oracle", "kind", "line"}`: real traffic, for the schema test
 /// (`xtask/tests/protocol_schema.rs`) and for debugging a harness.
+/// The variable is read once: `tap` sits on every call's path.
 fn tap(oracle: &str, kind: &str, line: &[u8]) {
-    let Some(path) = std::env::var_os("REPDIFF_PROTOCOL_LOG") else {
+    static LOG: std::sync::OnceLock<Option<std::ffi::OsString>> = std::sync::OnceLock::new();
+    let Some(path) = LOG.get_or_init(|| std::env::var_os("REPDIFF_PROTOCOL_LOG")) else {
         return;
     };
     let record = serde_json::json!({

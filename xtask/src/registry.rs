@@ -102,8 +102,17 @@ fn expand(s: &str) -> String {
 }
 
 /// The external oracles, in report order. A malformed registry is an error
-/// with the file and line.
+/// with the file and line. Read once per process: validation, selection,
+/// the ledger's known names and setup all ask.
 pub fn externals() -> Result<Vec<External>, Usage> {
+    static LOADED: std::sync::OnceLock<Result<Vec<External>, String>> = std::sync::OnceLock::new();
+    LOADED
+        .get_or_init(|| load().map_err(|Usage(m)| m))
+        .clone()
+        .map_err(Usage)
+}
+
+fn load() -> Result<Vec<External>, Usage> {
     let path = file();
     let text = std::fs::read_to_string(&path)
         .map_err(|e| Usage(format!("{}: cannot read: {e}", path.display())))?;
