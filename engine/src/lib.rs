@@ -8,6 +8,7 @@ pub mod case;
 pub mod ledger;
 pub mod oracle;
 pub mod report;
+pub mod rng;
 pub mod run;
 pub mod site;
 pub mod worker;
