@@ -147,6 +147,21 @@ struct RawQuery {
     convention: Option<String>,
     #[serde(default)]
     why: Option<String>,
+    /// Hand pins for other expectation profiles than RFC 9309's, each with
+    /// the text it rests on; the profiles' references are tested against
+    /// them.
+    #[serde(default)]
+    profiles: BTreeMap<String, ProfilePin>,
+}
+
+/// What another profile's text (the 1996 draft, the 1994 standard, Google's
+/// documentation) says one `can_fetch` query must answer, and where.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProfilePin {
+    pub expect: Verdict,
+    /// The section or paragraph of that text.
+    pub cite: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -156,6 +171,9 @@ pub struct CaseQuery {
     /// `RFC 9309 §x.y` or `convention: ...`.
     pub basis: String,
     pub why: Option<String>,
+    /// Profile name → pinned verdict (see [`ProfilePin`]).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub profiles: BTreeMap<String, ProfilePin>,
 }
 
 /// The HTTP response a status-matrix case is served with.
@@ -439,11 +457,32 @@ fn validate_query(rq: RawQuery) -> Result<CaseQuery, String> {
     if matches!(ask, Ask::CrawlDelay | Ask::RequestRate) && agent.is_empty() {
         return Err(format!("{} needs `agent`", ask.as_str()));
     }
+    for (profile, pin) in &rq.profiles {
+        if ask != Ask::CanFetch {
+            return Err(format!(
+                "profile `{profile}`: pins are for can_fetch queries only"
+            ));
+        }
+        if pin.expect == Verdict::Either {
+            return Err(format!(
+                "profile `{profile}`: a pin is allowed or disallowed"
+            ));
+        }
+        if pin.cite.trim().is_empty() {
+            return Err(format!(
+                "profile `{profile}`: `cite` must name the text it rests on"
+            ));
+        }
+        if profile == "rfc9309" {
+            return Err("profile `rfc9309`: the query's own `expect` is RFC 9309's".into());
+        }
+    }
     Ok(CaseQuery {
         query: Query { ask, agent, url },
         expect,
         basis,
         why: rq.why,
+        profiles: rq.profiles,
     })
 }
 

@@ -203,3 +203,28 @@ fn ledger_errors_name_file_and_line() {
         assert!(e.contains(needle), "{needle}: {e}");
     }
 }
+
+#[test]
+fn profile_pins_load_and_are_checked() {
+    let pinned = OK.replace(
+        "rfc: \"§2.2.2 MUST\"",
+        "rfc: \"§2.2.2 MUST\"\n        profiles:\n          robots-1996: {expect: allowed, cite: \"1996 §3.2.1\"}",
+    );
+    let cases = parse(&pinned).expect("valid");
+    let pin = &cases[0].queries[0].profiles["robots-1996"];
+    assert_eq!(pin.expect, Verdict::Allowed);
+    assert_eq!(pin.cite, "1996 §3.2.1");
+
+    let no_cite = pinned.replace("cite: \"1996 §3.2.1\"", "cite: \" \"");
+    let e = err(&no_cite);
+    assert!(e.starts_with("t.yaml:3:") && e.contains("`cite` must name"), "{e}");
+
+    let either = pinned.replace("expect: allowed, cite", "expect: either, cite");
+    assert!(err(&either).contains("a pin is allowed or disallowed"));
+
+    let rfc = pinned.replace("robots-1996:", "rfc9309:");
+    assert!(err(&rfc).contains("the query's own `expect` is RFC 9309's"));
+
+    let unknown = pinned.replace("cite: \"1996 §3.2.1\"", "cite: \"x\", why: \"y\"");
+    assert!(err(&unknown).contains("unknown field"), "{}", err(&unknown));
+}
