@@ -1,25 +1,17 @@
 //! `cargo xtask conformance`: the corpus through every oracle, triaged
 //! against the ledger, reported.
 
-use crate::cli::{glob_match, Args, Usage};
-use crate::{paths, select, setup};
-use engine::case::Case;
+use crate::cli::{glob_match, seconds, Host, Usage};
+use crate::{paths, select};
+use engine::case::{Case, Corpus};
+use engine::ledger::Ledger;
 use engine::report;
-use engine::run::{self, Progress};
+use engine::run::{self, RunResult};
 use engine::worker::Limits;
-use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub const HELP: &str = "\
-cargo xtask conformance [--oracle NAME]... [--oracle-cmd NAME='COMMAND']... [--case GLOB]...
-                        [--file NAME]... [--strict] [--out DIR] [--timeout SECS]
-                        [--in-process] [--no-setup]
-
-Runs every case of cases/corpus/ through every oracle (or those named),
-compares each answer with the case's RFC 9309 expectation, and explains every
-deviation or disagreement by an entry of cases/divergences.yaml.
-
+const AFTER_HELP: &str = "\
 --oracle-cmd NAME='COMMAND' adds any program that speaks docs/protocol.md
 as one more oracle (run by `sh -c`, in its own supervised worker); with
 --oracle it is selected by NAME. Its unexplained cells are untriaged, with
@@ -28,92 +20,153 @@ reproducers, as for a registered oracle.
 Writes compat.json and compat.md to reports/run/latest/ for a full run, to
 reports/run/partial/ when filtered (or to --out); both are ignored by git,
 so a run changes no tracked file. `cargo xtask report --publish` turns a full
-run into the published snapshot (reports/latest/, the site, the history). --timeout is per query
-(default 5 s; a case's batch of n queries gets n times it) before the
-oracle's worker is killed and the cells marked timeout. Exit status: 0 when every cell
-is triaged (and, with --strict, no ledger entry is stale); 1 otherwise or
-when an oracle could not run; 2 on bad input (nothing is written).";
+run into the published snapshot (reports/latest/, the site, the history).
 
-pub fn main(raw: &[String]) -> Result<i32, Usage> {
-    let args = Args::parse(
-        raw,
-        &["strict", "in-process", "no-setup", "help"],
-        &["oracle", "oracle-cmd", "case", "file", "out", "timeout"],
-    )?;
-    if args.has("help") {
-        println!("{HELP}");
-        return Ok(0);
+Exit status: 0 when every cell is triaged (and, with --strict, no ledger
+entry is stale); 1 otherwise or when an oracle could not run; 2 on bad input
+(nothing is written).";
+
+/// Runs every case of cases/corpus/ through every oracle (or those named),
+/// compares each answer with the case's RFC 9309 expectation, and explains
+/// every deviation or disagreement by an entry of cases/divergences.yaml.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = AFTER_HELP)]
+pub struct Opts {
+    /// Run only this oracle (repeatable)
+    #[arg(long = "oracle", value_name = "NAME")]
+    pub oracles: Vec<String>,
+    /// One more oracle: any program speaking docs/protocol.md, run by `sh -c` (repeatable)
+    #[arg(long = "oracle-cmd", value_name = "NAME='COMMAND'")]
+    pub oracle_cmds: Vec<String>,
+    /// Only the cases whose id matches (`*` any run, `?` one character; repeatable)
+    #[arg(long = "case", value_name = "GLOB")]
+    pub cases: Vec<String>,
+    /// Only the cases of this corpus file, e.g. seed.yaml (repeatable)
+    #[arg(long = "file", value_name = "NAME")]
+    pub files: Vec<String>,
+    /// Also fail when a ledger entry explains nothing in this run
+    #[arg(long)]
+    pub strict: bool,
+    /// Write compat.json and compat.md here instead of reports/run/
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Seconds per query before the oracle's worker is killed and the cells
+    /// marked timeout (a case's batch of n queries gets n times it)
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
+    pub timeout: Duration,
+    /// Run the built-in oracles in this process instead of supervised workers
+    #[arg(long)]
+    pub in_process: bool,
+    /// Do not run setup first
+    #[arg(long)]
+    pub no_setup: bool,
+}
+
+impl Opts {
+    /// A filtered run is partial: it never lands in reports/run/latest.
+    fn filtered(&self) -> bool {
+        !self.oracles.is_empty()
+            || !self.oracle_cmds.is_empty()
+            || !self.cases.is_empty()
+            || !self.files.is_empty()
     }
-    let names = args.all("oracle");
-    let extra = select::oracle_cmds(&args.all("oracle-cmd"))?;
-    select::validate(&names, &extra)?;
-    let globs = args.all("case");
-    let files = args.all("file");
+}
+
+pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
+    let extra = select::oracle_cmds(&opts.oracle_cmds)?;
+    select::validate(&opts.oracles, &extra)?;
     let corpus = paths::load_corpus()?;
+    let ledger = load_ledger(&corpus, &extra)?;
+    let cases = select_cases(&corpus, &opts)?;
+    let limits = Limits {
+        timeout: opts.timeout,
+        ..Limits::default()
+    };
+    if !opts.no_setup {
+        (host.ensure_setup)();
+    }
+    crate::http::check_fetch_timeout();
+    let sel = select::start(&opts.oracles, &extra, opts.in_process, limits);
+    for u in &sel.unavailable {
+        eprintln!("ERROR: {u}");
+    }
+    let out_dir = out_dir(&opts, sel.has_chaos)?;
+    let result = run_cases(&cases, sel, &ledger);
+    if let Err(e) = write_reports(&out_dir, &result, &cases, &corpus, &ledger) {
+        eprintln!("error: {e}");
+        return Ok(1);
+    }
+    print_summary(&result, &cases);
+    let untriaged = print_untriaged(&result);
+    print_stale(&result, opts.strict);
+    print_next_step(&result, &out_dir);
+    let failed = untriaged > 0
+        || !result.unavailable.is_empty()
+        || (opts.strict && !result.stale.is_empty());
+    Ok(if failed { 1 } else { 0 })
+}
+
+/// The ledger, checked against every name a run could produce.
+fn load_ledger(corpus: &Corpus, extra: &[crate::registry::External]) -> Result<Ledger, Usage> {
     let mut known = select::known_names();
     known.extend(crate::chaos::NAMES.iter().map(|n| n.to_string()));
     known.extend(extra.iter().map(|e| e.name.clone()));
     let known: Vec<&str> = known.iter().map(String::as_str).collect();
-    let ledger = engine::ledger::load(&paths::ledger(), &corpus, &known)
-        .map_err(|e| Usage(e.to_string()))?;
+    engine::ledger::load(&paths::ledger(), corpus, &known).map_err(|e| Usage(e.to_string()))
+}
+
+/// The cases `--case` and `--file` keep; none at all is a usage error.
+fn select_cases<'c>(corpus: &'c Corpus, opts: &Opts) -> Result<Vec<&'c Case>, Usage> {
     let cases: Vec<&Case> = corpus
         .cases
         .iter()
-        .filter(|c| globs.is_empty() || globs.iter().any(|g| glob_match(g, &c.id)))
+        .filter(|c| opts.cases.is_empty() || opts.cases.iter().any(|g| glob_match(g, &c.id)))
         .filter(|c| {
-            files.is_empty()
-                || files
+            opts.files.is_empty()
+                || opts
+                    .files
                     .iter()
                     .any(|f| c.file.file_name().is_some_and(|n| n == f.as_str()))
         })
         .collect();
     if cases.is_empty() {
-        return Err(Usage(format!(
-            "no case matches {}",
-            globs
-                .iter()
-                .chain(&files)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
+        let asked: Vec<&str> = opts
+            .cases
+            .iter()
+            .chain(&opts.files)
+            .map(String::as_str)
+            .collect();
+        return Err(Usage(format!("no case matches {}", asked.join(", "))));
     }
-    let timeout = Duration::from_secs_f64(args.number("timeout", 5.0)?);
-    let limits = Limits {
-        timeout,
-        ..Limits::default()
-    };
-    if !args.has("no-setup") {
-        setup::ensure_or_reexec();
-    }
+    Ok(cases)
+}
 
-    crate::http::check_fetch_timeout();
-    let sel = select::start(&names, &extra, args.has("in-process"), limits);
-    for u in &sel.unavailable {
-        eprintln!("ERROR: {u}");
-    }
-    let filtered = !names.is_empty()
-        || !extra.is_empty()
-        || !globs.is_empty()
-        || !files.is_empty()
-        || sel.has_chaos;
-    let out_dir = match args.one("out")? {
-        Some(d) => PathBuf::from(d),
-        None if filtered => paths::run_dir().join("partial"),
-        None => paths::run_dir().join("latest"),
+/// Where this run writes. A partial run or one with a fake oracle never
+/// overwrites the last full run, and nothing writes the published snapshot.
+fn out_dir(opts: &Opts, has_chaos: bool) -> Result<PathBuf, Usage> {
+    let latest = paths::run_dir().join("latest");
+    let dir = match &opts.out {
+        Some(d) => d.clone(),
+        None if opts.filtered() || has_chaos => paths::run_dir().join("partial"),
+        None => latest.clone(),
     };
-    if sel.has_chaos && out_dir == paths::run_dir().join("latest") {
+    if has_chaos && dir == latest {
         return Err(Usage(
             "a run with a chaos oracle never writes reports/run/latest".into(),
         ));
     }
-    if out_dir == paths::published_dir() {
+    if dir == paths::published_dir() {
         return Err(Usage(format!(
             "{} is the published snapshot: run without --out, then `cargo xtask report --publish`",
-            out_dir.display()
+            dir.display()
         )));
     }
+    Ok(dir)
+}
 
+/// The run itself, with the local HTTP server for the status matrix up for
+/// its duration.
+fn run_cases(cases: &[&Case], sel: select::Selection, ledger: &Ledger) -> RunResult {
     let queries: usize = cases.iter().map(|c| c.queries.len()).sum();
     eprintln!(
         "conformance: {} cases, {} queries, {} oracles",
@@ -121,52 +174,40 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         queries,
         sel.oracles.len()
     );
-    let tty = std::io::stderr().is_terminal();
-    let total_cells = cases.len() * sel.oracles.len();
-    let mut done_cells = 0usize;
-    let mut last_shown = 0usize;
-    let mut progress = |p: Progress<'_>| {
-        let Progress::CaseDone {
-            oracle,
-            done,
-            total,
-        } = p;
-        done_cells += 1;
-        if tty {
-            eprint!("\r  [{done_cells:>5}/{total_cells}] {oracle:<16} {done}/{total}   ");
-        } else if done_cells * 10 / total_cells.max(1) > last_shown {
-            last_shown = done_cells * 10 / total_cells.max(1);
-            eprintln!(
-                "  {}% ({done_cells}/{total_cells} oracle-cases)",
-                last_shown * 10
-            );
-        }
-    };
-    let http = crate::http::Server::start(&cases);
+    let mut progress = crate::progress::Reporter::new(cases.len() * sel.oracles.len());
+    let http = crate::http::Server::start(cases);
     let url_for = |case: &Case| http.as_ref().and_then(|s| s.url_for(case));
     let result = run::run(
-        &cases,
+        cases,
         sel.oracles,
         sel.unavailable,
-        &ledger,
+        ledger,
         &url_for,
-        &mut progress,
+        &mut |p| progress.update(p),
     );
-    if tty {
-        eprintln!();
-    }
+    progress.finish();
+    result
+}
 
-    let json = report::to_json(&result, &cases, &corpus.hash, &paths::root());
-    let md = report::to_markdown(&result, &cases, &ledger, &corpus.hash);
+fn write_reports(
+    out_dir: &Path,
+    result: &RunResult,
+    cases: &[&Case],
+    corpus: &Corpus,
+    ledger: &Ledger,
+) -> Result<(), String> {
+    let json = report::to_json(result, cases, &corpus.hash, &paths::root());
+    let md = report::to_markdown(result, cases, ledger, &corpus.hash);
     for (name, text) in [("compat.json", &json), ("compat.md", &md)] {
         let path = out_dir.join(name);
-        if let Err(e) = report::write_atomic(&path, text.as_bytes()) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return Ok(1);
-        }
+        report::write_atomic(&path, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
+    Ok(())
+}
 
-    print_summary(&result, &cases);
+/// Every cell no ledger entry explains, with a command that reproduces it.
+fn print_untriaged(result: &RunResult) -> usize {
     let untriaged: Vec<_> = result.untriaged().collect();
     if !untriaged.is_empty() {
         println!(
@@ -184,19 +225,23 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
             );
         }
     }
-    if !result.stale.is_empty() {
-        println!(
-            "\n{}: {} ledger entr{} explain nothing in this run: {}",
-            if args.has("strict") {
-                "STALE"
-            } else {
-                "warning"
-            },
-            result.stale.len(),
-            if result.stale.len() == 1 { "y" } else { "ies" },
-            result.stale.join(", ")
-        );
+    untriaged.len()
+}
+
+fn print_stale(result: &RunResult, strict: bool) {
+    if result.stale.is_empty() {
+        return;
     }
+    println!(
+        "\n{}: {} ledger entr{} explain nothing in this run: {}",
+        if strict { "STALE" } else { "warning" },
+        result.stale.len(),
+        if result.stale.len() == 1 { "y" } else { "ies" },
+        result.stale.join(", ")
+    );
+}
+
+fn print_next_step(result: &RunResult, out_dir: &Path) {
     println!("\nreport: {}", out_dir.join("compat.md").display());
     if !result.unavailable.is_empty() {
         println!(
@@ -208,13 +253,9 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
             "publish it (snapshot, site, history, README summary): cargo xtask report --publish"
         );
     }
-    let failed = !untriaged.is_empty()
-        || !result.unavailable.is_empty()
-        || (args.has("strict") && !result.stale.is_empty());
-    Ok(if failed { 1 } else { 0 })
 }
 
-fn print_summary(result: &run::RunResult, cases: &[&Case]) {
+fn print_summary(result: &RunResult, cases: &[&Case]) {
     let cards = report::scorecards(result, cases);
     println!(
         "\n{:<16} {:>6} {:>7} {:>6} {:>5} {:>6} {:>7} {:>9} {:>8}  version",

@@ -1,5 +1,5 @@
 //! Every oracle repdiff can run, as data: the built-in adapters compiled
-//! into this binary (`oracles::registry()`, served by `xtask worker NAME`)
+//! into this binary (`oracles::registry()`, served by `worker NAME`)
 //! and the external ones of `oracles/harness/registry.yaml` (any program
 //! speaking docs/protocol.md), plus `--oracle-cmd NAME='COMMAND'` for a run.
 //! Reports, the ledger's known names, setup and the contract test all read
