@@ -15,9 +15,7 @@ with outcome one of allowed|disallowed|error|crash|timeout|unsupported.
 --oracle-cmd NAME='COMMAND' adds any program that speaks docs/protocol.md
 (run by `sh -c`), e.g. --oracle-cmd mine='python3 oracles/harness/example.py'.";
 
-/// Asks every available oracle (or those named) whether UA may fetch URL
-/// under the robots.txt in FILE (read as raw bytes; `-` reads stdin), or
-/// replays the queries of one corpus case (`--case ID[#N]`).
+// The help text is the doc comment of the `Product` variant (cli.rs).
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = AFTER_HELP)]
 pub struct Opts {

@@ -28,12 +28,22 @@ pub struct Global {
     /// The checkout whose corpus (cases/corpus), ledger (cases/divergences.yaml),
     /// oracle registry and reports are used [default: $REPDIFF_ROOT, else the
     /// checkout this binary was built from]
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "DIR",
+        help_heading = "Global options"
+    )]
     pub root: Option<PathBuf>,
     /// The setup cache (what `cargo xtask setup` fetched: Python venvs,
     /// Google's robots.cc, external harnesses) [default: $REPDIFF_CACHE, else
     /// .cache/ of the checkout this binary was built from]
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(
+        long,
+        global = true,
+        value_name = "DIR",
+        help_heading = "Global options"
+    )]
     pub cache: Option<PathBuf>,
 }
 
@@ -58,8 +68,16 @@ impl Global {
 #[derive(Debug, Subcommand)]
 pub enum Product {
     /// Run the corpus through every oracle and triage against the ledger
+    ///
+    /// Runs every case of cases/corpus/ through every oracle (or those named),
+    /// compares each answer with the case's RFC 9309 expectation, and explains
+    /// every deviation or disagreement by an entry of cases/divergences.yaml.
     Conformance(crate::conformance::Opts),
     /// Ask every oracle about one robots.txt, agent and URL (or one case)
+    ///
+    /// Asks every available oracle (or those named) whether UA may fetch URL
+    /// under the robots.txt in FILE (read as raw bytes; `-` reads stdin), or
+    /// replays the queries of one corpus case (`--case ID[#N]`).
     Check(crate::check::Opts),
     /// Render the published site (reports/site/) from a run; `report diff OLD NEW`
     Report(crate::report_site::Opts),

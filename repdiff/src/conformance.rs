@@ -26,9 +26,7 @@ Exit status: 0 when every cell is triaged (and, with --strict, no ledger
 entry is stale); 1 otherwise or when an oracle could not run; 2 on bad input
 (nothing is written).";
 
-/// Runs every case of cases/corpus/ through every oracle (or those named),
-/// compares each answer with the case's RFC 9309 expectation, and explains
-/// every deviation or disagreement by an entry of cases/divergences.yaml.
+// The help text is the doc comment of the `Product` variant (cli.rs).
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = AFTER_HELP)]
 pub struct Opts {

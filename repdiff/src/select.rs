@@ -210,8 +210,7 @@ pub fn worker(name: &str) -> i32 {
     }
 }
 
-/// Lists every registered oracle, built-in or external, and how its worker
-/// starts.
+// The help text is the doc comment of the `Product` variant (cli.rs).
 #[derive(Debug, clap::Args)]
 pub struct ListOpts {
     /// One JSON array (what the contract test drives)

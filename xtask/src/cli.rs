@@ -50,10 +50,6 @@ impl Args {
         self.values.contains_key(flag)
     }
 
-    pub fn all(&self, flag: &str) -> Vec<String> {
-        self.values.get(flag).cloned().unwrap_or_default()
-    }
-
     pub fn one(&self, flag: &str) -> Result<Option<String>, Usage> {
         match self.values.get(flag).map(Vec::as_slice) {
             None | Some([]) => Ok(None),
@@ -83,7 +79,7 @@ mod tests {
             .map(|s| s.to_string())
             .collect();
         let a = Args::parse(&raw, &["json"], &["oracle"]).unwrap();
-        assert_eq!(a.all("oracle"), vec!["a", "b"]);
+        assert_eq!(a.values["oracle"], vec!["a", "b"]);
         assert!(a.has("json"));
         assert_eq!(a.positional, vec!["x"]);
         assert!(Args::parse(&["--nope".to_string()], &[], &[]).is_err());

@@ -43,29 +43,17 @@ enum Command {
         args: Vec<String>,
     },
     /// Worker overhead per oracle and rfc9309 vs google, measured in one run
-    #[command(disable_help_flag = true)]
-    Bench {
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
-    },
+    #[command(long_about = bench::HELP)]
+    Bench(bench::Opts),
     /// Regenerate cases/corpus/metamorphic.yaml (--check: verify it is current)
-    #[command(disable_help_flag = true)]
-    GenMetamorphic {
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
-    },
+    #[command(long_about = gen_metamorphic::HELP)]
+    GenMetamorphic(gen_metamorphic::Opts),
     /// Compare the cpython-3.15 oracle with CPython 3.15.0rc1 itself (pyodide)
-    #[command(name = "verify-cpython315", disable_help_flag = true)]
-    VerifyCpython315 {
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
-    },
+    #[command(name = "verify-cpython315", long_about = verify_cpython315::HELP)]
+    VerifyCpython315(verify_cpython315::Opts),
     /// Build and run Google's own robots_test.cc against the google oracle's robots.cc
-    #[command(disable_help_flag = true)]
-    VerifyGoogle {
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
-    },
+    #[command(long_about = verify_google::HELP)]
+    VerifyGoogle,
 }
 
 const HOST: Host = Host {
@@ -92,10 +80,10 @@ fn main() {
         Command::Product(p) => p.run(&HOST),
         Command::Setup => Ok(run_setup()),
         Command::Fuzz { args } => fuzz::main(&args),
-        Command::Bench { args } => bench::main(&args),
-        Command::GenMetamorphic { args } => gen_metamorphic::main(&args),
-        Command::VerifyCpython315 { args } => verify_cpython315::main(&args),
-        Command::VerifyGoogle { args } => verify_google::main(&args),
+        Command::Bench(o) => bench::main(o),
+        Command::GenMetamorphic(o) => gen_metamorphic::main(o),
+        Command::VerifyCpython315(o) => verify_cpython315::main(o),
+        Command::VerifyGoogle => verify_google::main(),
     });
     std::process::exit(exit_code(result));
 }

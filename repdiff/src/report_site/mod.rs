@@ -24,8 +24,7 @@ run in which an oracle could not start; otherwise it copies the run to
 reports/latest/, appends its records to reports/history.jsonl, renders the
 site into reports/site/ and rewrites the README's summary.";
 
-/// Renders the static site and badges from a conformance run; `report diff
-/// OLD NEW` shows what changed between two runs.
+// The help text is the doc comment of the `Product` variant (cli.rs).
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = AFTER_HELP, args_conflicts_with_subcommands = true)]
 pub struct Opts {
@@ -54,12 +53,17 @@ pub struct Opts {
 
 #[derive(Debug, Subcommand)]
 pub enum Sub {
+    /// What changed between two runs
+    ///
     /// Every cell whose answer, status or triage changed between two
-    /// compat.json files, the divergences new and fixed, oracle versions and
-    /// scores that changed. Exit status 0, 2 on unreadable input.
+    /// compat.json files, the divergences new and fixed (ledger entries and
+    /// untriaged cells), oracle versions and scores that changed. Exit status
+    /// 0, 2 on unreadable input.
     Diff {
+        /// The older run's compat.json
         #[arg(value_name = "OLD.json")]
         old: PathBuf,
+        /// The newer run's compat.json
         #[arg(value_name = "NEW.json")]
         new: PathBuf,
         /// Markdown, for a CI summary
