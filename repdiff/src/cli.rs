@@ -57,6 +57,13 @@ impl Global {
                 if !dir.is_dir() {
                     return Err(Usage(format!("{}: not a directory", dir.display())));
                 }
+                if var == "REPDIFF_ROOT" && !dir.join("cases/corpus").is_dir() {
+                    return Err(Usage(format!(
+                        "{}: not a repdiff checkout (no cases/corpus); --root wants the \
+                         checkout whose corpus, ledger and oracle registry to use",
+                        dir.display()
+                    )));
+                }
                 std::env::set_var(var, dir);
             }
         }

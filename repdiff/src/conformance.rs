@@ -88,7 +88,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     for u in &sel.unavailable {
         eprintln!("ERROR: {u}");
     }
-    let out_dir = out_dir(&opts, sel.has_chaos)?;
+    let out_dir = out_dir(&opts, sel.has_chaos, host)?;
     let result = run_cases(&cases, sel, &ledger);
     if let Err(e) = write_reports(&out_dir, &result, &cases, &corpus, &ledger) {
         eprintln!("error: {e}");
@@ -97,7 +97,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     print_summary(&result, &cases);
     let untriaged = print_untriaged(&result);
     print_stale(&result, opts.strict);
-    print_next_step(&result, &out_dir);
+    print_next_step(&result, &out_dir, host);
     let failed = untriaged > 0
         || !result.unavailable.is_empty()
         || (opts.strict && !result.stale.is_empty());
@@ -141,7 +141,7 @@ fn select_cases<'c>(corpus: &'c Corpus, opts: &Opts) -> Result<Vec<&'c Case>, Us
 
 /// Where this run writes. A partial run or one with a fake oracle never
 /// overwrites the last full run, and nothing writes the published snapshot.
-fn out_dir(opts: &Opts, has_chaos: bool) -> Result<PathBuf, Usage> {
+fn out_dir(opts: &Opts, has_chaos: bool, host: &Host) -> Result<PathBuf, Usage> {
     let latest = paths::run_dir().join("latest");
     let dir = match &opts.out {
         Some(d) => d.clone(),
@@ -155,8 +155,9 @@ fn out_dir(opts: &Opts, has_chaos: bool) -> Result<PathBuf, Usage> {
     }
     if dir == paths::published_dir() {
         return Err(Usage(format!(
-            "{} is the published snapshot: run without --out, then `cargo xtask report --publish`",
-            dir.display()
+            "{} is the published snapshot: run without --out, then `{} report --publish`",
+            dir.display(),
+            host.program
         )));
     }
     Ok(dir)
@@ -239,7 +240,7 @@ fn print_stale(result: &RunResult, strict: bool) {
     );
 }
 
-fn print_next_step(result: &RunResult, out_dir: &Path) {
+fn print_next_step(result: &RunResult, out_dir: &Path, host: &Host) {
     println!("\nreport: {}", out_dir.join("compat.md").display());
     if !result.unavailable.is_empty() {
         println!(
@@ -248,7 +249,8 @@ fn print_next_step(result: &RunResult, out_dir: &Path) {
         );
     } else if out_dir == paths::run_dir().join("latest") {
         println!(
-            "publish it (snapshot, site, history, README summary): cargo xtask report --publish"
+            "publish it (snapshot, site, history, README summary): {} report --publish",
+            host.program
         );
     }
 }

@@ -32,9 +32,10 @@ const HOST: Host = Host {
 /// one by one.
 fn say_what_setup_lacks() {
     let cache = oracles::cache_dir();
-    if !cache.is_dir() {
+    let empty = std::fs::read_dir(&cache).map_or(true, |mut d| d.next().is_none());
+    if empty {
         eprintln!(
-            "warning: no setup cache at {}: the Python, C++ and external oracles need it. \
+            "warning: no setup cache at {} (missing or empty): the Python, C++ and external oracles need it. \
              Run `cargo xtask setup` in a repdiff checkout, then pass --cache DIR (or set \
              REPDIFF_CACHE) to its .cache/; the pure-Rust oracles run without it.",
             cache.display()

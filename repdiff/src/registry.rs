@@ -114,8 +114,13 @@ pub fn externals() -> Result<Vec<External>, Usage> {
 
 fn load() -> Result<Vec<External>, Usage> {
     let path = file();
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| Usage(format!("{}: cannot read: {e}", path.display())))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        Usage(format!(
+            "{}: cannot read: {e} (is {} a repdiff checkout? see --root)",
+            path.display(),
+            paths::root().display()
+        ))
+    })?;
     let parsed: RegistryFile = serde_yaml::from_str(&text).map_err(|e| {
         let line = e
             .location()
