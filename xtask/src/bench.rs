@@ -1198,6 +1198,15 @@ fn to_markdown(
     h2h: &H2h,
     unavailable: &[Unavailable],
 ) -> String {
+    let mut md = md_header(meta, unavailable);
+    md_bodies(&mut md, bodies, mix);
+    md_overhead(&mut md, rows);
+    md_head_to_head(&mut md, h2h);
+    md
+}
+
+/// What ran, where and how loaded, and which oracle could not.
+fn md_header(meta: &Meta, unavailable: &[Unavailable]) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "# repdiff bench\n");
     if meta.quick {
@@ -1237,6 +1246,10 @@ fn to_markdown(
             u.oracle, u.reason, u.fix
         );
     }
+    md
+}
+
+fn md_bodies(md: &mut String, bodies: &[Body], mix: &[(usize, usize)]) {
     let _ = writeln!(md, "## Bodies\n");
     let body_rows: Vec<Vec<String>> = bodies
         .iter()
@@ -1272,6 +1285,9 @@ fn to_markdown(
          body's own rules (hits anywhere in the file), near misses and unlisted \
          paths. The large body stays under 500 KiB so no oracle truncates it.\n"
     );
+}
+
+fn md_overhead(md: &mut String, rows: &[Row]) {
     let _ = writeln!(md, "## Overhead of the worker process\n");
     let _ = writeln!(
         md,
@@ -1308,6 +1324,9 @@ fn to_markdown(
             let _ = writeln!(md, "- `{}`: {}", r.oracle, r.version);
         }
     }
+}
+
+fn md_head_to_head(md: &mut String, h2h: &H2h) {
     let _ = writeln!(md, "\n## Head-to-head: rfc9309 vs google\n");
     match h2h {
         H2h::Ran(h) => {
@@ -1331,7 +1350,6 @@ fn to_markdown(
             let _ = writeln!(md, "{why}");
         }
     }
-    md
 }
 
 fn to_json(
