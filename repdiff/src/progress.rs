@@ -9,7 +9,7 @@ use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
 /// The bar: a constant, so a typo is a bug the tests catch.
-const TEMPLATE: &str = "  {bar:30} {pos:>6}/{len} oracle-cases  {per_sec:>10}  ETA {eta:>4}  {msg}";
+const TEMPLATE: &str = "  {bar:30} {pos:>6}/{len} oracle-cases  {rate:>8}  ETA {eta:>4}  {msg}";
 
 /// How often the plain fallback reports while nothing finishes.
 const PLAIN_EVERY: Duration = Duration::from_secs(5);
@@ -31,8 +31,15 @@ impl Reporter {
     pub fn new(total: usize) -> Reporter {
         let mode = if std::io::stderr().is_terminal() {
             let bar = ProgressBar::new(total as u64);
+            // indicatif's own `per_sec` prints every decimal of the rate.
             let style = ProgressStyle::with_template(TEMPLATE)
-                .unwrap_or_else(|_| ProgressStyle::default_bar());
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .with_key(
+                    "rate",
+                    |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{:.0}/s", s.per_sec());
+                    },
+                );
             bar.set_style(style);
             bar.enable_steady_tick(Duration::from_millis(200));
             Mode::Bar(bar)
