@@ -26,7 +26,7 @@ pub mod rfc9309;
 /// How long an oracle's own HTTP fetcher waits on its socket (connect, each
 /// read): `REPDIFF_FETCH_TIMEOUT` seconds, 1 by default. One setting for
 /// every fetcher (both CPythons' `read()`, rfc9309's client), so the status
-/// matrix's slow response (3 s, `xtask/src/http.rs`) is a network error for
+/// matrix's slow response (3 s, `repdiff/src/http.rs`) is a network error for
 /// all of them, well inside a worker's 5 s per-query limit.
 pub fn fetch_timeout() -> std::time::Duration {
     std::env::var("REPDIFF_FETCH_TIMEOUT")

@@ -8,7 +8,7 @@
 //! times to last a few milliseconds, so the clock's resolution does not
 //! matter; calls are made once untimed first (warm-up and answer check).
 
-use crate::cli::{Args, Usage};
+use crate::cli::Usage;
 use crate::{paths, setup};
 use engine::oracle::{Answer, Ask, Oracle, Outcome, Query, Unavailable};
 use engine::report;
@@ -20,8 +20,6 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 pub const HELP: &str = "\
-cargo xtask bench [--oracle NAME]... [--quick] [--no-setup]
-
 Times each oracle answering a batch of 100 can_fetch queries on four bodies
 generated in code (small: 10 lines, medium: 200 lines, large: ~500 KiB,
 realistic: several groups with `*`, `$` and comments):
@@ -649,38 +647,48 @@ fn head_to_head(
 
 // ----------------------------------------------------------------- main ---
 
-pub fn main(raw: &[String]) -> Result<i32, Usage> {
-    let args = Args::parse(raw, &["quick", "no-setup", "publish", "help"], &["oracle"])?;
-    if args.has("help") {
-        println!("{HELP}");
-        return Ok(0);
+#[derive(Debug, clap::Args)]
+pub struct Opts {
+    /// Bench only this oracle (repeatable)
+    #[arg(long = "oracle", value_name = "NAME")]
+    oracles: Vec<String>,
+    /// A smoke run: few, short samples, not figures to quote
+    #[arg(long)]
+    quick: bool,
+    /// Do not run setup first
+    #[arg(long)]
+    no_setup: bool,
+    /// On a full run, write the committed reports/bench/latest.* instead
+    #[arg(long)]
+    publish: bool,
+}
+
+impl Opts {
+    /// The command line as the report records it.
+    fn command(&self) -> String {
+        let mut words = vec!["cargo xtask bench".to_string()];
+        words.extend(self.oracles.iter().map(|o| format!("--oracle {o}")));
+        for (set, flag) in [
+            (self.quick, "--quick"),
+            (self.no_setup, "--no-setup"),
+            (self.publish, "--publish"),
+        ] {
+            if set {
+                words.push(flag.to_string());
+            }
+        }
+        words.join(" ")
     }
-    if !args.positional.is_empty() {
-        return Err(Usage(format!(
-            "unexpected argument {:?}\n\n{HELP}",
-            args.positional[0]
-        )));
-    }
+}
+
+pub fn main(opts: Opts) -> Result<i32, Usage> {
     // The built-in oracles (raw: an in-process call of the adapter) and the
     // external ones (bench_external: direct script vs protocol).
-    let known_names = crate::select::known_names();
-    let known: Vec<&str> = known_names.iter().map(String::as_str).collect();
-    let mut names = args.all("oracle");
-    for n in &names {
-        if !known.contains(&n.as_str()) {
-            return Err(Usage(format!(
-                "unknown oracle `{n}` (known: {})",
-                known.join(", ")
-            )));
-        }
-    }
-    let filtered = !names.is_empty();
-    if names.is_empty() {
-        names = known.iter().map(|s| s.to_string()).collect();
-    }
-    let quick = args.has("quick");
+    let names = oracle_names(&opts.oracles)?;
+    let filtered = !opts.oracles.is_empty();
+    let quick = opts.quick;
     let plan = if quick { Plan::quick() } else { Plan::full() };
-    if !args.has("no-setup") {
+    if !opts.no_setup {
         setup::ensure_or_reexec();
     }
 
@@ -703,16 +711,74 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         );
     }
     let mix = hit_mix(&bodies);
-
-    let exe = crate::select::self_exe();
-    let limits = Limits {
-        // Python on 500 KiB is slow, and a slow call is a figure, not a fault.
-        timeout: Duration::from_secs(120),
-        max_restarts: 3,
-        max_restarts_total: 1000,
-        ..Limits::default()
-    };
     let registry = oracles::registry();
+    let (rows, unavailable) = measure_builtins(&names, &registry, &bodies, &plan);
+    let h2h = run_head_to_head(&names, &registry, &bodies, &plan, &unavailable);
+    let external: Vec<crate::bench_external::ExtRow> = if quick {
+        Vec::new()
+    } else {
+        eprintln!("bench: external oracles, direct script vs protocol");
+        crate::bench_external::measure(&bodies, &names)
+    };
+    let meta = Meta {
+        quick,
+        filtered,
+        commit: git_describe(),
+        cpus: std::thread::available_parallelism().map_or(0, |n| n.get()),
+        load_start,
+        load_end: loadavg(),
+        secs: wall.elapsed().as_secs_f64(),
+        command: opts.command(),
+    };
+    let mut md = to_markdown(&meta, &bodies, &mix, &rows, &h2h, &unavailable);
+    md.push_str(&crate::bench_external::to_markdown(&external));
+    let json = to_json(&meta, &bodies, &mix, &rows, &h2h, &unavailable);
+    let json = match serde_json::from_str::<Value>(&json) {
+        Ok(mut doc) => {
+            doc["external"] = crate::bench_external::to_json(&external);
+            serde_json::to_string_pretty(&doc).unwrap_or(json) + "\n"
+        }
+        Err(_) => json,
+    };
+    print!("{}", terminal_tables(&rows, &h2h, &unavailable));
+    if let Err(e) = write_outputs(&meta, opts.publish, &md, &json) {
+        eprintln!("error: {e}");
+        return Ok(1);
+    }
+    let invalid = rows.iter().any(|r| !r.valid());
+    Ok(if unavailable.is_empty() && !invalid {
+        0
+    } else {
+        1
+    })
+}
+
+/// The oracles to bench: those named (each must be registered), else all.
+fn oracle_names(named: &[String]) -> Result<Vec<String>, Usage> {
+    let known = crate::select::known_names();
+    for n in named {
+        if !known.contains(n) {
+            return Err(Usage(format!(
+                "unknown oracle `{n}` (known: {})",
+                known.join(", ")
+            )));
+        }
+    }
+    Ok(if named.is_empty() {
+        known
+    } else {
+        named.to_vec()
+    })
+}
+
+/// Every built-in oracle among `names`, in process and through its worker,
+/// on every body; those that cannot start in both ways are unavailable.
+fn measure_builtins(
+    names: &[String],
+    registry: &[oracles::Entry],
+    bodies: &[Body],
+    plan: &Plan,
+) -> (Vec<Row>, Vec<Unavailable>) {
     let mut rows: Vec<Row> = Vec::new();
     let mut unavailable: Vec<Unavailable> = Vec::new();
     for (i, name) in names.iter().enumerate() {
@@ -724,40 +790,17 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
             i + 1,
             names.len()
         );
-        let raw = (entry.make)();
-        let sup = Supervised::start(
-            name,
-            vec![exe.clone(), "worker".into(), name.clone()],
-            limits,
-        );
-        let (mut raw, mut sup) = match (raw, sup) {
-            (Ok(r), Ok(s)) => (r, s),
-            (r, s) => {
-                let mut why = Vec::new();
-                let mut fix = String::new();
-                if let Err(u) = r {
-                    why.push(format!("in process: {}", u.reason));
-                    fix = u.fix;
-                }
-                if let Err(u) = s {
-                    why.push(format!("worker: {}", u.reason));
-                    if fix.is_empty() {
-                        fix = u.fix;
-                    }
-                }
-                let u = Unavailable {
-                    oracle: name.clone(),
-                    reason: why.join("; "),
-                    fix,
-                };
+        let (mut raw, mut sup) = match start_both(name, entry) {
+            Ok(pair) => pair,
+            Err(u) => {
                 eprintln!("ERROR: {u}");
                 unavailable.push(u);
                 continue;
             }
         };
-        for body in &bodies {
+        for body in bodies {
             let t = Instant::now();
-            let row = measure_overhead(raw.as_mut(), &mut sup, body, &plan);
+            let row = measure_overhead(raw.as_mut(), &mut sup, body, plan);
             eprintln!(
                 "bench:   {name} x {:<9} raw {:>9}  repdiff {:>9}  {}  ({} rounds, {:.1} s)",
                 body.name,
@@ -777,70 +820,73 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
             rows.push(row);
         }
     }
+    (rows, unavailable)
+}
 
-    let h2h = run_head_to_head(&names, &registry, &bodies, &plan, &unavailable);
-    let external: Vec<crate::bench_external::ExtRow> = if quick {
-        Vec::new()
-    } else {
-        eprintln!("bench: external oracles, direct script vs protocol");
-        crate::bench_external::measure(&bodies, &names)
+/// One oracle in this process and the same one as a supervised worker (this
+/// binary's `worker NAME`), or why either could not start.
+fn start_both(
+    name: &str,
+    entry: &oracles::Entry,
+) -> Result<(Box<dyn engine::oracle::Oracle>, Supervised), Unavailable> {
+    let limits = Limits {
+        // Python on 500 KiB is slow, and a slow call is a figure, not a fault.
+        timeout: Duration::from_secs(120),
+        max_restarts: 3,
+        max_restarts_total: 1000,
+        ..Limits::default()
     };
-    let load_end = loadavg();
-    let secs = wall.elapsed().as_secs_f64();
-
-    let meta = Meta {
-        quick,
-        filtered,
-        commit: git_describe(),
-        cpus: std::thread::available_parallelism().map_or(0, |n| n.get()),
-        load_start,
-        load_end,
-        secs,
-        command: std::iter::once("cargo xtask bench".to_string())
-            .chain(raw.iter().cloned())
-            .collect::<Vec<_>>()
-            .join(" "),
-    };
-    let mut md = to_markdown(&meta, &bodies, &mix, &rows, &h2h, &unavailable);
-    md.push_str(&crate::bench_external::to_markdown(&external));
-    let json = to_json(&meta, &bodies, &mix, &rows, &h2h, &unavailable);
-    let json = match serde_json::from_str::<Value>(&json) {
-        Ok(mut doc) => {
-            doc["external"] = crate::bench_external::to_json(&external);
-            serde_json::to_string_pretty(&doc).unwrap_or(json) + "\n"
+    let exe = crate::select::self_exe();
+    let raw = (entry.make)();
+    let sup = Supervised::start(name, vec![exe, "worker".into(), name.to_string()], limits);
+    match (raw, sup) {
+        (Ok(r), Ok(s)) => Ok((r, s)),
+        (r, s) => {
+            let mut why = Vec::new();
+            let mut fix = String::new();
+            if let Err(u) = r {
+                why.push(format!("in process: {}", u.reason));
+                fix = u.fix;
+            }
+            if let Err(u) = s {
+                why.push(format!("worker: {}", u.reason));
+                if fix.is_empty() {
+                    fix = u.fix;
+                }
+            }
+            Err(Unavailable {
+                oracle: name.to_string(),
+                reason: why.join("; "),
+                fix,
+            })
         }
-        Err(_) => json,
-    };
-    print!("{}", terminal_tables(&rows, &h2h, &unavailable));
-    let stem = if quick || filtered {
+    }
+}
+
+/// A plain run writes to the ignored run folder; --publish (a full run
+/// only) replaces the committed reports/bench/latest.*.
+fn write_outputs(meta: &Meta, publish: bool, md: &str, json: &str) -> Result<(), String> {
+    let stem = if meta.quick || meta.filtered {
         "partial"
     } else {
         "latest"
     };
-    // A plain run writes to the ignored run folder; --publish (a full run
-    // only) replaces the committed reports/bench/latest.*.
-    let dir = if args.has("publish") && stem == "latest" {
+    let dir = if publish && stem == "latest" {
         paths::root().join("reports/bench")
     } else {
         paths::run_dir().join("bench")
     };
-    for (ext, text) in [("md", &md), ("json", &json)] {
+    for (ext, text) in [("md", md), ("json", json)] {
         let path = dir.join(format!("{stem}.{ext}"));
-        if let Err(e) = report::write_atomic(&path, text.as_bytes()) {
-            eprintln!("error: cannot write {}: {e}", path.display());
-            return Ok(1);
-        }
+        report::write_atomic(&path, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     println!(
-        "\nreport: {} ({secs:.0} s)",
-        dir.join(format!("{stem}.md")).display()
+        "\nreport: {} ({:.0} s)",
+        dir.join(format!("{stem}.md")).display(),
+        meta.secs
     );
-    let invalid = rows.iter().any(|r| !r.valid());
-    Ok(if unavailable.is_empty() && !invalid {
-        0
-    } else {
-        1
-    })
+    Ok(())
 }
 
 /// Outcome of the head-to-head section.
@@ -1130,6 +1176,15 @@ fn to_markdown(
     h2h: &H2h,
     unavailable: &[Unavailable],
 ) -> String {
+    let mut md = md_header(meta, unavailable);
+    md_bodies(&mut md, bodies, mix);
+    md_overhead(&mut md, rows);
+    md_head_to_head(&mut md, h2h);
+    md
+}
+
+/// What ran, where and how loaded, and which oracle could not.
+fn md_header(meta: &Meta, unavailable: &[Unavailable]) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "# repdiff bench\n");
     if meta.quick {
@@ -1169,6 +1224,10 @@ fn to_markdown(
             u.oracle, u.reason, u.fix
         );
     }
+    md
+}
+
+fn md_bodies(md: &mut String, bodies: &[Body], mix: &[(usize, usize)]) {
     let _ = writeln!(md, "## Bodies\n");
     let body_rows: Vec<Vec<String>> = bodies
         .iter()
@@ -1204,6 +1263,9 @@ fn to_markdown(
          body's own rules (hits anywhere in the file), near misses and unlisted \
          paths. The large body stays under 500 KiB so no oracle truncates it.\n"
     );
+}
+
+fn md_overhead(md: &mut String, rows: &[Row]) {
     let _ = writeln!(md, "## Overhead of the worker process\n");
     let _ = writeln!(
         md,
@@ -1240,6 +1302,9 @@ fn to_markdown(
             let _ = writeln!(md, "- `{}`: {}", r.oracle, r.version);
         }
     }
+}
+
+fn md_head_to_head(md: &mut String, h2h: &H2h) {
     let _ = writeln!(md, "\n## Head-to-head: rfc9309 vs google\n");
     match h2h {
         H2h::Ran(h) => {
@@ -1263,7 +1328,6 @@ fn to_markdown(
             let _ = writeln!(md, "{why}");
         }
     }
-    md
 }
 
 fn to_json(

@@ -9,12 +9,10 @@
 //! not allow. `--check` fails when the file on disk is not what the generator
 //! writes (a hand edit, or a generator change not regenerated).
 
-use crate::cli::{Args, Usage};
+use crate::cli::Usage;
 use crate::paths;
 
-const HELP: &str = "\
-cargo xtask gen-metamorphic [--check]
-
+pub const HELP: &str = "\
 Writes cases/corpus/metamorphic.yaml: every base file of
 xtask/src/gen_metamorphic.rs in every equivalent variant, one family per base.
 --check compares instead of writing; exit 1 when the file is out of date.";
@@ -793,15 +791,17 @@ pub fn generate() -> String {
     y
 }
 
-pub fn main(raw: &[String]) -> Result<i32, Usage> {
-    let args = Args::parse(raw, &["check", "help"], &[])?;
-    if args.has("help") {
-        println!("{HELP}");
-        return Ok(0);
-    }
+#[derive(Debug, clap::Args)]
+pub struct Opts {
+    /// Compare instead of writing; exit 1 when the file is out of date
+    #[arg(long)]
+    check: bool,
+}
+
+pub fn main(opts: Opts) -> Result<i32, Usage> {
     let path = paths::corpus_dir().join("metamorphic.yaml");
     let text = generate();
-    if args.has("check") {
+    if opts.check {
         let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
         if on_disk == text {
             println!("{} is up to date", path.display());

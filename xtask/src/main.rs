@@ -1,70 +1,89 @@
-//! `cargo xtask`: the thin command line over the engine and the oracles.
+//! `cargo xtask`: the developer tooling (setup, fuzz, bench, generators,
+//! verifications) next to the product commands of the `repdiff` library,
+//! which it runs in-process so `cargo xtask conformance` needs no install.
+//! This binary is also the worker supervised oracles are started as
+//! (`/proc/self/exe worker NAME`), hence `worker` among its commands.
 
 mod bench;
 mod bench_external;
-mod chaos;
-mod check;
 mod cli;
-mod conformance;
 mod fuzz;
 mod gen_metamorphic;
-mod http;
-mod paths;
-mod registry;
-mod report_site;
-mod select;
 mod setup;
 mod verify_cpython315;
 mod verify_google;
 
-const USAGE: &str = "\
-usage: cargo xtask <command> [--help]
+// The tooling reaches the product's modules by their old `crate::` paths.
+use repdiff::{paths, registry, select};
 
-  setup         fetch and verify every third-party parser (idempotent)
-  conformance   run the corpus through every oracle and triage against the ledger
-  check         ask every oracle about one robots.txt, agent and URL (or one case)
-  oracles       list every registered oracle and how it is started (--json)
-  fuzz          the nightly differential fuzz job (--minutes N --jobs J); `fuzz minimize FINDING`
-  bench         worker overhead per oracle and rfc9309 vs google, measured in one run
-  gen-metamorphic  regenerate cases/corpus/metamorphic.yaml (--check: verify it is current)
-  report        render the published site (reports/site/) from a run; `report diff OLD NEW`
-  verify-cpython315  compare the cpython-3.15 oracle with CPython 3.15.0rc1 itself (pyodide)
-  verify-google  build and run Google's own robots_test.cc against the google oracle's robots.cc";
+use clap::{Parser, Subcommand};
+use repdiff::cli::{exit_code, Global, Host, Product};
+
+/// Developer tooling and the product commands of repdiff.
+#[derive(Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask")]
+struct Cli {
+    #[command(flatten)]
+    global: Global,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    #[command(flatten)]
+    Product(Product),
+    /// Fetch and verify every third-party parser (idempotent)
+    Setup,
+    /// The nightly differential fuzz job (--minutes N --jobs J); `fuzz minimize FINDING`
+    #[command(disable_help_flag = true)]
+    Fuzz {
+        /// Parsed by the fuzz command itself (`cargo xtask fuzz --help`)
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Worker overhead per oracle and rfc9309 vs google, measured in one run
+    #[command(long_about = bench::HELP)]
+    Bench(bench::Opts),
+    /// Regenerate cases/corpus/metamorphic.yaml (--check: verify it is current)
+    #[command(long_about = gen_metamorphic::HELP)]
+    GenMetamorphic(gen_metamorphic::Opts),
+    /// Compare the cpython-3.15 oracle with CPython 3.15.0rc1 itself (pyodide)
+    #[command(name = "verify-cpython315", long_about = verify_cpython315::HELP)]
+    VerifyCpython315(verify_cpython315::Opts),
+    /// Build and run Google's own robots_test.cc against the google oracle's robots.cc
+    #[command(long_about = verify_google::HELP)]
+    VerifyGoogle,
+}
+
+const HOST: Host = Host {
+    program: "cargo xtask",
+    ensure_setup: setup::ensure_or_reexec,
+};
+
+fn run_setup() -> i32 {
+    let ctx = setup::Ctx::new();
+    let errors = setup::run_all(&ctx, true);
+    for e in &errors {
+        eprintln!("error: {e}");
+    }
+    if errors.is_empty() {
+        0
+    } else {
+        1
+    }
+}
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let rest = args.get(1..).unwrap_or(&[]);
-    let result = match args.first().map(String::as_str) {
-        Some("setup") => {
-            let ctx = setup::Ctx::new();
-            let errors = setup::run_all(&ctx, true);
-            for e in &errors {
-                eprintln!("error: {e}");
-            }
-            Ok(if errors.is_empty() { 0 } else { 1 })
-        }
-        Some("conformance") => conformance::main(rest),
-        Some("check") => check::main(rest),
-        Some("oracles") => select::list(rest),
-        Some("fuzz") => fuzz::main(rest),
-        Some("report") => report_site::main(rest),
-        Some("bench") => bench::main(rest),
-        Some("gen-metamorphic") => gen_metamorphic::main(rest),
-        Some("verify-cpython315") => verify_cpython315::main(rest),
-        Some("verify-google") => verify_google::main(rest),
-        Some("worker") => Ok(select::worker(rest.first().map_or("", String::as_str))),
-        Some("help" | "--help" | "-h") => {
-            println!("{USAGE}");
-            Ok(0)
-        }
-        _ => Err(cli::Usage(USAGE.to_string())),
-    };
-    let code = match result {
-        Ok(code) => code,
-        Err(cli::Usage(message)) => {
-            eprintln!("error: {message}");
-            2
-        }
-    };
-    std::process::exit(code);
+    let cli = Cli::parse();
+    let result = cli.global.apply().and_then(|()| match cli.command {
+        Command::Product(p) => p.run(&HOST),
+        Command::Setup => Ok(run_setup()),
+        Command::Fuzz { args } => fuzz::main(&args),
+        Command::Bench(o) => bench::main(o),
+        Command::GenMetamorphic(o) => gen_metamorphic::main(o),
+        Command::VerifyCpython315(o) => verify_cpython315::main(o),
+        Command::VerifyGoogle => verify_google::main(),
+    });
+    std::process::exit(exit_code(result));
 }

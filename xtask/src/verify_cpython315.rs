@@ -4,29 +4,30 @@
 //! real CPython 3.15.0rc1 interpreter (pyodide 315.0.0-alpha.2 under node,
 //! offline, from the setup cache) and fails on any difference.
 
-use crate::cli::{Args, Usage};
+use crate::cli::Usage;
 use crate::setup::Ctx;
 use oracles::python::crosscheck::{self, Case};
 use oracles::python::pins;
 use std::process::Command;
 
 pub const HELP: &str = "\
-cargo xtask verify-cpython315 [--cases N] [--seed S]
-
 Generates N robots.txt cases (default 500) from seed S (default 315), asks the
 cpython-3.15 oracle, asks CPython 3.15.0rc1 itself (pyodide under node, from
 .cache/pyodide), and fails on any difference. Needs `cargo xtask setup` and
 node >= 20.";
 
-pub fn main(raw: &[String]) -> Result<i32, Usage> {
-    let args = Args::parse(raw, &["help"], &["cases", "seed"])?;
-    if args.has("help") {
-        println!("{HELP}");
-        return Ok(0);
-    }
-    let n: usize = args.number("cases", 500)?;
-    let seed: u64 = args.number("seed", 315)?;
-    Ok(match verify(&Ctx::new(), n, seed) {
+#[derive(Debug, clap::Args)]
+pub struct Opts {
+    /// How many cases to generate
+    #[arg(long, value_name = "N", default_value_t = 500)]
+    cases: usize,
+    /// The generator's seed
+    #[arg(long, value_name = "S", default_value_t = 315)]
+    seed: u64,
+}
+
+pub fn main(opts: Opts) -> Result<i32, Usage> {
+    Ok(match verify(&Ctx::new(), opts.cases, opts.seed) {
         Ok(0) => 0,
         Ok(_) => 1,
         Err(message) => {

@@ -4,14 +4,12 @@
 //! fail unless every test passes. This is the proof that our build of the
 //! library is faithful: upstream's expectations hold on this machine.
 
-use crate::cli::{Args, Usage};
+use crate::cli::Usage;
 use crate::setup::{self, google, verify, Ctx, SetupError};
 use oracles::google::pins;
 use std::process::Command;
 
 pub const HELP: &str = "\
-cargo xtask verify-google
-
 Compiles Google's own robots_test.cc against the robots.cc that the `google`
 oracle is built from (.cache/google, same -std=c++17 -O2, Debian abseil), links
 Debian's gtest, runs it into .cache/google/build/ and fails unless all 21 tests
@@ -21,12 +19,7 @@ const PIECE: &str = "verify-google";
 /// How many tests the pinned robots_test.cc defines.
 const EXPECTED_TESTS: usize = 21;
 
-pub fn main(raw: &[String]) -> Result<i32, Usage> {
-    let args = Args::parse(raw, &["help"], &[])?;
-    if args.has("help") {
-        println!("{HELP}");
-        return Ok(0);
-    }
+pub fn main() -> Result<i32, Usage> {
     Ok(match verify_google(&Ctx::new()) {
         Ok(()) => 0,
         Err(e) => {

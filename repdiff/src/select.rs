@@ -182,10 +182,11 @@ pub fn self_exe() -> String {
     }
     std::env::current_exe()
         .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| "xtask".into())
+        .unwrap_or_else(|_| "repdiff".into())
 }
 
-/// `xtask worker NAME`: serve one oracle over stdin/stdout.
+/// `worker NAME` (of xtask or repdiff, whichever binary started it): serve
+/// one oracle over stdin/stdout.
 pub fn worker(name: &str) -> i32 {
     let result = engine::worker::serve(|| {
         if let Some(c) = chaos::make(name) {
@@ -209,14 +210,17 @@ pub fn worker(name: &str) -> i32 {
     }
 }
 
-/// `xtask oracles [--json]`: every registered oracle in report order, and
-/// the command that starts its worker (what the contract test drives).
-pub fn list(raw: &[String]) -> Result<i32, Usage> {
-    let args = crate::cli::Args::parse(raw, &["json", "help"], &[])?;
-    if args.has("help") {
-        println!("cargo xtask oracles [--json]\n\nEvery registered oracle, built-in or external, and how its worker starts.");
-        return Ok(0);
-    }
+// The help text is the doc comment of the `Product` variant (cli.rs).
+#[derive(Debug, clap::Args)]
+pub struct ListOpts {
+    /// One JSON array (what the contract test drives)
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `oracles [--json]`: every registered oracle in report order, and the
+/// command that starts its worker (what the contract test drives).
+pub fn list(opts: &ListOpts) -> Result<i32, Usage> {
     let exe = self_exe();
     let exe = if exe == "/proc/self/exe" {
         std::env::current_exe()
@@ -239,7 +243,7 @@ pub fn list(raw: &[String]) -> Result<i32, Usage> {
             "name": e.name, "kind": "external", "command": e.argv(), "env": env,
         }));
     }
-    if args.has("json") {
+    if opts.json {
         println!("{}", serde_json::Value::Array(rows));
     } else {
         for r in &rows {

@@ -1,24 +1,55 @@
 //! `cargo xtask check`: every oracle's answer to one ad-hoc query, or to one
 //! case of the corpus — the first thing a user reaches for.
 
-use crate::cli::{Args, Usage};
-use crate::{paths, select, setup};
+use crate::cli::{seconds, Host, Usage};
+use crate::{paths, select};
 use engine::oracle::{Answer, Ask, Outcome, Query};
 use engine::worker::Limits;
 use std::io::Read;
 use std::time::Duration;
 
-pub const HELP: &str = "\
-cargo xtask check --robots FILE|- --agent UA --url URL [--oracle NAME]... [--oracle-cmd NAME='COMMAND']... [--json]
-cargo xtask check --case ID[#N] [--oracle NAME]... [--oracle-cmd NAME='COMMAND']... [--json]
-
-Asks every available oracle (or those named) whether UA may fetch URL under
-the robots.txt in FILE (read as raw bytes; `-` reads stdin), or replays the
-queries of one corpus case. --json prints exactly one object:
+const AFTER_HELP: &str = "\
+--json prints exactly one object:
   {\"oracles\": {\"<name>\": {\"version\": ..., \"outcome\": ..., \"detail\": ...}}}
 with outcome one of allowed|disallowed|error|crash|timeout|unsupported.
 --oracle-cmd NAME='COMMAND' adds any program that speaks docs/protocol.md
 (run by `sh -c`), e.g. --oracle-cmd mine='python3 oracles/harness/example.py'.";
+
+// The help text is the doc comment of the `Product` variant (cli.rs).
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = AFTER_HELP)]
+pub struct Opts {
+    /// The robots.txt to ask about, read as raw bytes (`-`: stdin)
+    #[arg(long, value_name = "FILE|-", required_unless_present = "case")]
+    pub robots: Option<String>,
+    /// The user agent asking
+    #[arg(long, value_name = "UA", required_unless_present = "case")]
+    pub agent: Option<String>,
+    /// The URL it wants to fetch
+    #[arg(long, value_name = "URL", required_unless_present = "case")]
+    pub url: Option<String>,
+    /// Replay a corpus case (all its queries, or query N with ID#N)
+    #[arg(long, value_name = "ID[#N]")]
+    pub case: Option<String>,
+    /// Ask only this oracle (repeatable)
+    #[arg(long = "oracle", value_name = "NAME")]
+    pub oracles: Vec<String>,
+    /// One more oracle: any program speaking docs/protocol.md, run by `sh -c` (repeatable)
+    #[arg(long = "oracle-cmd", value_name = "NAME='COMMAND'")]
+    pub oracle_cmds: Vec<String>,
+    /// Print exactly one JSON object (the contract scripts rely on)
+    #[arg(long)]
+    pub json: bool,
+    /// Seconds per query before the oracle's worker is killed
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
+    pub timeout: Duration,
+    /// Run the built-in oracles in this process instead of supervised workers
+    #[arg(long)]
+    pub in_process: bool,
+    /// Do not run setup first
+    #[arg(long)]
+    pub no_setup: bool,
+}
 
 struct Job {
     title: String,
@@ -29,53 +60,49 @@ struct Job {
     case: Option<engine::case::Case>,
 }
 
-pub fn main(raw: &[String]) -> Result<i32, Usage> {
-    let args = Args::parse(
-        raw,
-        &["json", "in-process", "no-setup", "help"],
-        &[
-            "robots",
-            "agent",
-            "url",
-            "oracle",
-            "oracle-cmd",
-            "case",
-            "timeout",
-        ],
-    )?;
-    if args.has("help") {
-        println!("{HELP}");
-        return Ok(0);
-    }
-    let names = args.all("oracle");
-    let extra = select::oracle_cmds(&args.all("oracle-cmd"))?;
-    select::validate(&names, &extra)?;
-    let job = match args.one("case")? {
-        Some(r) => case_job(&r)?,
-        None => adhoc_job(&args)?,
+/// One oracle's answers: name, version, one answer per query.
+type Row = (String, String, Vec<Answer>);
+
+pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
+    let extra = select::oracle_cmds(&opts.oracle_cmds)?;
+    select::validate(&opts.oracles, &extra)?;
+    let job = match &opts.case {
+        Some(r) => case_job(r)?,
+        None => adhoc_job(&opts)?,
     };
-    let timeout = Duration::from_secs_f64(args.number("timeout", 5.0)?);
-    if !args.has("no-setup") {
-        setup::ensure_or_reexec();
+    if !opts.no_setup {
+        (host.ensure_setup)();
     }
     crate::http::check_fetch_timeout();
-    let mut sel = select::start(
-        &names,
-        &extra,
-        args.has("in-process"),
-        Limits {
-            timeout,
-            ..Limits::default()
-        },
-    );
+    let limits = Limits {
+        timeout: opts.timeout,
+        ..Limits::default()
+    };
+    let sel = select::start(&opts.oracles, &extra, opts.in_process, limits);
+    let (rows, bad_answers) = ask_all(sel.oracles, &job);
+    if opts.json {
+        print_json(&rows, &sel.unavailable, &job);
+    } else {
+        print_human(&rows, &sel.unavailable, &job);
+    }
+    Ok(if sel.unavailable.is_empty() && !bad_answers {
+        0
+    } else {
+        1
+    })
+}
+
+/// Every oracle's answers to the job; true when one answered the wrong
+/// number of queries.
+fn ask_all(mut oracles: Vec<Box<dyn engine::oracle::Oracle>>, job: &Job) -> (Vec<Row>, bool) {
     let server = job
         .case
         .as_ref()
         .and_then(|c| crate::http::Server::start(&[c]));
     let url_for = |c: &engine::case::Case| server.as_ref().and_then(|s| s.url_for(c));
-    let mut rows: Vec<(String, String, Vec<Answer>)> = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
     let mut bad_answers = false;
-    for o in sel.oracles.iter_mut() {
+    for o in oracles.iter_mut() {
         let answers = match &job.case {
             Some(case) => {
                 let caps = o.capabilities();
@@ -93,16 +120,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         };
         rows.push((o.name().to_string(), o.version(), answers));
     }
-    if args.has("json") {
-        print_json(&rows, &sel.unavailable, &job);
-    } else {
-        print_human(&rows, &sel.unavailable, &job);
-    }
-    Ok(if sel.unavailable.is_empty() && !bad_answers {
-        0
-    } else {
-        1
-    })
+    (rows, bad_answers)
 }
 
 /// One answer per query, or an error naming the oracle: a worker (an
@@ -133,10 +151,14 @@ pub fn checked_count(
     Err((failed, message))
 }
 
-fn adhoc_job(args: &Args) -> Result<Job, Usage> {
-    let robots = args.required("robots")?;
-    let agent = args.required("agent")?;
-    let url = args.required("url")?;
+fn adhoc_job(opts: &Opts) -> Result<Job, Usage> {
+    let required = |v: &Option<String>, flag: &str| {
+        v.clone()
+            .ok_or_else(|| Usage(format!("--{flag} is required")))
+    };
+    let robots = required(&opts.robots, "robots")?;
+    let agent = required(&opts.agent, "agent")?;
+    let url = required(&opts.url, "url")?;
     let body = if robots == "-" {
         let mut buf = Vec::new();
         std::io::stdin()
@@ -216,11 +238,7 @@ fn case_job(reference: &str) -> Result<Job, Usage> {
 /// The contract scripts rely on: one object, `oracles` keyed by name. With
 /// several queries (`--case ID`), each oracle's entry carries the first
 /// query's outcome and a `queries` list with all of them.
-fn print_json(
-    rows: &[(String, String, Vec<Answer>)],
-    unavailable: &[engine::oracle::Unavailable],
-    job: &Job,
-) {
+fn print_json(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &Job) {
     let mut oracles = serde_json::Map::new();
     for (name, version, answers) in rows {
         let cell = |a: &Answer| {
@@ -259,11 +277,7 @@ fn print_json(
     println!("{}", serde_json::json!({ "oracles": oracles }));
 }
 
-fn print_human(
-    rows: &[(String, String, Vec<Answer>)],
-    unavailable: &[engine::oracle::Unavailable],
-    job: &Job,
-) {
+fn print_human(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &Job) {
     println!("{}", job.title);
     for (i, q) in job.queries.iter().enumerate() {
         println!(

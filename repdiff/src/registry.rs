@@ -1,5 +1,5 @@
 //! Every oracle repdiff can run, as data: the built-in adapters compiled
-//! into this binary (`oracles::registry()`, served by `xtask worker NAME`)
+//! into this binary (`oracles::registry()`, served by `worker NAME`)
 //! and the external ones of `oracles/harness/registry.yaml` (any program
 //! speaking docs/protocol.md), plus `--oracle-cmd NAME='COMMAND'` for a run.
 //! Reports, the ledger's known names, setup and the contract test all read
@@ -114,8 +114,13 @@ pub fn externals() -> Result<Vec<External>, Usage> {
 
 fn load() -> Result<Vec<External>, Usage> {
     let path = file();
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| Usage(format!("{}: cannot read: {e}", path.display())))?;
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        Usage(format!(
+            "{}: cannot read: {e} (is {} a repdiff checkout? see --root)",
+            path.display(),
+            paths::root().display()
+        ))
+    })?;
     let parsed: RegistryFile = serde_yaml::from_str(&text).map_err(|e| {
         let line = e
             .location()

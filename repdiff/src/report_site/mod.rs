@@ -3,15 +3,13 @@
 
 mod browser;
 
-use crate::cli::{Args, Usage};
+use crate::cli::Usage;
 use crate::paths;
+use clap::Subcommand;
 use engine::site::{self, diff, history, model::Report};
 use std::path::{Path, PathBuf};
 
-pub const HELP: &str = "\
-cargo xtask report [--publish] [--json FILE] [--out DIR] [--ledger FILE] [--history FILE] [--no-screenshot]
-cargo xtask report diff OLD.json NEW.json [--markdown]
-
+const AFTER_HELP: &str = "\
 report: renders the static site (index with the oracle x tag and oracle x RFC
 section matrices, one page per oracle and per case, the ledger, versions)
 and a shields.io badge endpoint per oracle from FILE (default
@@ -24,55 +22,75 @@ the index as DIR/screenshot.png (`cargo xtask setup` installs it).
 --publish: the one step that changes the published snapshot. It refuses a
 run in which an oracle could not start; otherwise it copies the run to
 reports/latest/, appends its records to reports/history.jsonl, renders the
-site into reports/site/ and rewrites the README's summary.
+site into reports/site/ and rewrites the README's summary.";
 
-report diff: every cell whose answer, status or triage changed between two
-compat.json files, the divergences new and fixed (ledger entries and
-untriaged cells), oracle versions and scores that changed; --markdown for a
-CI summary. Exit status 0, 2 on unreadable input.";
+// The help text is the doc comment of the `Product` variant (cli.rs).
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = AFTER_HELP, args_conflicts_with_subcommands = true)]
+pub struct Opts {
+    #[command(subcommand)]
+    pub diff: Option<Sub>,
+    /// Copy the run to reports/latest/, append the history, render reports/site/
+    /// and the README summary (refuses a run an oracle missed)
+    #[arg(long)]
+    pub publish: bool,
+    /// The run's compat.json [default: reports/run/latest/compat.json]
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Where the site goes [default: reports/run/site]
+    #[arg(long, value_name = "DIR", conflicts_with = "publish")]
+    pub out: Option<PathBuf>,
+    /// The ledger [default: cases/divergences.yaml]
+    #[arg(long, value_name = "FILE")]
+    pub ledger: Option<PathBuf>,
+    /// The history [default: reports/history.jsonl]
+    #[arg(long, value_name = "FILE")]
+    pub history: Option<PathBuf>,
+    /// Skip the screenshot of the index
+    #[arg(long)]
+    pub no_screenshot: bool,
+}
 
-pub fn main(raw: &[String]) -> Result<i32, Usage> {
-    if raw.first().map(String::as_str) == Some("diff") {
-        return diff_main(&raw[1..]);
-    }
-    let args = Args::parse(
-        raw,
-        &["no-screenshot", "publish", "help"],
-        &["json", "out", "ledger", "history"],
-    )?;
-    if args.has("help") {
-        println!("{HELP}");
-        return Ok(0);
-    }
-    if let Some(p) = args.positional.first() {
-        return Err(Usage(format!(
-            "report: unexpected argument {p:?} (see --help)"
-        )));
+#[derive(Debug, Subcommand)]
+pub enum Sub {
+    /// What changed between two runs
+    ///
+    /// Every cell whose answer, status or triage changed between two
+    /// compat.json files, the divergences new and fixed (ledger entries and
+    /// untriaged cells), oracle versions and scores that changed. Exit status
+    /// 0, 2 on unreadable input.
+    Diff {
+        /// The older run's compat.json
+        #[arg(value_name = "OLD.json")]
+        old: PathBuf,
+        /// The newer run's compat.json
+        #[arg(value_name = "NEW.json")]
+        new: PathBuf,
+        /// Markdown, for a CI summary
+        #[arg(long)]
+        markdown: bool,
+    },
+}
+
+pub fn main(opts: Opts) -> Result<i32, Usage> {
+    if let Some(Sub::Diff { old, new, markdown }) = &opts.diff {
+        return diff_main(old, new, *markdown);
     }
     let root = paths::root();
-    let publish = args.has("publish");
-    let json = args
-        .one("json")?
-        .map(PathBuf::from)
+    let publish = opts.publish;
+    let json = opts
+        .json
+        .clone()
         .unwrap_or_else(|| paths::run_dir().join("latest/compat.json"));
-    let site_dir = root.join("reports/site");
-    let out = match args.one("out")? {
-        Some(_) if publish => {
-            return Err(Usage(
-                "--publish writes reports/site; it takes no --out".into(),
-            ))
-        }
-        Some(d) => PathBuf::from(d),
-        None if publish => site_dir.clone(),
+    let out = match &opts.out {
+        Some(d) => d.clone(),
+        None if publish => root.join("reports/site"),
         None => paths::run_dir().join("site"),
     };
-    let ledger_path = args
-        .one("ledger")?
-        .map(PathBuf::from)
-        .unwrap_or_else(paths::ledger);
-    let history_path = args
-        .one("history")?
-        .map(PathBuf::from)
+    let ledger_path = opts.ledger.clone().unwrap_or_else(paths::ledger);
+    let history_path = opts
+        .history
+        .clone()
         .unwrap_or_else(|| root.join("reports/history.jsonl"));
 
     let report = load_report(&json)?;
@@ -86,25 +104,37 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     let ledger =
         engine::ledger::load(&ledger_path, &corpus, &known).map_err(|e| Usage(e.to_string()))?;
     let history = history::read(&history_path).map_err(Usage)?;
-
-    let started = std::time::Instant::now();
-    let files = site::render(&site::Inputs {
+    let inputs = site::Inputs {
         report: &report,
         ledger: &ledger,
         history: &history,
-    });
+    };
+    if !render(&inputs, &out, !opts.no_screenshot) {
+        return Ok(1);
+    }
+    // The published site: the README embeds its summary.
+    if publish {
+        update_readme(&root.join("README.md"), &site::summary_markdown(&report));
+    }
+    Ok(0)
+}
+
+/// Render, stage and swap the site into `out`; false (said why) on failure.
+fn render(inputs: &site::Inputs<'_>, out: &Path, screenshot: bool) -> bool {
+    let started = std::time::Instant::now();
+    let files = site::render(inputs);
     let bytes: usize = files.iter().map(|(_, b)| b.len()).sum();
-    let staged = match site::stage(&out, &files) {
+    let staged = match site::stage(out, &files) {
         Ok(s) => s,
         Err(e) => {
             eprintln!(
                 "error: cannot write the site next to {}: {e}",
                 out.display()
             );
-            return Ok(1);
+            return false;
         }
     };
-    if !args.has("no-screenshot") {
+    if screenshot {
         let index = staged.path().join("index.html");
         let png = staged.path().join("screenshot.png");
         match browser::screenshot(&index, &png) {
@@ -117,11 +147,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
             "error: cannot swap the new site into {}: {e}",
             out.display()
         );
-        return Ok(1);
-    }
-    // The published site: the README embeds its summary.
-    if publish {
-        update_readme(&root.join("README.md"), &site::summary_markdown(&report));
+        return false;
     }
     println!(
         "report: {} files ({} KiB) in {} ({} ms): {}",
@@ -131,7 +157,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         started.elapsed().as_millis(),
         out.join("index.html").display()
     );
-    Ok(0)
+    true
 }
 
 pub const README_BEGIN: &str =
@@ -166,21 +192,11 @@ fn load_report(path: &Path) -> Result<Report, Usage> {
     Report::parse(&text).map_err(|e| Usage(format!("{}: {e}", path.display())))
 }
 
-fn diff_main(raw: &[String]) -> Result<i32, Usage> {
-    let args = Args::parse(raw, &["markdown", "help"], &[])?;
-    if args.has("help") {
-        println!("{HELP}");
-        return Ok(0);
-    }
-    let [old, new] = args.positional.as_slice() else {
-        return Err(Usage(
-            "usage: cargo xtask report diff OLD.json NEW.json [--markdown]".into(),
-        ));
-    };
-    let old = load_report(Path::new(old))?;
-    let new = load_report(Path::new(new))?;
+fn diff_main(old: &Path, new: &Path, markdown: bool) -> Result<i32, Usage> {
+    let old = load_report(old)?;
+    let new = load_report(new)?;
     let d = diff::diff(&old, &new);
-    if args.has("markdown") {
+    if markdown {
         print!("{}", d.markdown());
     } else {
         print!("{}", d.text());

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 /// The checkout whose corpus, ledger and reports a command uses: the one
 /// this binary was built in, or `REPDIFF_ROOT` (a second checkout of the
-/// same commit; the tests use it to prove a run is the same from any path).
+/// same commit; the tests use it to prove a run is the same from any path;
+/// `--root DIR` sets it, so an installed `repdiff` can run anywhere).
 pub fn root() -> PathBuf {
     let p = std::env::var_os("REPDIFF_ROOT")
         .map(PathBuf::from)
@@ -34,5 +35,12 @@ pub fn ledger() -> PathBuf {
 }
 
 pub fn load_corpus() -> Result<engine::case::Corpus, Usage> {
-    engine::case::load_dir(&corpus_dir()).map_err(|e| Usage(e.to_string()))
+    let dir = corpus_dir();
+    if !dir.is_dir() {
+        return Err(Usage(format!(
+            "no corpus at {}: pass --root DIR (a repdiff checkout) or set REPDIFF_ROOT",
+            dir.display()
+        )));
+    }
+    engine::case::load_dir(&dir).map_err(|e| Usage(e.to_string()))
 }

@@ -1,0 +1,178 @@
+//! The product's command line, as clap types that both binaries embed:
+//! `repdiff` uses them as its whole CLI, xtask flattens them next to its
+//! tooling commands so `cargo xtask conformance` stays the same command.
+
+use clap::{Args, Subcommand};
+use std::path::PathBuf;
+
+/// A bad command line or unusable input: exit status 2, nothing written.
+#[derive(Debug)]
+pub struct Usage(pub String);
+
+/// What differs between the binaries that run the product commands.
+pub struct Host {
+    /// How the help and the hints name the program (`cargo xtask`, `repdiff`).
+    pub program: &'static str,
+    /// Make the setup cache usable before oracles start: xtask runs setup
+    /// (and rebuilds itself if setup fetched native sources); the installed
+    /// binary cannot, and only says what is missing.
+    pub ensure_setup: fn(),
+}
+
+/// Options every command takes: where the checkout and the setup cache are.
+/// They are exported as `REPDIFF_ROOT` / `REPDIFF_CACHE`, so workers and
+/// external harnesses (whose commands expand `{root}` and `{cache}`) see the
+/// same paths as this process.
+#[derive(Debug, Clone, Default, Args)]
+pub struct Global {
+    /// The checkout whose corpus (cases/corpus), ledger (cases/divergences.yaml),
+    /// oracle registry and reports are used [default: $REPDIFF_ROOT, else the
+    /// checkout this binary was built from]
+    #[arg(
+        long,
+        global = true,
+        value_name = "DIR",
+        help_heading = "Global options"
+    )]
+    pub root: Option<PathBuf>,
+    /// The setup cache (what `cargo xtask setup` fetched: Python venvs,
+    /// Google's robots.cc, external harnesses) [default: $REPDIFF_CACHE, else
+    /// .cache/ of the checkout this binary was built from]
+    #[arg(
+        long,
+        global = true,
+        value_name = "DIR",
+        help_heading = "Global options"
+    )]
+    pub cache: Option<PathBuf>,
+}
+
+impl Global {
+    /// Export the paths before any thread or worker starts.
+    pub fn apply(&self) -> Result<(), Usage> {
+        for (var, dir) in [("REPDIFF_ROOT", &self.root), ("REPDIFF_CACHE", &self.cache)] {
+            if let Some(dir) = dir {
+                let dir = std::path::absolute(dir)
+                    .map_err(|e| Usage(format!("{}: {e}", dir.display())))?;
+                if !dir.is_dir() {
+                    return Err(Usage(format!("{}: not a directory", dir.display())));
+                }
+                if var == "REPDIFF_ROOT" && !dir.join("cases/corpus").is_dir() {
+                    return Err(Usage(format!(
+                        "{}: not a repdiff checkout (no cases/corpus); --root wants the \
+                         checkout whose corpus, ledger and oracle registry to use",
+                        dir.display()
+                    )));
+                }
+                std::env::set_var(var, dir);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The product commands.
+#[derive(Debug, Subcommand)]
+pub enum Product {
+    /// Run the corpus through every oracle and triage against the ledger
+    ///
+    /// Runs every case of cases/corpus/ through every oracle (or those named),
+    /// compares each answer with the case's RFC 9309 expectation, and explains
+    /// every deviation or disagreement by an entry of cases/divergences.yaml.
+    Conformance(crate::conformance::Opts),
+    /// Ask every oracle about one robots.txt, agent and URL (or one case)
+    ///
+    /// Asks every available oracle (or those named) whether UA may fetch URL
+    /// under the robots.txt in FILE (read as raw bytes; `-` reads stdin), or
+    /// replays the queries of one corpus case (`--case ID[#N]`).
+    Check(crate::check::Opts),
+    /// Render the published site (reports/site/) from a run; `report diff OLD NEW`
+    Report(crate::report_site::Opts),
+    /// List every registered oracle and how it is started (--json)
+    Oracles(crate::select::ListOpts),
+    /// Serve one built-in oracle over stdin/stdout (how supervised workers start)
+    #[command(hide = true)]
+    Worker {
+        /// The oracle's name
+        name: String,
+    },
+}
+
+impl Product {
+    pub fn run(self, host: &Host) -> Result<i32, Usage> {
+        match self {
+            Product::Conformance(o) => crate::conformance::main(o, host),
+            Product::Check(o) => crate::check::main(o, host),
+            Product::Report(o) => crate::report_site::main(o),
+            Product::Oracles(o) => crate::select::list(&o),
+            Product::Worker { name } => Ok(crate::select::worker(&name)),
+        }
+    }
+}
+
+/// Print a usage error the way clap prints its own, and give its status.
+pub fn exit_code(result: Result<i32, Usage>) -> i32 {
+    match result {
+        Ok(code) => code,
+        Err(Usage(message)) => {
+            eprintln!("error: {message}");
+            2
+        }
+    }
+}
+
+/// `--timeout SECS`: a finite, non-negative number of seconds (a negative
+/// or NaN one would make `Duration::from_secs_f64` panic).
+pub fn seconds(s: &str) -> Result<std::time::Duration, String> {
+    let v: f64 = s.parse().map_err(|_| format!("not a number: {s:?}"))?;
+    std::time::Duration::try_from_secs_f64(v).map_err(|e| format!("{s:?}: {e}"))
+}
+
+/// Glob over case ids: `*` any run, `?` one character.
+pub fn glob_match(pattern: &str, text: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let t: Vec<char> = text.chars().collect();
+    // Iterative wildcard match with one backtrack point: linear-ish, no blow-up.
+    let (mut pi, mut ti) = (0, 0);
+    let (mut star, mut mark) = (None, 0);
+    while ti < t.len() {
+        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
+            pi += 1;
+            ti += 1;
+        } else if pi < p.len() && p[pi] == '*' {
+            star = Some(pi);
+            mark = ti;
+            pi += 1;
+        } else if let Some(s) = star {
+            pi = s + 1;
+            mark += 1;
+            ti = mark;
+        } else {
+            return false;
+        }
+    }
+    p[pi..].iter().all(|&c| c == '*')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs() {
+        assert!(glob_match("seed-*", "seed-18"));
+        assert!(glob_match("*18", "seed-18"));
+        assert!(glob_match("seed-1?", "seed-18"));
+        assert!(!glob_match("seed-1?", "seed-1"));
+        assert!(!glob_match("rfc-*", "seed-18"));
+        assert!(glob_match("*", ""));
+    }
+
+    #[test]
+    fn timeouts() {
+        assert_eq!(seconds("2.5"), Ok(std::time::Duration::from_millis(2500)));
+        assert!(seconds("-1").is_err());
+        assert!(seconds("NaN").is_err());
+        assert!(seconds("five").is_err());
+    }
+}

@@ -1,0 +1,284 @@
+//! `cargo xtask conformance`: the corpus through every oracle, triaged
+//! against the ledger, reported.
+
+use crate::cli::{glob_match, seconds, Host, Usage};
+use crate::{paths, select};
+use engine::case::{Case, Corpus};
+use engine::ledger::Ledger;
+use engine::report;
+use engine::run::{self, RunResult};
+use engine::worker::Limits;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const AFTER_HELP: &str = "\
+--oracle-cmd NAME='COMMAND' adds any program that speaks docs/protocol.md
+as one more oracle (run by `sh -c`, in its own supervised worker); with
+--oracle it is selected by NAME. Its unexplained cells are untriaged, with
+reproducers, as for a registered oracle.
+
+Writes compat.json and compat.md to reports/run/latest/ for a full run, to
+reports/run/partial/ when filtered (or to --out); both are ignored by git,
+so a run changes no tracked file. `cargo xtask report --publish` turns a full
+run into the published snapshot (reports/latest/, the site, the history).
+
+Exit status: 0 when every cell is triaged (and, with --strict, no ledger
+entry is stale); 1 otherwise or when an oracle could not run; 2 on bad input
+(nothing is written).";
+
+// The help text is the doc comment of the `Product` variant (cli.rs).
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = AFTER_HELP)]
+pub struct Opts {
+    /// Run only this oracle (repeatable)
+    #[arg(long = "oracle", value_name = "NAME")]
+    pub oracles: Vec<String>,
+    /// One more oracle: any program speaking docs/protocol.md, run by `sh -c` (repeatable)
+    #[arg(long = "oracle-cmd", value_name = "NAME='COMMAND'")]
+    pub oracle_cmds: Vec<String>,
+    /// Only the cases whose id matches (`*` any run, `?` one character; repeatable)
+    #[arg(long = "case", value_name = "GLOB")]
+    pub cases: Vec<String>,
+    /// Only the cases of this corpus file, e.g. seed.yaml (repeatable)
+    #[arg(long = "file", value_name = "NAME")]
+    pub files: Vec<String>,
+    /// Also fail when a ledger entry explains nothing in this run
+    #[arg(long)]
+    pub strict: bool,
+    /// Write compat.json and compat.md here instead of reports/run/
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Seconds per query before the oracle's worker is killed and the cells
+    /// marked timeout (a case's batch of n queries gets n times it)
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
+    pub timeout: Duration,
+    /// Run the built-in oracles in this process instead of supervised workers
+    #[arg(long)]
+    pub in_process: bool,
+    /// Do not run setup first
+    #[arg(long)]
+    pub no_setup: bool,
+}
+
+impl Opts {
+    /// A filtered run is partial: it never lands in reports/run/latest.
+    fn filtered(&self) -> bool {
+        !self.oracles.is_empty()
+            || !self.oracle_cmds.is_empty()
+            || !self.cases.is_empty()
+            || !self.files.is_empty()
+    }
+}
+
+pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
+    let extra = select::oracle_cmds(&opts.oracle_cmds)?;
+    select::validate(&opts.oracles, &extra)?;
+    let corpus = paths::load_corpus()?;
+    let ledger = load_ledger(&corpus, &extra)?;
+    let cases = select_cases(&corpus, &opts)?;
+    let limits = Limits {
+        timeout: opts.timeout,
+        ..Limits::default()
+    };
+    if !opts.no_setup {
+        (host.ensure_setup)();
+    }
+    crate::http::check_fetch_timeout();
+    let sel = select::start(&opts.oracles, &extra, opts.in_process, limits);
+    for u in &sel.unavailable {
+        eprintln!("ERROR: {u}");
+    }
+    let out_dir = out_dir(&opts, sel.has_chaos, host)?;
+    let result = run_cases(&cases, sel, &ledger);
+    if let Err(e) = write_reports(&out_dir, &result, &cases, &corpus, &ledger) {
+        eprintln!("error: {e}");
+        return Ok(1);
+    }
+    print_summary(&result, &cases);
+    let untriaged = print_untriaged(&result);
+    print_stale(&result, opts.strict);
+    print_next_step(&result, &out_dir, host);
+    let failed = untriaged > 0
+        || !result.unavailable.is_empty()
+        || (opts.strict && !result.stale.is_empty());
+    Ok(if failed { 1 } else { 0 })
+}
+
+/// The ledger, checked against every name a run could produce.
+fn load_ledger(corpus: &Corpus, extra: &[crate::registry::External]) -> Result<Ledger, Usage> {
+    let mut known = select::known_names();
+    known.extend(crate::chaos::NAMES.iter().map(|n| n.to_string()));
+    known.extend(extra.iter().map(|e| e.name.clone()));
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+    engine::ledger::load(&paths::ledger(), corpus, &known).map_err(|e| Usage(e.to_string()))
+}
+
+/// The cases `--case` and `--file` keep; none at all is a usage error.
+fn select_cases<'c>(corpus: &'c Corpus, opts: &Opts) -> Result<Vec<&'c Case>, Usage> {
+    let cases: Vec<&Case> = corpus
+        .cases
+        .iter()
+        .filter(|c| opts.cases.is_empty() || opts.cases.iter().any(|g| glob_match(g, &c.id)))
+        .filter(|c| {
+            opts.files.is_empty()
+                || opts
+                    .files
+                    .iter()
+                    .any(|f| c.file.file_name().is_some_and(|n| n == f.as_str()))
+        })
+        .collect();
+    if cases.is_empty() {
+        let asked: Vec<&str> = opts
+            .cases
+            .iter()
+            .chain(&opts.files)
+            .map(String::as_str)
+            .collect();
+        return Err(Usage(format!("no case matches {}", asked.join(", "))));
+    }
+    Ok(cases)
+}
+
+/// Where this run writes. A partial run or one with a fake oracle never
+/// overwrites the last full run, and nothing writes the published snapshot.
+fn out_dir(opts: &Opts, has_chaos: bool, host: &Host) -> Result<PathBuf, Usage> {
+    let latest = paths::run_dir().join("latest");
+    let dir = match &opts.out {
+        Some(d) => d.clone(),
+        None if opts.filtered() || has_chaos => paths::run_dir().join("partial"),
+        None => latest.clone(),
+    };
+    if has_chaos && dir == latest {
+        return Err(Usage(
+            "a run with a chaos oracle never writes reports/run/latest".into(),
+        ));
+    }
+    if dir == paths::published_dir() {
+        return Err(Usage(format!(
+            "{} is the published snapshot: run without --out, then `{} report --publish`",
+            dir.display(),
+            host.program
+        )));
+    }
+    Ok(dir)
+}
+
+/// The run itself, with the local HTTP server for the status matrix up for
+/// its duration.
+fn run_cases(cases: &[&Case], sel: select::Selection, ledger: &Ledger) -> RunResult {
+    let queries: usize = cases.iter().map(|c| c.queries.len()).sum();
+    eprintln!(
+        "conformance: {} cases, {} queries, {} oracles",
+        cases.len(),
+        queries,
+        sel.oracles.len()
+    );
+    let mut progress = crate::progress::Reporter::new(cases.len() * sel.oracles.len());
+    let http = crate::http::Server::start(cases);
+    let url_for = |case: &Case| http.as_ref().and_then(|s| s.url_for(case));
+    let result = run::run(
+        cases,
+        sel.oracles,
+        sel.unavailable,
+        ledger,
+        &url_for,
+        &mut |p| progress.update(p),
+    );
+    progress.finish();
+    result
+}
+
+fn write_reports(
+    out_dir: &Path,
+    result: &RunResult,
+    cases: &[&Case],
+    corpus: &Corpus,
+    ledger: &Ledger,
+) -> Result<(), String> {
+    let json = report::to_json(result, cases, &corpus.hash, &paths::root());
+    let md = report::to_markdown(result, cases, ledger, &corpus.hash);
+    for (name, text) in [("compat.json", &json), ("compat.md", &md)] {
+        let path = out_dir.join(name);
+        report::write_atomic(&path, text.as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Every cell no ledger entry explains, with a command that reproduces it.
+fn print_untriaged(result: &RunResult) -> usize {
+    let untriaged: Vec<_> = result.untriaged().collect();
+    if !untriaged.is_empty() {
+        println!(
+            "\nUNTRIAGED: {} cell(s) not explained by cases/divergences.yaml:",
+            untriaged.len()
+        );
+        for c in &untriaged {
+            println!(
+                "  {:<28} {:<14} {:<11} {:?}   {}",
+                c.query_ref(),
+                c.oracle,
+                c.answer.outcome.label(),
+                c.status,
+                report::reproducer(&c.case, c.query, &c.oracle)
+            );
+        }
+    }
+    untriaged.len()
+}
+
+fn print_stale(result: &RunResult, strict: bool) {
+    if result.stale.is_empty() {
+        return;
+    }
+    println!(
+        "\n{}: {} ledger entr{} explain nothing in this run: {}",
+        if strict { "STALE" } else { "warning" },
+        result.stale.len(),
+        if result.stale.len() == 1 { "y" } else { "ies" },
+        result.stale.join(", ")
+    );
+}
+
+fn print_next_step(result: &RunResult, out_dir: &Path, host: &Host) {
+    println!("\nreport: {}", out_dir.join("compat.md").display());
+    if !result.unavailable.is_empty() {
+        println!(
+            "not publishable: {} oracle(s) could not run",
+            result.unavailable.len()
+        );
+    } else if out_dir == paths::run_dir().join("latest") {
+        println!(
+            "publish it (snapshot, site, history, README summary): {} report --publish",
+            host.program
+        );
+    }
+}
+
+fn print_summary(result: &RunResult, cases: &[&Case]) {
+    let cards = report::scorecards(result, cases);
+    println!(
+        "\n{:<16} {:>6} {:>7} {:>6} {:>5} {:>6} {:>7} {:>9} {:>8}  version",
+        "oracle", "match", "deviate", "failed", "split", "unsup", "score", "untriaged", "ms"
+    );
+    for o in &result.oracles {
+        if let Some((s, _)) = cards.get(&o.name) {
+            println!(
+                "{:<16} {:>6} {:>7} {:>6} {:>5} {:>6} {:>6.1}% {:>9} {:>8}  {}",
+                o.name,
+                s.matched,
+                s.deviated,
+                s.failed,
+                s.split,
+                s.unsupported,
+                s.percent(),
+                s.untriaged,
+                o.millis,
+                o.version
+            );
+        }
+    }
+    for u in &result.unavailable {
+        println!("{:<16} NOT RUN: {} (fix: {})", u.oracle, u.reason, u.fix);
+    }
+}

@@ -1,0 +1,17 @@
+//! repdiff, the product: conformance runs, ad-hoc checks, the report site,
+//! the oracle list and the worker entry point. A library so that two binaries
+//! serve the same commands: the installed `repdiff` and `cargo xtask` (whose
+//! own binary is also the worker every supervised oracle is started as).
+//! This crate never imports xtask: developer tooling builds on the product,
+//! not the other way round.
+
+pub mod chaos;
+pub mod check;
+pub mod cli;
+pub mod conformance;
+pub mod http;
+pub mod paths;
+pub mod progress;
+pub mod registry;
+pub mod report_site;
+pub mod select;
