@@ -11,7 +11,6 @@
 use crate::cli::{Args, Usage};
 use crate::{paths, setup};
 use engine::oracle::{Answer, Ask, Oracle, Outcome, Query, Unavailable};
-use engine::report;
 use engine::worker::{Limits, Supervised};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -848,7 +847,7 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     };
     for (ext, text) in [("md", &md), ("json", &json)] {
         let path = dir.join(format!("{stem}.{ext}"));
-        if let Err(e) = report::write_atomic(&path, text.as_bytes()) {
+        if let Err(e) = engine::write_atomic(&path, text.as_bytes()) {
             eprintln!("error: cannot write {}: {e}", path.display());
             return Ok(1);
         }

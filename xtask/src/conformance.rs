@@ -4,7 +4,6 @@
 use crate::cli::{glob_match, Args, Usage};
 use crate::{paths, select, setup};
 use engine::case::Case;
-use engine::report;
 use engine::run::{self, Progress};
 use engine::worker::Limits;
 use std::io::IsTerminal;
@@ -156,17 +155,24 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
         eprintln!();
     }
 
-    let json = report::to_json(&result, &cases, &corpus.hash, &paths::root());
-    let md = report::to_markdown(&result, &cases, &ledger, &corpus.hash);
+    let compat = report::compat::Report::from_run(&result, &cases, &corpus.hash, &paths::root());
+    let json = match compat.to_json() {
+        Ok(json) => json,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(1);
+        }
+    };
+    let md = report::markdown::render(&compat, &ledger);
     for (name, text) in [("compat.json", &json), ("compat.md", &md)] {
         let path = out_dir.join(name);
-        if let Err(e) = report::write_atomic(&path, text.as_bytes()) {
+        if let Err(e) = engine::write_atomic(&path, text.as_bytes()) {
             eprintln!("error: cannot write {}: {e}", path.display());
             return Ok(1);
         }
     }
 
-    print_summary(&result, &cases);
+    print_summary(&compat);
     let untriaged: Vec<_> = result.untriaged().collect();
     if !untriaged.is_empty() {
         println!(
@@ -214,14 +220,14 @@ pub fn main(raw: &[String]) -> Result<i32, Usage> {
     Ok(if failed { 1 } else { 0 })
 }
 
-fn print_summary(result: &run::RunResult, cases: &[&Case]) {
-    let cards = report::scorecards(result, cases);
+fn print_summary(result: &report::compat::Report) {
+    let cards = report::score::cards(result);
     println!(
         "\n{:<16} {:>6} {:>7} {:>6} {:>5} {:>6} {:>7} {:>9} {:>8}  version",
         "oracle", "match", "deviate", "failed", "split", "unsup", "score", "untriaged", "ms"
     );
     for o in &result.oracles {
-        if let Some((s, _)) = cards.get(&o.name) {
+        if let Some(s) = cards.get(&o.name).map(|c| c.all) {
             println!(
                 "{:<16} {:>6} {:>7} {:>6} {:>5} {:>6} {:>6.1}% {:>9} {:>8}  {}",
                 o.name,
