@@ -9,6 +9,7 @@
 pub mod case;
 pub mod ledger;
 pub mod oracle;
+pub mod rng;
 pub mod run;
 pub mod worker;
 

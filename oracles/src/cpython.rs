@@ -16,8 +16,9 @@
 //!
 //! [`Value::None`]: engine::oracle::Value::None
 
+use crate::python::adapter::{Fetcher, GlueOracle};
 use crate::python::{self, pins};
-use engine::oracle::{About, Answer, Capabilities, Oracle, Provenance, Query, Unavailable};
+use engine::oracle::{About, Oracle, Provenance, Unavailable};
 use pyo3::prelude::*;
 
 pub const NAME_311: &str = "cpython-3.11";
@@ -27,17 +28,19 @@ const FEEDING: &str =
     "RobotFileParser.parse(lines) with the body decoded as read() does (utf-8), or read() itself for HTTP cases";
 pub const NAME_315: &str = "cpython-3.15";
 
-pub struct CPython {
-    name: &'static str,
-    about: About,
-    /// The `RobotFileParser` class.
-    class: Py<PyAny>,
-    fetch_timeout: f64,
-}
-
-/// Seconds, as `socket.setdefaulttimeout` takes them.
-fn fetch_timeout() -> f64 {
-    crate::fetch_timeout().as_secs_f64()
+/// `RobotFileParser` fed by `run_cpython`, its own `read()` by
+/// `fetch_cpython`.
+fn adapter(name: &'static str, about: About, class: Py<PyAny>) -> Box<dyn Oracle> {
+    Box::new(GlueOracle {
+        name,
+        about,
+        class,
+        run: "run_cpython",
+        fetcher: Some(Fetcher {
+            glue: "fetch_cpython",
+            timeout_secs: crate::fetch_timeout().as_secs_f64(),
+        }),
+    })
 }
 
 /// `cpython-3.11`: the runtime's own `urllib.robotparser`.
@@ -61,9 +64,9 @@ pub fn make_311() -> Result<Box<dyn Oracle>, Unavailable> {
         )
     })?;
     let release = python::release(&sys_version);
-    Ok(Box::new(CPython {
-        name: NAME_311,
-        about: About {
+    Ok(adapter(
+        NAME_311,
+        About {
             library: "urllib.robotparser".into(),
             version: release.clone(),
             language: "python".into(),
@@ -78,8 +81,7 @@ pub fn make_311() -> Result<Box<dyn Oracle>, Unavailable> {
             feeding: FEEDING.into(),
         },
         class,
-        fetch_timeout: fetch_timeout(),
-    }))
+    ))
 }
 
 /// `cpython-3.15`: robotparser.py of 3.15.0rc1 from the setup cache.
@@ -115,9 +117,9 @@ pub fn make_315() -> Result<Box<dyn Oracle>, Unavailable> {
             format!("rm -rf {} && {}", path.display(), python::FIX),
         )
     })?;
-    Ok(Box::new(CPython {
-        name: NAME_315,
-        about: About {
+    Ok(adapter(
+        NAME_315,
+        About {
             library: "urllib.robotparser".into(),
             version: pins::CPYTHON_315_RELEASE.into(),
             language: "python".into(),
@@ -134,46 +136,5 @@ pub fn make_315() -> Result<Box<dyn Oracle>, Unavailable> {
             feeding: FEEDING.into(),
         },
         class,
-        fetch_timeout: fetch_timeout(),
-    }))
-}
-
-impl Oracle for CPython {
-    fn name(&self) -> &str {
-        self.name
-    }
-
-    fn about(&self) -> About {
-        self.about.clone()
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            can_fetch: true,
-            crawl_delay: true,
-            request_rate: true,
-            sitemaps: true,
-            http_fetch: true,
-        }
-    }
-
-    fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer> {
-        python::run_glue(&self.class, "run_cpython", body, queries)
-    }
-
-    fn run_fetch(&mut self, robots_url: &str, queries: &[Query]) -> Vec<Answer> {
-        Python::attach(|py| {
-            let args = (
-                self.class.bind(py).clone(),
-                robots_url,
-                python::py_queries(queries),
-                self.fetch_timeout,
-            )
-                .into_pyobject(py);
-            match args {
-                Ok(args) => python::call_glue(py, "fetch_cpython", args, queries.len()),
-                Err(e) => python::error_all(py, &e, queries.len()),
-            }
-        })
-    }
+    ))
 }

@@ -20,6 +20,7 @@ pub mod texting_robots;
 
 pub mod google;
 pub mod panic_guard;
+pub mod profiles;
 pub mod rfc9309;
 
 /// How long an oracle's own HTTP fetcher waits on its socket (connect, each
@@ -144,6 +145,32 @@ pub fn registry() -> Vec<Entry> {
         });
     }
     out
+}
+
+/// The expectation profiles ([`profiles`]): references a parser is
+/// compared with, never parsers under test, so they are listed apart from
+/// [`registry`] (whose every consumer, conformance's triage and the fuzz
+/// targets, wants parsers). `rfc9309` is both: the reference parser and the
+/// RFC 9309 profile.
+pub fn profiles() -> Vec<Entry> {
+    use profiles::classic::Edition;
+    vec![
+        Entry {
+            name: profiles::ROBOTS_1996,
+            family: "rust",
+            make: || Ok(Box::new(profiles::Classic::new(Edition::Y1996))),
+        },
+        Entry {
+            name: profiles::ROBOTS_1994,
+            family: "rust",
+            make: || Ok(Box::new(profiles::Classic::new(Edition::Y1994))),
+        },
+        Entry {
+            name: profiles::googlebot::NAME,
+            family: "google",
+            make: profiles::googlebot::make,
+        },
+    ]
 }
 
 /// Oracles whose native code is compiled in only when setup's sources were

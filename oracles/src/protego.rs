@@ -11,19 +11,13 @@
 //! (protego's argument order), `crawl_delay(agent)`, `request_rate(agent)`
 //! (its start/end times go to the answer's explanation), `sitemaps`.
 
+use crate::python::adapter::GlueOracle;
 use crate::python::{self, pins};
-use engine::oracle::{About, Answer, Capabilities, Oracle, Provenance, Query, Unavailable};
+use engine::oracle::{About, Oracle, Provenance, Unavailable};
 use pyo3::prelude::*;
 
 pub const NAME: &str = "protego";
 pub const NAME_061: &str = "protego-0.6.1";
-
-pub struct Protego {
-    name: &'static str,
-    about: About,
-    /// The `Protego` class.
-    class: Py<PyAny>,
-}
 
 pub fn make() -> Result<Box<dyn Oracle>, Unavailable> {
     make_from_venv(
@@ -101,7 +95,7 @@ pub fn make_from_venv(
             format!("rm -rf {} && {}", venv_dir.display(), python::FIX),
         ));
     }
-    Ok(Box::new(Protego {
+    Ok(Box::new(GlueOracle {
         name,
         about: About {
             library: "protego".into(),
@@ -119,29 +113,8 @@ pub fn make_from_venv(
             feeding: "Protego.parse(body decoded utf-8/surrogateescape, as RobotFileParser.read() reads it)".into(),
         },
         class,
+        run: "run_protego",
+        // Protego parses text; fetching is left to Scrapy.
+        fetcher: None,
     }))
-}
-
-impl Oracle for Protego {
-    fn name(&self) -> &str {
-        self.name
-    }
-
-    fn about(&self) -> About {
-        self.about.clone()
-    }
-
-    fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            can_fetch: true,
-            crawl_delay: true,
-            request_rate: true,
-            sitemaps: true,
-            http_fetch: false,
-        }
-    }
-
-    fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer> {
-        python::run_glue(&self.class, "run_protego", body, queries)
-    }
 }

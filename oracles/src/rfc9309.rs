@@ -74,7 +74,7 @@ impl Robots {
             selection,
             decided_by,
         };
-        if is_robots_txt(path) {
+        if is_robots_txt(path, r.robots_txt_query) {
             return verdict(true, DecidedBy::RobotsTxt);
         }
         if selection.kind == Chosen::None {

@@ -11,6 +11,7 @@
 use crate::cli::{Args, Usage};
 use crate::{paths, setup};
 use engine::oracle::{Answer, Ask, Oracle, Outcome, Query, Unavailable};
+use engine::rng::Rng;
 use engine::worker::{Limits, Supervised};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
@@ -200,29 +201,6 @@ const QUERY_AGENTS: &[&str] = &[
     "Slurp",
     "GPTBot",
 ];
-
-/// xorshift64*: deterministic, seeded per body, no dependency.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: u64) -> Rng {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-    fn range(&mut self, lo: usize, hi: usize) -> usize {
-        lo + self.below(hi - lo + 1)
-    }
-}
 
 /// One group of a generated file: comment, agents, rules of its own
 /// section `/s{g}/` (so a path hits only its group's rules), a few global.

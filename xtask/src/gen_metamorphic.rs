@@ -215,7 +215,7 @@ const BASES: &[Base] = &[
             a(
                 "FooBot",
                 "/x",
-                "§2.2.2 (the empty pattern matches nothing: allowed)",
+                "§2.2 empty-pattern, reading empty-rule=matches-nothing (the RFC admits an empty pattern but does not say what it matches): allowed",
             ),
             d("BarBot", "/x", STAR),
         ],

@@ -14,6 +14,7 @@
 //! otherwise. The cure is in the binary's build script; see
 //! `oracles/build/python.rs`.
 
+pub mod adapter;
 pub mod crosscheck;
 pub mod pins;
 

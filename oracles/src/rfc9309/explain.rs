@@ -13,7 +13,9 @@
 //! Built by hand rather than with `format!`: one is made per query, and
 //! queries are what the harness benchmarks.
 
-use super::parse::{Chosen, Robots};
+use super::parse::{
+    Chosen, Robots, QUIRK_INNER_DOLLAR, QUIRK_INVALID_UTF8, QUIRK_JUNK, QUIRK_NO_COLON, QUIRK_START,
+};
 use super::readings::Specificity;
 use super::{DecidedBy, Verdict};
 
@@ -179,9 +181,13 @@ pub fn explain(robots: &Robots, v: &Verdict<'_>, agent: &str, path: &[u8]) -> St
     let notes = robots.notes();
     if let DecidedBy::Rule { rule, .. } = v.decided_by {
         o.s(", ").s(r.specificity.label());
-        if robots.rules[rule as usize].is_empty() {
+        let rule = &robots.rules[rule as usize];
+        if rule.is_empty() {
             o.s(", ").s(r.empty_pattern.label());
         }
+        quirk_readings(&mut o, rule.quirks, r);
+    } else if v.decided_by == DecidedBy::RobotsTxt && path.contains(&b'?') {
+        o.s(", ").s(r.robots_txt_query.label());
     } else if v.decided_by == DecidedBy::NoMatch && notes.empty_rules > 0 {
         o.s(", ").s(r.empty_pattern.label());
     }
@@ -198,6 +204,23 @@ pub fn explain(robots: &Robots, v: &Verdict<'_>, agent: &str, path: &[u8]) -> St
     if notes.bom {
         o.s(", ").s(r.byte_order_mark.label());
     }
+    if notes.dropped_rules > 0 {
+        o.s(", ")
+            .n(notes.dropped_rules.into())
+            .s(" rules dropped under ")
+            .s(r.pattern_junk.label())
+            .s(" / ")
+            .s(r.inner_dollar.label())
+            .s(" / ")
+            .s(r.pattern_start.label());
+    }
+    if notes.no_colon_rules > 0 {
+        o.s(", ")
+            .s(r.no_colon.label())
+            .s(" (")
+            .n(notes.no_colon_rules.into())
+            .s(" rule lines without a colon)");
+    }
     if let Some(cut) = notes.truncated_to {
         o.s(", parse-limit=")
             .n(r.parse_limit.unwrap_or(0) as u64)
@@ -206,6 +229,23 @@ pub fn explain(robots: &Robots, v: &Verdict<'_>, agent: &str, path: &[u8]) -> St
             .s(" bytes, §2.5)");
     }
     o.0
+}
+
+/// The readings that kept the deciding rule the way it is: one label per
+/// gap of the §2.2 grammar its pattern falls into.
+fn quirk_readings(o: &mut Out, quirks: u8, r: &super::Readings) {
+    let labels = [
+        (QUIRK_JUNK, r.pattern_junk.label()),
+        (QUIRK_INNER_DOLLAR, r.inner_dollar.label()),
+        (QUIRK_INVALID_UTF8, r.invalid_utf8.label()),
+        (QUIRK_START, r.pattern_start.label()),
+        (QUIRK_NO_COLON, r.no_colon.label()),
+    ];
+    for (bit, label) in labels {
+        if quirks & bit != 0 {
+            o.s(", ").s(label);
+        }
+    }
 }
 
 #[cfg(test)]

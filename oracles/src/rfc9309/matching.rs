@@ -8,7 +8,7 @@
 //! end-of-match anchor (a literal `$` is `%24`), so the normalised pattern is
 //! its own compiled form: no regex, nothing to backtrack exponentially.
 
-use super::readings::{QueryReserved, Specificity};
+use super::readings::{QueryReserved, RobotsTxtQuery, Specificity};
 
 /// Which side of the comparison a string is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -281,10 +281,13 @@ pub fn normalise_uri<'u>(url: &'u [u8], query: QueryReserved, out: &mut Vec<u8>)
 
 /// Whether the normalised `path` is the robots.txt file itself (§2.2.2 "The
 /// /robots.txt URI is implicitly allowed"): its path component is exactly
-/// `/robots.txt` (§2.3 "all lowercase"); a query does not make it another
-/// file.
-pub fn is_robots_txt(path: &[u8]) -> bool {
-    let end = path.iter().position(|&b| b == b'?').unwrap_or(path.len());
+/// `/robots.txt` (§2.3 "all lowercase"); whether a query makes it another
+/// file is [`RobotsTxtQuery`].
+pub fn is_robots_txt(path: &[u8], reading: RobotsTxtQuery) -> bool {
+    let end = match reading {
+        RobotsTxtQuery::PathComponent => path.iter().position(|&b| b == b'?').unwrap_or(path.len()),
+        RobotsTxtQuery::ExactPath => path.len(),
+    };
     &path[..end] == b"/robots.txt"
 }
 
@@ -491,11 +494,15 @@ mod tests {
 
     #[test]
     fn robots_txt_uri() {
-        assert!(is_robots_txt(b"/robots.txt"));
-        assert!(is_robots_txt(b"/robots.txt?x=1"));
-        assert!(!is_robots_txt(b"/robots.txt/x"));
-        assert!(!is_robots_txt(b"/Robots.txt"));
-        assert!(is_robots_txt(uri("http://h/%72obots.txt").as_bytes()));
+        let is = |p: &[u8]| is_robots_txt(p, RobotsTxtQuery::PathComponent);
+        assert!(is(b"/robots.txt"));
+        assert!(is(b"/robots.txt?x=1"));
+        assert!(!is(b"/robots.txt/x"));
+        assert!(!is(b"/Robots.txt"));
+        assert!(is(uri("http://h/%72obots.txt").as_bytes()));
+        let exact = |p: &[u8]| is_robots_txt(p, RobotsTxtQuery::ExactPath);
+        assert!(exact(b"/robots.txt"));
+        assert!(!exact(b"/robots.txt?x=1"));
     }
 
     fn m(p: &str, path: &str) -> bool {

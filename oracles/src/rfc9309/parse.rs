@@ -8,7 +8,10 @@
 
 use super::agent::group_token;
 use super::matching::{normalise, Side};
-use super::readings::{ByteOrderMark, OrphanRules, Readings};
+use super::readings::{
+    ByteOrderMark, InnerDollar, InvalidUtf8, NoColon, OrphanRules, PatternJunk, PatternStart,
+    Readings,
+};
 
 /// A range of the arena.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,6 +28,49 @@ pub struct Rule {
     pub line: u32,
     pattern: Span,
     raw: Span,
+    /// Which of the §2.2 grammar's gaps its pattern falls into
+    /// (`QUIRK_*`), so an explanation names the reading that kept it.
+    pub quirks: u8,
+}
+
+/// A space, tab or control octet inside the pattern ([`PatternJunk`]).
+pub const QUIRK_JUNK: u8 = 1;
+/// A `$` before the last octet ([`InnerDollar`]).
+pub const QUIRK_INNER_DOLLAR: u8 = 2;
+/// Octets that are not UTF-8 ([`InvalidUtf8`]).
+pub const QUIRK_INVALID_UTF8: u8 = 4;
+/// Starts with neither `/` nor nothing ([`PatternStart`]).
+pub const QUIRK_START: u8 = 8;
+/// Read from a line without a colon ([`NoColon`]).
+pub const QUIRK_NO_COLON: u8 = 16;
+
+/// The quirks of a (trimmed) rule value.
+fn quirks_of(value: &[u8]) -> u8 {
+    let mut q = 0;
+    if value.iter().any(|&b| b < 0x21) {
+        q |= QUIRK_JUNK;
+    }
+    if value
+        .split_last()
+        .is_some_and(|(_, init)| init.contains(&b'$'))
+    {
+        q |= QUIRK_INNER_DOLLAR;
+    }
+    if std::str::from_utf8(value).is_err() {
+        q |= QUIRK_INVALID_UTF8;
+    }
+    if value.first().is_some_and(|&b| b != b'/') {
+        q |= QUIRK_START;
+    }
+    q
+}
+
+/// Whether a rule with `quirks` is dropped under `r`: each non-default
+/// reading that ignores such a rule (see [`Readings`]).
+fn dropped(quirks: u8, r: &Readings) -> bool {
+    (quirks & QUIRK_JUNK != 0 && r.pattern_junk == PatternJunk::RuleIgnored)
+        || (quirks & QUIRK_INNER_DOLLAR != 0 && r.inner_dollar == InnerDollar::MatchesNothing)
+        || (quirks & QUIRK_START != 0 && r.pattern_start == PatternStart::RuleIgnored)
 }
 
 impl Rule {
@@ -73,6 +119,10 @@ pub struct ParseNotes {
     pub empty_rules: u32,
     /// `user-agent` lines whose value is no product token under the reading.
     pub nameless_agent_lines: u32,
+    /// Rules the readings dropped (outside the grammar, or never matching).
+    pub dropped_rules: u32,
+    /// `allow`/`disallow` lines without a colon ([`NoColon`]).
+    pub no_colon_rules: u32,
     /// Lines that are no record of the protocol: no `:`, an unknown key
     /// (§2.2.4 other records, e.g. `Crawl-delay`), or not parseable
     /// (§2.3.1.5). None of them ends or starts a group.
@@ -173,6 +223,26 @@ fn limit_body(body: &[u8], limit: Option<usize>) -> (&[u8], Option<usize>) {
     }
 }
 
+/// A record line's key and value: split at the first `:` (§2.2), or, for
+/// an `allow`/`disallow` line without one, at its first whitespace under
+/// [`NoColon::WhitespaceSeparator`]. The flag says the colon was missing.
+fn split_line<'l>(
+    line: &'l [u8],
+    readings: &Readings,
+    notes: &mut ParseNotes,
+) -> Option<(&'l [u8], &'l [u8], bool)> {
+    if let Some(colon) = line.iter().position(|&b| b == b':') {
+        return Some((trim(&line[..colon]), trim(&line[colon + 1..]), false));
+    }
+    let ws = line.iter().position(|&b| is_ws(b))?;
+    let key = &line[..ws];
+    if !matches!(key_of(key), Key::Allow | Key::Disallow) {
+        return None;
+    }
+    notes.no_colon_rules += 1;
+    (readings.no_colon == NoColon::WhitespaceSeparator).then(|| (key, trim(&line[ws..]), true))
+}
+
 impl Robots {
     /// Parse `body` under `readings`. Never fails: §2.3.1.5 "Crawlers MUST
     /// try to parse each line of the robots.txt file. Crawlers MUST use the
@@ -234,12 +304,10 @@ impl Robots {
                 // §2.2 `emptyline`: allowed anywhere, ends nothing.
                 continue;
             }
-            let Some(colon) = line.iter().position(|&b| b == b':') else {
+            let Some((key, value, no_colon)) = split_line(line, readings, &mut notes) else {
                 notes.other_lines += 1;
                 continue;
             };
-            let key = trim(&line[..colon]);
-            let value = trim(&line[colon + 1..]);
             match key_of(key) {
                 Key::UserAgent => {
                     // §2.2 `group = startgroupline *(startgroupline /
@@ -301,7 +369,12 @@ impl Robots {
                     if value.is_empty() {
                         notes.empty_rules += 1;
                     }
-                    let rule = robots.push_rule(kind == Key::Allow, line_no, value);
+                    let quirks = quirks_of(value) | if no_colon { QUIRK_NO_COLON } else { 0 };
+                    if dropped(quirks, readings) {
+                        notes.dropped_rules += 1;
+                        continue;
+                    }
+                    let rule = robots.push_rule(kind == Key::Allow, line_no, value, quirks);
                     robots.rules.push(rule);
                     robots.groups[g].end = robots.rules.len() as u32;
                 }
@@ -360,10 +433,19 @@ impl Robots {
     /// encoded"; "Implementors MAY bridge encoding mismatches") are not
     /// re-encoded from another charset: as octets ≥ 0x80 they are
     /// percent-encoded like any other.
-    fn push_rule(&mut self, allow: bool, line: u32, value: &[u8]) -> Rule {
+    fn push_rule(&mut self, allow: bool, line: u32, value: &[u8], quirks: u8) -> Rule {
         let start = self.arena.len() as u32;
+        let decoded;
+        let text = if quirks & QUIRK_INVALID_UTF8 != 0
+            && self.readings.invalid_utf8 == InvalidUtf8::Replacement
+        {
+            decoded = String::from_utf8_lossy(value).into_owned();
+            decoded.as_bytes()
+        } else {
+            value
+        };
         normalise(
-            value,
+            text,
             Side::Pattern,
             self.readings.query_reserved,
             &mut self.arena,
@@ -387,6 +469,7 @@ impl Robots {
             line,
             pattern,
             raw,
+            quirks,
         }
     }
 

@@ -36,6 +36,24 @@ pub struct Readings {
     /// §2.3 "The file MUST be UTF-8 encoded (as defined in \[RFC3629\])": what a
     /// leading U+FEFF signature is.
     pub byte_order_mark: ByteOrderMark,
+    /// §2.2 `path-pattern = "/" *UTF8-char-noctl`: a pattern holds no space
+    /// and no control octet, yet `Disallow: /a b` is written.
+    pub pattern_junk: PatternJunk,
+    /// §2.2.3 "$ Designates the end of the match pattern": a `$` that is
+    /// not the pattern's last octet.
+    pub inner_dollar: InnerDollar,
+    /// §2.3 "The file MUST be UTF-8 encoded"; "Implementors MAY bridge
+    /// encoding mismatches": octets of a pattern that are not UTF-8.
+    pub invalid_utf8: InvalidUtf8,
+    /// §2.2 `rule = *WS ("allow" / "disallow") *WS ":" ...`: a line with
+    /// no colon (`Disallow /x`) is not a rule of the grammar.
+    pub no_colon: NoColon,
+    /// §2.2.2 "The /robots.txt URI is implicitly allowed": is
+    /// `/robots.txt?x=1` that URI?
+    pub robots_txt_query: RobotsTxtQuery,
+    /// §2.2 `path-pattern = "/" ...`, yet §5.1 writes `Disallow: *.gif$`:
+    /// a pattern that does not start with `/`.
+    pub pattern_start: PatternStart,
 }
 
 /// 500 KiB, the smallest parsing limit §2.5 allows.
@@ -53,6 +71,12 @@ impl Default for Readings {
             auth_status: AuthStatus::Unavailable,
             parse_limit: Some(PARSE_LIMIT_500_KIB),
             byte_order_mark: ByteOrderMark::Skip,
+            pattern_junk: PatternJunk::EncodeAsData,
+            inner_dollar: InnerDollar::Literal,
+            invalid_utf8: InvalidUtf8::PercentEncode,
+            no_colon: NoColon::Ignored,
+            robots_txt_query: RobotsTxtQuery::PathComponent,
+            pattern_start: PatternStart::AsWritten,
         }
     }
 }
@@ -180,6 +204,78 @@ pub enum ByteOrderMark {
     Literal,
 }
 
+/// A pattern with a space, tab or control octet inside it (after the
+/// value's surrounding whitespace is trimmed).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatternJunk {
+    /// Default. The octets are kept and percent-encoded like any octet
+    /// RFC 3986 never allows raw (§2.2.2 normalisation), so `/a b` matches
+    /// `/a%20b` and `/a b`: §2.3.1.5 asks crawlers to "use the parseable
+    /// rules", and the rest of the line parses.
+    EncodeAsData,
+    /// The rule is outside the §2.2 grammar, so it is no parseable rule
+    /// and is ignored.
+    RuleIgnored,
+}
+
+/// A `$` before a pattern's last octet (`/a$b`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InnerDollar {
+    /// Default. §2.2.3 gives `$` its meaning only as "the end of the match
+    /// pattern"; elsewhere it is data, compared as `%24` (Figure 6's
+    /// "If crawlers match special characters verbatim ... SHOULD use %
+    /// encoding").
+    Literal,
+    /// The regular-expression reading (a parser that translates patterns
+    /// into regexes): `$` anchors where it stands, so octets after it can
+    /// never match and the rule matches nothing.
+    MatchesNothing,
+}
+
+/// Octets of a pattern that are not UTF-8.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InvalidUtf8 {
+    /// Default. Each octet ≥ 0x80 is percent-encoded as it is (§2.2.2
+    /// "Octets ... outside the range of the ASCII coded character set ...
+    /// MUST be percent-encoded"), so the pattern matches a URI holding the
+    /// same octets.
+    PercentEncode,
+    /// The body is decoded as UTF-8 first with U+FFFD for what is not UTF-8
+    /// (a parser that reads text), so the pattern holds `%EF%BF%BD`.
+    Replacement,
+}
+
+/// A line with a known key and no colon (`Disallow /private`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoColon {
+    /// Default. Not a rule of the §2.2 grammar: ignored (§2.3.1.5).
+    Ignored,
+    /// The first run of whitespace stands for the colon (Google documents
+    /// accepting a missing colon).
+    WhitespaceSeparator,
+}
+
+/// `/robots.txt` with a query string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RobotsTxtQuery {
+    /// Default. The path component is `/robots.txt`: the query does not make
+    /// it another file, so it is implicitly allowed.
+    PathComponent,
+    /// Only the exact path `/robots.txt`, no query, is exempt.
+    ExactPath,
+}
+
+/// A pattern that starts with neither `/` (nor is empty).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatternStart {
+    /// Default. Kept as written: matching starts at the path's first octet,
+    /// always `/`, so only a pattern starting with `*` can match (§5.1
+    /// writes `Disallow: *.gif$` and states its effect).
+    AsWritten,
+    /// Outside the §2.2 `path-pattern` grammar: ignored.
+    RuleIgnored,
+}
+
 impl Specificity {
     pub fn label(self) -> &'static str {
         match self {
@@ -248,6 +344,60 @@ impl ByteOrderMark {
         match self {
             ByteOrderMark::Skip => "bom=skip",
             ByteOrderMark::Literal => "bom=literal",
+        }
+    }
+}
+
+impl PatternJunk {
+    pub fn label(self) -> &'static str {
+        match self {
+            PatternJunk::EncodeAsData => "pattern-junk=encode",
+            PatternJunk::RuleIgnored => "pattern-junk=rule-ignored",
+        }
+    }
+}
+
+impl InnerDollar {
+    pub fn label(self) -> &'static str {
+        match self {
+            InnerDollar::Literal => "inner-dollar=literal",
+            InnerDollar::MatchesNothing => "inner-dollar=matches-nothing",
+        }
+    }
+}
+
+impl InvalidUtf8 {
+    pub fn label(self) -> &'static str {
+        match self {
+            InvalidUtf8::PercentEncode => "invalid-utf8=percent-encode",
+            InvalidUtf8::Replacement => "invalid-utf8=replacement",
+        }
+    }
+}
+
+impl NoColon {
+    pub fn label(self) -> &'static str {
+        match self {
+            NoColon::Ignored => "no-colon=ignored",
+            NoColon::WhitespaceSeparator => "no-colon=whitespace",
+        }
+    }
+}
+
+impl RobotsTxtQuery {
+    pub fn label(self) -> &'static str {
+        match self {
+            RobotsTxtQuery::PathComponent => "robots-txt-query=path-component",
+            RobotsTxtQuery::ExactPath => "robots-txt-query=exact-path",
+        }
+    }
+}
+
+impl PatternStart {
+    pub fn label(self) -> &'static str {
+        match self {
+            PatternStart::AsWritten => "pattern-start=as-written",
+            PatternStart::RuleIgnored => "pattern-start=rule-ignored",
         }
     }
 }

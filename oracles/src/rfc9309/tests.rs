@@ -476,3 +476,92 @@ fn registered_first() {
     assert_eq!(registry[0].family, "rust");
     assert!((registry[0].make)().is_ok());
 }
+
+/// The grammar's gaps, each a named reading: the default keeps the verdict
+/// the reference always gave, the alternative changes it, and the
+/// explanation names the reading that decided.
+#[test]
+fn grammar_gaps_are_named_readings() {
+    let d = Readings::default;
+    // A space inside a pattern: kept and encoded, or the rule ignored.
+    let junk = "User-agent: *\nDisallow: /a b\n";
+    assert!(!check(junk, "x", "/a%20b"));
+    assert!(check_with(
+        Readings {
+            pattern_junk: PatternJunk::RuleIgnored,
+            ..d()
+        },
+        junk,
+        "x",
+        "/a%20b"
+    ));
+    assert!(explain_of(junk, "x", "/a%20b").contains("pattern-junk=encode"));
+
+    // A `$` before the end: data, or the regex reading that never matches.
+    let dollar = "User-agent: *\nDisallow: /a$b\n";
+    assert!(!check(dollar, "x", "/a$b"));
+    assert!(check_with(
+        Readings {
+            inner_dollar: InnerDollar::MatchesNothing,
+            ..d()
+        },
+        dollar,
+        "x",
+        "/a$b"
+    ));
+    assert!(explain_of(dollar, "x", "/a$b").contains("inner-dollar=literal"));
+
+    // Octets that are not UTF-8: encoded as they are, or replaced by U+FFFD.
+    let bytes = b"User-agent: *\nDisallow: /\xE9t\xE9\n";
+    let url = "http://example.com/%E9t%E9";
+    assert!(!Robots::parse(bytes, &d()).allowed("x", url));
+    let replaced = Readings {
+        invalid_utf8: InvalidUtf8::Replacement,
+        ..d()
+    };
+    assert!(Robots::parse(bytes, &replaced).allowed("x", url));
+    assert!(!Robots::parse(bytes, &replaced).allowed("x", "http://example.com/%EF%BF%BDt%EF%BF%BD"));
+
+    // No colon: ignored, or the whitespace stands for it.
+    let no_colon = "User-agent: *\nDisallow /private\n";
+    assert!(check(no_colon, "x", "/private"));
+    assert!(!check_with(
+        Readings {
+            no_colon: NoColon::WhitespaceSeparator,
+            ..d()
+        },
+        no_colon,
+        "x",
+        "/private"
+    ));
+    assert!(explain_of(no_colon, "x", "/private").contains("no-colon=ignored (1 rule lines"));
+
+    // /robots.txt with a query: exempt, or only the bare path.
+    let all = "User-agent: *\nDisallow: /\n";
+    assert!(check(all, "x", "/robots.txt?x=1"));
+    assert!(!check_with(
+        Readings {
+            robots_txt_query: RobotsTxtQuery::ExactPath,
+            ..d()
+        },
+        all,
+        "x",
+        "/robots.txt?x=1"
+    ));
+    assert!(explain_of(all, "x", "/robots.txt?x=1").contains("robots-txt-query=path-component"));
+
+    // A pattern not starting with `/`: kept (matches only through `*`), or
+    // ignored.
+    let star = "User-agent: *\nDisallow: *.gif$\n";
+    assert!(!check(star, "x", "/a.gif"));
+    assert!(check_with(
+        Readings {
+            pattern_start: PatternStart::RuleIgnored,
+            ..d()
+        },
+        star,
+        "x",
+        "/a.gif"
+    ));
+    assert!(explain_of(star, "x", "/a.gif").contains("pattern-start=as-written"));
+}
