@@ -10,7 +10,8 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// How one cell compares with its expectation.
-/// Also what the site reads back out of a `compat.json` (`site::model`).
+/// Also what the report crate writes into and reads back out of a
+/// `compat.json` (`report::compat`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {

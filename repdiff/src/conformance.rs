@@ -5,7 +5,6 @@ use crate::cli::{glob_match, seconds, Host, Usage};
 use crate::{paths, select};
 use engine::case::{Case, Corpus};
 use engine::ledger::Ledger;
-use engine::report;
 use engine::run::{self, RunResult};
 use engine::worker::Limits;
 use std::path::{Path, PathBuf};
@@ -90,11 +89,12 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     }
     let out_dir = out_dir(&opts, sel.has_chaos, host)?;
     let result = run_cases(&cases, sel, &ledger);
-    if let Err(e) = write_reports(&out_dir, &result, &cases, &corpus, &ledger) {
+    let compat = report::compat::Report::from_run(&result, &cases, &corpus.hash, &paths::root());
+    if let Err(e) = write_reports(&out_dir, &compat, &ledger) {
         eprintln!("error: {e}");
         return Ok(1);
     }
-    print_summary(&result, &cases);
+    print_summary(&compat);
     let untriaged = print_untriaged(&result);
     print_stale(&result, opts.strict);
     print_next_step(&result, &out_dir, host);
@@ -188,18 +188,18 @@ fn run_cases(cases: &[&Case], sel: select::Selection, ledger: &Ledger) -> RunRes
     result
 }
 
+/// compat.json and compat.md from the run's own typed report (history is
+/// recorded from the same value at `report --publish`).
 fn write_reports(
     out_dir: &Path,
-    result: &RunResult,
-    cases: &[&Case],
-    corpus: &Corpus,
+    compat: &report::compat::Report,
     ledger: &Ledger,
 ) -> Result<(), String> {
-    let json = report::to_json(result, cases, &corpus.hash, &paths::root());
-    let md = report::to_markdown(result, cases, ledger, &corpus.hash);
+    let json = compat.to_json()?;
+    let md = report::markdown::render(compat, ledger);
     for (name, text) in [("compat.json", &json), ("compat.md", &md)] {
         let path = out_dir.join(name);
-        report::write_atomic(&path, text.as_bytes())
+        engine::write_atomic(&path, text.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     Ok(())
@@ -255,14 +255,14 @@ fn print_next_step(result: &RunResult, out_dir: &Path, host: &Host) {
     }
 }
 
-fn print_summary(result: &RunResult, cases: &[&Case]) {
-    let cards = report::scorecards(result, cases);
+fn print_summary(result: &report::compat::Report) {
+    let cards = report::score::cards(result);
     println!(
         "\n{:<16} {:>6} {:>7} {:>6} {:>5} {:>6} {:>7} {:>9} {:>8}  version",
         "oracle", "match", "deviate", "failed", "split", "unsup", "score", "untriaged", "ms"
     );
     for o in &result.oracles {
-        if let Some((s, _)) = cards.get(&o.name) {
+        if let Some(s) = cards.get(&o.name).map(|c| c.all) {
             println!(
                 "{:<16} {:>6} {:>7} {:>6} {:>5} {:>6} {:>6.1}% {:>9} {:>8}  {}",
                 o.name,

@@ -11,7 +11,6 @@
 use crate::cli::Usage;
 use crate::{paths, setup};
 use engine::oracle::{Answer, Ask, Oracle, Outcome, Query, Unavailable};
-use engine::report;
 use engine::rng::Rng;
 use engine::worker::{Limits, Supervised};
 use serde_json::{json, Value};
@@ -878,7 +877,7 @@ fn write_outputs(meta: &Meta, publish: bool, md: &str, json: &str) -> Result<(),
     };
     for (ext, text) in [("md", md), ("json", json)] {
         let path = dir.join(format!("{stem}.{ext}"));
-        report::write_atomic(&path, text.as_bytes())
+        engine::write_atomic(&path, text.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
     println!(

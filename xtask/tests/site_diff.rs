@@ -89,11 +89,8 @@ fn changed(a: &RunResult, b: &RunResult) -> BTreeMap<Key, &'static str> {
 
 fn write(dir: &Path, name: &str, r: &RunResult, cases: &[&Case], hash: &str) -> PathBuf {
     let p = dir.join(name);
-    std::fs::write(
-        &p,
-        engine::report::to_json(r, cases, hash, std::path::Path::new("/")),
-    )
-    .unwrap();
+    let compat = report::compat::Report::from_run(r, cases, hash, std::path::Path::new("/"));
+    std::fs::write(&p, compat.to_json().unwrap()).unwrap();
     p
 }
 

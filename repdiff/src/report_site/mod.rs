@@ -6,7 +6,9 @@ mod browser;
 use crate::cli::Usage;
 use crate::paths;
 use clap::Subcommand;
-use engine::site::{self, diff, history, model::Report};
+use report::compat::Report;
+use report::history;
+use report::site::{self, diff};
 use std::path::{Path, PathBuf};
 
 const AFTER_HELP: &str = "\
@@ -170,7 +172,7 @@ fn update_readme(path: &Path, summary: &str) {
         return;
     };
     match site::splice(&doc, README_BEGIN, README_END, summary) {
-        Some(new) if new != doc => match engine::report::write_atomic(path, new.as_bytes()) {
+        Some(new) if new != doc => match engine::write_atomic(path, new.as_bytes()) {
             Ok(()) => eprintln!("report: summary updated in {}", path.display()),
             Err(e) => eprintln!("warning: cannot update {}: {e}", path.display()),
         },
@@ -183,13 +185,13 @@ fn update_readme(path: &Path, summary: &str) {
 }
 
 fn load_report(path: &Path) -> Result<Report, Usage> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
-        Usage(format!(
-            "{}: cannot read: {e} (run `cargo xtask conformance` first)",
+    if !path.exists() {
+        return Err(Usage(format!(
+            "{}: no such file (run `cargo xtask conformance` first)",
             path.display()
-        ))
-    })?;
-    Report::parse(&text).map_err(|e| Usage(format!("{}: {e}", path.display())))
+        )));
+    }
+    Report::load(path).map_err(Usage)
 }
 
 fn diff_main(old: &Path, new: &Path, markdown: bool) -> Result<i32, Usage> {
@@ -240,11 +242,11 @@ fn publish_run(json: &Path, report: &Report, history_path: &Path) -> Result<(), 
     for name in ["compat.json", "compat.md"] {
         let bytes = std::fs::read(from.join(name))
             .map_err(|e| Usage(format!("{}: cannot read: {e}", from.join(name).display())))?;
-        engine::report::write_atomic(&to.join(name), &bytes)
+        engine::write_atomic(&to.join(name), &bytes)
             .map_err(|e| Usage(format!("cannot write {}: {e}", to.join(name).display())))?;
     }
     eprintln!("publish: {} -> {}", from.display(), to.display());
-    match history::append(history_path, &history::records(report)) {
+    match history::record(history_path, report) {
         Ok(n) => eprintln!("publish: {n} new record(s) in {}", history_path.display()),
         Err(e) => return Err(Usage(format!("history not updated: {e}"))),
     }

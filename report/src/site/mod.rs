@@ -8,17 +8,17 @@
 //! oracle is HTML-escaped. Written into a temporary directory and swapped in,
 //! so a failed render leaves the previous site whole.
 //!
-//! Like the rest of the engine it names no oracle: what an oracle is and how
+//! Like the engine it names no oracle: what an oracle is and how
 //! it was obtained come from each oracle's own announcement in the run.
 
 pub mod diff;
-pub mod history;
 pub mod html;
-pub mod model;
 mod pages;
 
-use crate::ledger::Ledger;
-use model::Report;
+use crate::compat::Report;
+use crate::history;
+use crate::score::Score;
+use engine::ledger::Ledger;
 pub use pages::summary_markdown;
 use std::path::{Path, PathBuf};
 
@@ -76,7 +76,7 @@ pub fn splice(doc: &str, begin: &str, end: &str, body: &str) -> Option<String> {
 }
 
 /// A shields.io endpoint badge: `{"schemaVersion":1,"label":"RFC 9309","message":"96.8%","color":...}`.
-pub fn badge(t: &model::Tally) -> String {
+pub fn badge(t: &Score) -> String {
     let (message, color) = match t.share() {
         None => ("n/a".to_string(), "lightgrey"),
         Some(p) => (
@@ -245,7 +245,7 @@ mod tests {
 
     #[test]
     fn badge_is_a_shields_endpoint() {
-        let t = model::Tally {
+        let t = Score {
             matched: 87,
             deviated: 13,
             ..Default::default()

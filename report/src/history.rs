@@ -7,7 +7,8 @@
 //! expectation (`case#N` -> `status:answer`). Same key, same answers: a
 //! record already present is never written twice.
 
-use super::model::{cards, Report, Status, Tally};
+use crate::compat::{CaseRec, Report, Status};
+use crate::score::{cards, Score};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -39,8 +40,8 @@ impl Record {
         (&self.oracle, &self.version, &self.corpus_hash)
     }
 
-    pub fn tally(&self) -> Tally {
-        Tally {
+    pub fn tally(&self) -> Score {
+        Score {
             matched: self.matched,
             deviated: self.deviated,
             failed: self.failed,
@@ -55,14 +56,13 @@ impl Record {
 /// The records of one report, one per oracle that ran.
 pub fn records(report: &Report) -> Vec<Record> {
     let cards = cards(report);
-    let cases: BTreeMap<&str, &super::model::CaseRec> =
-        report.cases.iter().map(|c| (c.id.as_str(), c)).collect();
+    let cases: BTreeMap<&str, &CaseRec> = report.cases.iter().map(|c| (c.id.as_str(), c)).collect();
     report
         .oracles
         .iter()
         .map(|o| {
             let card = cards.get(&o.name).cloned().unwrap_or_default();
-            let pair = |t: &Tally| [t.matched, t.scored()];
+            let pair = |t: &Score| [t.matched, t.scored()];
             let off = report
                 .cells
                 .iter()
@@ -150,10 +150,18 @@ pub fn append(path: &Path, new: &[Record]) -> Result<usize, String> {
     let existing = read(path)?;
     let (all, added) = merge(&existing, new);
     if added > 0 {
-        crate::report::write_atomic(path, to_jsonl(&all).as_bytes())
+        engine::write_atomic(path, to_jsonl(&all).as_bytes())
             .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
     }
     Ok(added)
+}
+
+/// Record a report's runs in the history file: what `report --publish` does
+/// with the run it publishes. Takes the typed report (built from a run by
+/// [`Report::from_run`](crate::compat::Report::from_run), or read with the
+/// same schema), so the records are the ones the site shows for it.
+pub fn record(path: &Path, report: &Report) -> Result<usize, String> {
+    append(path, &records(report))
 }
 
 /// One point of a parser's history: a record, or the current report's view
@@ -165,7 +173,7 @@ pub struct Point {
     pub current: bool,
 }
 
-/// Every point, oldest version first within each family; the current
+/// Every point by lineage, oldest version first within each; the current
 /// report's records win over history records with the same key.
 pub fn points(report: &Report, history: &[Record]) -> BTreeMap<String, Vec<Point>> {
     let current = records(report);
@@ -190,14 +198,14 @@ pub fn points(report: &Report, history: &[Record]) -> BTreeMap<String, Vec<Point
             });
         }
     }
-    let mut by_family: BTreeMap<String, Vec<Point>> = BTreeMap::new();
+    let mut by_lineage: BTreeMap<String, Vec<Point>> = BTreeMap::new();
     for p in all {
-        by_family
-            .entry(super::model::family_of(&p.record.oracle).to_string())
+        by_lineage
+            .entry(lineage_of(&p.record.oracle).to_string())
             .or_default()
             .push(p);
     }
-    for pts in by_family.values_mut() {
+    for pts in by_lineage.values_mut() {
         pts.sort_by(|a, b| {
             version_sort_key(&a.record)
                 .cmp(&version_sort_key(&b.record))
@@ -205,13 +213,13 @@ pub fn points(report: &Report, history: &[Record]) -> BTreeMap<String, Vec<Point
                 .then(a.record.oracle.cmp(&b.record.oracle))
         });
     }
-    by_family
+    by_lineage
 }
 
 /// The version of a record for ordering: the version string's number, else
 /// the number in the oracle's name, else nothing (sorts first).
 pub fn version_label(r: &Record) -> String {
-    super::model::version_number(&r.version)
+    version_number(&r.version)
         .map(str::to_string)
         .or_else(|| {
             r.oracle
@@ -223,10 +231,10 @@ pub fn version_label(r: &Record) -> String {
 }
 
 fn version_sort_key(r: &Record) -> Vec<(u64, u8, String)> {
-    super::model::version_key(&version_label(r))
+    version_key(&version_label(r))
 }
 
-/// How one cell moved between two points of a family.
+/// How one cell moved between two points of a lineage.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Move {
     /// `case#N`.
@@ -310,6 +318,56 @@ pub fn moves(report: &Report, a: &Point, b: &Point) -> Vec<Move> {
     out
 }
 
+/// The lineage of an oracle, the library it is one version of: a trailing `-<version>` is
+/// dropped (`protego-0.6.1` and `protego` are both `protego`;
+/// `cpython-3.11` and `cpython-3.15` are `cpython`).
+pub fn lineage_of(oracle: &str) -> &str {
+    match oracle.rsplit_once('-') {
+        Some((base, v))
+            if !base.is_empty()
+                && v.starts_with(|c: char| c.is_ascii_digit())
+                && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '.') =>
+        {
+            base
+        }
+        _ => oracle,
+    }
+}
+
+/// The first version-looking word of a version string (`protego 0.7.0
+/// (PyPI wheel ...)` gives `0.7.0`; `... of CPython 3.15.0rc1 ...` gives
+/// `3.15.0rc1`).
+pub fn version_number(version: &str) -> Option<&str> {
+    version
+        .split(|c: char| c.is_whitespace() || c == '(' || c == ')' || c == ',')
+        .find(|w| {
+            let mut parts = w.split('.');
+            let first = parts.next().unwrap_or("");
+            !first.is_empty()
+                && first.chars().all(|c| c.is_ascii_digit())
+                && w.contains('.')
+                && w.split('.')
+                    .nth(1)
+                    .is_some_and(|p| p.starts_with(|c: char| c.is_ascii_digit()))
+        })
+}
+
+/// A sort key for versions: numeric parts compare as numbers, a pre-release
+/// suffix (`rc1`) sorts before the release.
+pub fn version_key(v: &str) -> Vec<(u64, u8, String)> {
+    v.split('.')
+        .map(|p| {
+            let digits: String = p.chars().take_while(|c| c.is_ascii_digit()).collect();
+            let rest = &p[digits.len()..];
+            (
+                digits.parse().unwrap_or(0),
+                if rest.is_empty() { 1 } else { 0 },
+                rest.to_string(),
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -362,5 +420,28 @@ mod tests {
         assert_eq!(parse("\n").unwrap().len(), 0);
         let e = parse("{}\n").unwrap_err();
         assert_eq!(e.0, 1);
+    }
+
+    #[test]
+    fn lineages_and_versions() {
+        assert_eq!(lineage_of("protego-0.6.1"), "protego");
+        assert_eq!(lineage_of("protego"), "protego");
+        assert_eq!(lineage_of("cpython-3.11"), "cpython");
+        assert_eq!(lineage_of("texting-robots"), "texting-robots");
+        assert_eq!(lineage_of("robotstxt-rs"), "robotstxt-rs");
+        assert_eq!(lineage_of("rfc9309"), "rfc9309");
+        assert_eq!(
+            version_number("protego 0.7.0 (PyPI wheel, /x/site-packages/protego)"),
+            Some("0.7.0")
+        );
+        assert_eq!(
+            version_number("robotparser.py of CPython 3.15.0rc1 (pyodide 315.0.0-alpha.2), run on"),
+            Some("3.15.0rc1")
+        );
+        assert_eq!(version_number("google/robotstxt a732377 (robots.cc)"), None);
+        assert!(version_key("0.6.1") < version_key("0.7.0"));
+        assert!(version_key("3.11.7") < version_key("3.15.0rc1"));
+        assert!(version_key("3.15.0rc1") < version_key("3.15.0"));
+        assert!(version_key("0.9") < version_key("0.10"));
     }
 }

@@ -123,8 +123,8 @@ repeats the percentage: <span class=\"good\">≥ 99%</span><span class=\"ok\">90
 }
 
 /// The status of a cell as a symbol and word, so colour is never alone.
-pub fn status_text(status: super::model::Status) -> &'static str {
-    use super::model::Status::*;
+pub fn status_text(status: crate::compat::Status) -> &'static str {
+    use crate::compat::Status::*;
     match status {
         Match => "✓ match",
         Deviate => "✗ deviates",
@@ -134,8 +134,8 @@ pub fn status_text(status: super::model::Status) -> &'static str {
     }
 }
 
-pub fn status_symbol(status: super::model::Status) -> &'static str {
-    use super::model::Status::*;
+pub fn status_symbol(status: crate::compat::Status) -> &'static str {
+    use crate::compat::Status::*;
     match status {
         Match => "✓",
         Deviate => "✗",

@@ -3,7 +3,8 @@
 //! away (ledger entries and untriaged cells), oracle versions, the corpus and
 //! the scores — as text for a terminal and as markdown for a CI summary.
 
-use super::model::{cards, CellRec, Report, Status};
+use crate::compat::{CellRec, Report, Status};
+use crate::score::{cards, Score};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -147,17 +148,40 @@ pub fn diff(old: &Report, new: &Report) -> Diff {
         queries: (old.queries(), new.queries()),
         ..Diff::default()
     };
-    let old_cases: BTreeSet<&str> = old.cases.iter().map(|c| c.id.as_str()).collect();
-    let new_cases: BTreeSet<&str> = new.cases.iter().map(|c| c.id.as_str()).collect();
-    d.cases_added = new_cases
-        .difference(&old_cases)
-        .map(|s| s.to_string())
-        .collect();
-    d.cases_removed = old_cases
-        .difference(&new_cases)
-        .map(|s| s.to_string())
-        .collect();
+    d.cases_added = added(&case_ids(old), &case_ids(new));
+    d.cases_removed = added(&case_ids(new), &case_ids(old));
+    oracles(&mut d, old, new);
+    cells(&mut d, old, new);
+    entries(&mut d, old, new);
+    let so: BTreeSet<&String> = old.stale.iter().collect();
+    let sn: BTreeSet<&String> = new.stale.iter().collect();
+    d.stale_new = sn.difference(&so).map(|s| s.to_string()).collect();
+    d.stale_gone = so.difference(&sn).map(|s| s.to_string()).collect();
 
+    let (co, cn) = (cards(old), cards(new));
+    for (name, card) in &cn {
+        if let Some(oc) = co.get(name) {
+            let (a, b) = (oc.all.share(), card.all.share());
+            let counts = |t: &Score| (t.matched, t.deviated, t.failed, t.split, t.unsupported);
+            if counts(&oc.all) != counts(&card.all) {
+                d.scores.insert(name.clone(), (a, b));
+            }
+        }
+    }
+    d
+}
+
+fn case_ids(r: &Report) -> BTreeSet<&str> {
+    r.cases.iter().map(|c| c.id.as_str()).collect()
+}
+
+/// What `b` has that `a` has not.
+fn added(a: &BTreeSet<&str>, b: &BTreeSet<&str>) -> Vec<String> {
+    b.difference(a).map(|s| s.to_string()).collect()
+}
+
+/// Oracles added, removed, or at another version.
+fn oracles(d: &mut Diff, old: &Report, new: &Report) {
     let old_oracles: BTreeMap<&str, &str> = old
         .oracles
         .iter()
@@ -183,14 +207,17 @@ pub fn diff(old: &Report, new: &Report) -> Diff {
             d.oracles_removed.push((name.to_string(), v.to_string()));
         }
     }
+}
 
+/// Every cell whose answer, status or triage changed, and what that did to
+/// the divergences.
+fn cells(d: &mut Diff, old: &Report, new: &Report) {
     let om = old.cell_map();
     let nm = new.cell_map();
     let keys: BTreeSet<&(String, usize, String)> = om.keys().chain(nm.keys()).collect();
     for key in keys {
         let (case, query, oracle) = key;
-        let in_both_runs =
-            old_oracles.contains_key(oracle.as_str()) && new_oracles.contains_key(oracle.as_str());
+        let in_both_runs = old.oracle(oracle).is_some() && new.oracle(oracle).is_some();
         let o = om.get(key).map(|c| CellView::of(c, old));
         let n = nm.get(key).map(|c| CellView::of(c, new));
         let kind = match (&o, &n) {
@@ -205,27 +232,12 @@ pub fn diff(old: &Report, new: &Report) -> Diff {
             *d.oracle_cells.entry(oracle.clone()).or_default() += 1;
             continue;
         }
-        let was_div = o.as_ref().is_some_and(|v| v.status.needs_triage());
-        let is_div = n.as_ref().is_some_and(|v| v.status.needs_triage());
-        let was_untri = o
-            .as_ref()
-            .is_some_and(|v| v.status.needs_triage() && v.triaged_by.is_none());
-        let is_untri = n
-            .as_ref()
-            .is_some_and(|v| v.status.needs_triage() && v.triaged_by.is_none());
-        let r = format!("{}#{} {}", case, query + 1, oracle);
-        if was_div && !is_div {
-            d.divergences_fixed.push(r.clone());
-        }
-        if is_div && !was_div {
-            d.divergences_new.push(r.clone());
-        }
-        if is_untri && !was_untri {
-            d.untriaged_new.push(r.clone());
-        }
-        if was_untri && !is_untri {
-            d.untriaged_gone.push(r);
-        }
+        divergence_moves(
+            d,
+            &format!("{}#{} {}", case, query + 1, oracle),
+            o.as_ref(),
+            n.as_ref(),
+        );
         d.cells.push(CellChange {
             case: case.clone(),
             query: *query,
@@ -238,8 +250,32 @@ pub fn diff(old: &Report, new: &Report) -> Diff {
     d.cells.sort_by(|a, b| {
         (a.kind, &a.case, a.query, &a.oracle).cmp(&(b.kind, &b.case, b.query, &b.oracle))
     });
+}
 
-    // Ledger entries: the set of cells each explains, before and after.
+/// The lists a cell `r` moves between: divergences fixed or new, untriaged
+/// cells new or gone.
+fn divergence_moves(d: &mut Diff, r: &str, o: Option<&CellView>, n: Option<&CellView>) {
+    let was_div = o.is_some_and(|v| v.status.needs_triage());
+    let is_div = n.is_some_and(|v| v.status.needs_triage());
+    let was_untri = o.is_some_and(|v| v.status.needs_triage() && v.triaged_by.is_none());
+    let is_untri = n.is_some_and(|v| v.status.needs_triage() && v.triaged_by.is_none());
+    let r = r.to_string();
+    if was_div && !is_div {
+        d.divergences_fixed.push(r.clone());
+    }
+    if is_div && !was_div {
+        d.divergences_new.push(r.clone());
+    }
+    if is_untri && !was_untri {
+        d.untriaged_new.push(r.clone());
+    }
+    if was_untri && !is_untri {
+        d.untriaged_gone.push(r);
+    }
+}
+
+/// Ledger entries whose set of explained cells changed.
+fn entries(d: &mut Diff, old: &Report, new: &Report) {
     let explained = |r: &Report| -> BTreeMap<String, BTreeSet<(String, usize, String)>> {
         let mut m: BTreeMap<String, BTreeSet<(String, usize, String)>> = BTreeMap::new();
         for c in &r.cells {
@@ -261,23 +297,6 @@ pub fn diff(old: &Report, new: &Report) -> Diff {
             d.entries.insert(id.clone(), (a.len(), b.len()));
         }
     }
-    let so: BTreeSet<&String> = old.stale.iter().collect();
-    let sn: BTreeSet<&String> = new.stale.iter().collect();
-    d.stale_new = sn.difference(&so).map(|s| s.to_string()).collect();
-    d.stale_gone = so.difference(&sn).map(|s| s.to_string()).collect();
-
-    let (co, cn) = (cards(old), cards(new));
-    for (name, card) in &cn {
-        if let Some(oc) = co.get(name) {
-            let (a, b) = (oc.all.share(), card.all.share());
-            let counts =
-                |t: &super::model::Tally| (t.matched, t.deviated, t.failed, t.split, t.unsupported);
-            if counts(&oc.all) != counts(&card.all) {
-                d.scores.insert(name.clone(), (a, b));
-            }
-        }
-    }
-    d
 }
 
 fn pct(p: Option<f64>) -> String {
@@ -285,8 +304,13 @@ fn pct(p: Option<f64>) -> String {
         .unwrap_or_else(|| "–".into())
 }
 
+/// The first 16 characters of a hash (by characters: a hand-edited report
+/// may hold anything there).
 fn short(hash: &str) -> &str {
-    &hash[..hash.len().min(16)]
+    match hash.char_indices().nth(16) {
+        Some((i, _)) => &hash[..i],
+        None => hash,
+    }
 }
 
 impl Diff {
@@ -361,6 +385,19 @@ impl Diff {
                 list(&self.cases_removed)
             );
         }
+        self.text_oracles(&mut s);
+        self.text_cells(&mut s);
+        self.text_divergences(&mut s);
+        if !self.scores.is_empty() {
+            let _ = writeln!(s, "\nscores:");
+            for (n, (a, b)) in &self.scores {
+                let _ = writeln!(s, "  {n}: {} -> {}", pct(*a), pct(*b));
+            }
+        }
+        s
+    }
+
+    fn text_oracles(&self, s: &mut String) {
         let _ = writeln!(
             s,
             "\noracle versions changed: {}",
@@ -383,6 +420,9 @@ impl Diff {
                 self.oracle_cells.get(n).unwrap_or(&0)
             );
         }
+    }
+
+    fn text_cells(&self, s: &mut String) {
         let _ = writeln!(s, "\ncells changed: {}", self.cells.len());
         for (kind, cells) in self.kinds() {
             let _ = writeln!(s, "  {} ({}):", kind.heading(), cells.len());
@@ -397,6 +437,9 @@ impl Diff {
                 );
             }
         }
+    }
+
+    fn text_divergences(&self, s: &mut String) {
         let _ = writeln!(s, "\ndivergences:");
         let _ = writeln!(
             s,
@@ -428,11 +471,7 @@ impl Diff {
             self.entries.len()
         );
         for (id, (a, b)) in &self.entries {
-            let what = match (a, b) {
-                (0, _) => "new (explains cells now, none before)",
-                (_, 0) => "gone (explains no cell now: fixed, or the entry was removed)",
-                _ => "changed",
-            };
+            let what = entry_move(*a, *b);
             let _ = writeln!(s, "    {id}: {a} -> {b} cells, {what}");
         }
         if !self.stale_new.is_empty() || !self.stale_gone.is_empty() {
@@ -443,13 +482,6 @@ impl Diff {
                 list(&self.stale_gone)
             );
         }
-        if !self.scores.is_empty() {
-            let _ = writeln!(s, "\nscores:");
-            for (n, (a, b)) in &self.scores {
-                let _ = writeln!(s, "  {n}: {} -> {}", pct(*a), pct(*b));
-            }
-        }
-        s
     }
 
     pub fn markdown(&self) -> String {
@@ -478,6 +510,19 @@ impl Diff {
                 md_list(&self.cases_removed)
             );
         }
+        self.md_versions(&mut s);
+        self.md_cells(&mut s);
+        self.md_divergences(&mut s);
+        if !self.scores.is_empty() {
+            let _ = writeln!(s, "\n### Scores\n\n| oracle | old | new |\n|---|---|---|");
+            for (n, (a, b)) in &self.scores {
+                let _ = writeln!(s, "| `{n}` | {} | {} |", pct(*a), pct(*b));
+            }
+        }
+        s
+    }
+
+    fn md_versions(&self, s: &mut String) {
         if !self.versions_changed.is_empty()
             || !self.oracles_added.is_empty()
             || !self.oracles_removed.is_empty()
@@ -497,6 +542,9 @@ impl Diff {
             }
             s.push('\n');
         }
+    }
+
+    fn md_cells(&self, s: &mut String) {
         if !self.cells.is_empty() {
             let _ = writeln!(s, "### Cells changed ({})\n", self.cells.len());
             let long = self.cells.len() > 30;
@@ -512,38 +560,16 @@ impl Diff {
                 "| change | cell | oracle | expected | old | new |\n|---|---|---|---|---|---|"
             );
             for c in &self.cells {
-                let side = |v: &Option<CellView>| match v {
-                    Some(v) => format!(
-                        "{} ({}, {})",
-                        cell(&v.label),
-                        v.status.as_str(),
-                        cell(&v.triage())
-                    ),
-                    None => "—".into(),
-                };
-                let exp = match (&c.old, &c.new) {
-                    (Some(o), Some(n)) if o.expected != n.expected => {
-                        format!("{} → {}", cell(&o.expected), cell(&n.expected))
-                    }
-                    (_, Some(v)) | (Some(v), None) => cell(&v.expected),
-                    _ => String::new(),
-                };
-                let _ = writeln!(
-                    s,
-                    "| {} | `{}` | `{}` | {} | {} | {} |",
-                    c.kind.as_str(),
-                    c.query_ref(),
-                    c.oracle,
-                    exp,
-                    side(&c.old),
-                    side(&c.new)
-                );
+                md_cell_row(s, c);
             }
             if long {
                 let _ = writeln!(s, "\n</details>");
             }
             s.push('\n');
         }
+    }
+
+    fn md_divergences(&self, s: &mut String) {
         let _ = writeln!(s, "### Divergences\n");
         let _ = writeln!(
             s,
@@ -570,11 +596,7 @@ impl Diff {
             md_list(&self.untriaged_gone)
         );
         for (id, (a, b)) in &self.entries {
-            let what = match (a, b) {
-                (0, _) => "new (explains cells now, none before)",
-                (_, 0) => "gone (explains no cell now: fixed, or the entry was removed)",
-                _ => "changed",
-            };
+            let what = entry_move(*a, *b);
             let _ = writeln!(s, "- ledger `{id}`: {a} → {b} cells, {what}");
         }
         if !self.stale_new.is_empty() || !self.stale_gone.is_empty() {
@@ -585,14 +607,46 @@ impl Diff {
                 md_list(&self.stale_gone)
             );
         }
-        if !self.scores.is_empty() {
-            let _ = writeln!(s, "\n### Scores\n\n| oracle | old | new |\n|---|---|---|");
-            for (n, (a, b)) in &self.scores {
-                let _ = writeln!(s, "| `{n}` | {} | {} |", pct(*a), pct(*b));
-            }
-        }
-        s
     }
+}
+
+/// How an entry's explained cells moved, in words.
+fn entry_move(before: usize, after: usize) -> &'static str {
+    match (before, after) {
+        (0, _) => "new (explains cells now, none before)",
+        (_, 0) => "gone (explains no cell now: fixed, or the entry was removed)",
+        _ => "changed",
+    }
+}
+
+/// One row of the markdown table of changed cells.
+fn md_cell_row(s: &mut String, c: &CellChange) {
+    let side = |v: &Option<CellView>| match v {
+        Some(v) => format!(
+            "{} ({}, {})",
+            cell(&v.label),
+            v.status.as_str(),
+            cell(&v.triage())
+        ),
+        None => "—".into(),
+    };
+    let exp = match (&c.old, &c.new) {
+        (Some(o), Some(n)) if o.expected != n.expected => {
+            format!("{} → {}", cell(&o.expected), cell(&n.expected))
+        }
+        (_, Some(v)) | (Some(v), None) => cell(&v.expected),
+        _ => String::new(),
+    };
+    let _ = writeln!(
+        s,
+        "| {} | `{}` | `{}` | {} | {} | {} |",
+        c.kind.as_str(),
+        c.query_ref(),
+        c.oracle,
+        exp,
+        side(&c.old),
+        side(&c.new)
+    );
 }
 
 fn list(items: &[String]) -> String {

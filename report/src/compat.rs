@@ -1,0 +1,435 @@
+//! `compat.json`: a run as data, the one schema both written by
+//! `conformance` and read back by the site, `report diff` and the history, so
+//! the writer and the readers cannot drift apart field by field.
+//!
+//! The format is versioned ([`FORMAT`]); a reader that meets a version it
+//! does not know says so instead of guessing. The site can be rendered from a
+//! report alone (no re-run, no corpus needed): the body travels as hex.
+
+use engine::case::{Case, HttpSpec};
+use engine::oracle::{About, Answer, Capabilities, Unavailable};
+use engine::run::RunResult;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+pub use engine::run::Status;
+
+use crate::score::Score;
+
+/// The version this build writes. Bump it when a field changes meaning or
+/// disappears, and keep reading the old one (see [`Report::parse`]).
+pub const FORMAT: &str = "repdiff-compat/1";
+
+/// Every version [`Report::parse`] accepts.
+pub const READABLE: &[&str] = &[FORMAT];
+
+/// How the case model displays an `either` expectation: the one expectation
+/// that is not scored when matched.
+pub const EITHER: &str = "either";
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct OracleRec {
+    pub name: String,
+    pub version: String,
+    /// Structured identity and provenance (absent in snapshots before
+    /// protocol 2).
+    #[serde(default)]
+    pub about: About,
+    #[serde(default)]
+    pub capabilities: Capabilities,
+    #[serde(default)]
+    pub millis: u128,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QueryRec {
+    /// 1-based.
+    pub index: usize,
+    pub ask: String,
+    #[serde(default)]
+    pub agent: String,
+    #[serde(default)]
+    pub url: String,
+    /// As the case model displays it (`allowed`, `either`, `0.5`, ...).
+    pub expect: String,
+    pub basis: String,
+    #[serde(default)]
+    pub why: Option<String>,
+    /// The agreement-class signature of the oracles' answers.
+    #[serde(default)]
+    pub signature: String,
+}
+
+impl QueryRec {
+    /// Scored when matched: anything but `either`, where any verdict would do.
+    pub fn definite(&self) -> bool {
+        self.expect != EITHER
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CaseRec {
+    pub id: String,
+    pub title: String,
+    pub tags: Vec<String>,
+    #[serde(default)]
+    pub source: String,
+    #[serde(default)]
+    pub file: String,
+    #[serde(default)]
+    pub line: usize,
+    /// Metamorphic family: variants that must get the same verdicts.
+    #[serde(default)]
+    pub family: Option<String>,
+    #[serde(default)]
+    pub http: Option<HttpSpec>,
+    /// The body, as bytes in hex, so the report alone can replay a case.
+    pub body_hex: String,
+    pub queries: Vec<QueryRec>,
+}
+
+impl CaseRec {
+    /// The body's exact bytes. [`Report::parse`] has checked the hex, so
+    /// only a hand-built record can come out empty here.
+    pub fn body(&self) -> Vec<u8> {
+        engine::case::decode_hex(&self.body_hex).unwrap_or_default()
+    }
+
+    /// The corpus file relative to the repository (`cases/corpus/seed.yaml`).
+    pub fn file_rel(&self) -> &str {
+        match self.file.find("cases/") {
+            Some(i) => &self.file[i..],
+            None => &self.file,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CellRec {
+    pub case: String,
+    /// 0-based, as in the JSON.
+    pub query: usize,
+    pub oracle: String,
+    pub answer: Answer,
+    pub status: Status,
+    #[serde(default)]
+    pub triaged_by: Option<String>,
+}
+
+impl CellRec {
+    /// `case#N`, 1-based.
+    pub fn query_ref(&self) -> String {
+        format!("{}#{}", self.case, self.query + 1)
+    }
+    pub fn label(&self) -> String {
+        self.answer.outcome.label()
+    }
+    pub fn untriaged(&self) -> bool {
+        self.status.needs_triage() && self.triaged_by.is_none()
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Report {
+    pub format: String,
+    #[serde(default)]
+    pub generated_unix: u64,
+    pub corpus_hash: String,
+    #[serde(default)]
+    pub millis: u128,
+    pub oracles: Vec<OracleRec>,
+    #[serde(default)]
+    pub unavailable: Vec<Unavailable>,
+    /// Per oracle, as [`crate::score::cards`] counts them; written for
+    /// readers without this crate, recomputed from the cells by this one.
+    #[serde(default)]
+    pub scores: BTreeMap<String, Score>,
+    pub cases: Vec<CaseRec>,
+    pub cells: Vec<CellRec>,
+    #[serde(default)]
+    pub stale: Vec<String>,
+}
+
+/// The key of one cell: case id, 0-based query, oracle.
+pub type CellKey = (String, usize, String);
+
+impl Report {
+    /// A run as its report. Case files are named relative to `base` (the
+    /// repository root), so the same corpus run from two checkouts gives the
+    /// same bytes.
+    pub fn from_run(result: &RunResult, cases: &[&Case], corpus_hash: &str, base: &Path) -> Report {
+        let sigs: BTreeMap<(&str, usize), &str> = result
+            .signatures
+            .iter()
+            .map(|s| ((s.case.as_str(), s.query), s.signature.as_str()))
+            .collect();
+        let mut report = Report {
+            format: FORMAT.to_string(),
+            generated_unix: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs())
+                .unwrap_or(0),
+            corpus_hash: corpus_hash.to_string(),
+            millis: result.millis,
+            oracles: result.oracles.iter().map(OracleRec::from_run).collect(),
+            unavailable: result.unavailable.clone(),
+            scores: BTreeMap::new(),
+            cases: cases
+                .iter()
+                .map(|c| CaseRec::from_case(c, base, &sigs))
+                .collect(),
+            cells: result.cells.iter().map(CellRec::from_run).collect(),
+            stale: result.stale.clone(),
+        };
+        report.scores = crate::score::cards(&report)
+            .into_iter()
+            .map(|(name, card)| (name, card.all))
+            .collect();
+        report
+    }
+
+    /// The `compat.json` text.
+    pub fn to_json(&self) -> Result<String, String> {
+        serde_json::to_string_pretty(self).map_err(|e| format!("cannot serialise the report: {e}"))
+    }
+
+    /// Parse a `compat.json`; anything else is an error that says what it got.
+    pub fn parse(text: &str) -> Result<Report, String> {
+        let report: Report = serde_json::from_str(text)
+            .map_err(|e| format!("not a repdiff compat.json (expected format {FORMAT}): {e}"))?;
+        if !READABLE.contains(&report.format.as_str()) {
+            return Err(format!(
+                "format {:?} is not one this build reads ({})",
+                report.format,
+                READABLE.join(", ")
+            ));
+        }
+        for c in &report.cases {
+            engine::case::decode_hex(&c.body_hex)
+                .map_err(|e| format!("case {}: body_hex: {e}", c.id))?;
+            if let Some(q) = c.queries.iter().enumerate().find(|(i, q)| q.index != i + 1) {
+                return Err(format!(
+                    "case {}: query {} is numbered {}",
+                    c.id,
+                    q.0 + 1,
+                    q.1.index
+                ));
+            }
+        }
+        Ok(report)
+    }
+
+    /// [`Report::parse`] of a file; errors name it.
+    pub fn load(path: &Path) -> Result<Report, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        Report::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    pub fn case(&self, id: &str) -> Option<&CaseRec> {
+        self.cases.iter().find(|c| c.id == id)
+    }
+
+    pub fn oracle(&self, name: &str) -> Option<&OracleRec> {
+        self.oracles.iter().find(|o| o.name == name)
+    }
+
+    pub fn queries(&self) -> usize {
+        self.cases.iter().map(|c| c.queries.len()).sum()
+    }
+
+    /// Every cell by (case, query, oracle).
+    pub fn cell_map(&self) -> BTreeMap<CellKey, &CellRec> {
+        self.cells
+            .iter()
+            .map(|c| ((c.case.clone(), c.query, c.oracle.clone()), c))
+            .collect()
+    }
+
+    /// The cells of one case, by (query, oracle).
+    pub fn cells_by_case(&self) -> BTreeMap<&str, Vec<&CellRec>> {
+        let mut out: BTreeMap<&str, Vec<&CellRec>> = BTreeMap::new();
+        for c in &self.cells {
+            out.entry(c.case.as_str()).or_default().push(c);
+        }
+        out
+    }
+
+    pub fn untriaged(&self) -> impl Iterator<Item = &CellRec> {
+        self.cells.iter().filter(|c| c.untriaged())
+    }
+}
+
+impl OracleRec {
+    fn from_run(o: &engine::run::OracleInfo) -> OracleRec {
+        OracleRec {
+            name: o.name.clone(),
+            version: o.version.clone(),
+            about: o.about.clone(),
+            capabilities: o.capabilities,
+            millis: o.millis,
+        }
+    }
+}
+
+impl CellRec {
+    fn from_run(c: &engine::run::Cell) -> CellRec {
+        CellRec {
+            case: c.case.clone(),
+            query: c.query,
+            oracle: c.oracle.clone(),
+            answer: c.answer.clone(),
+            status: c.status,
+            triaged_by: c.triaged_by.clone(),
+        }
+    }
+}
+
+impl CaseRec {
+    fn from_case(c: &Case, base: &Path, sigs: &BTreeMap<(&str, usize), &str>) -> CaseRec {
+        CaseRec {
+            id: c.id.clone(),
+            title: c.title.clone(),
+            tags: c.tags.clone(),
+            source: c.source.clone(),
+            file: c
+                .file
+                .strip_prefix(base)
+                .unwrap_or(&c.file)
+                .display()
+                .to_string(),
+            line: c.line,
+            family: c.family.clone(),
+            http: c.http.clone(),
+            body_hex: c.body.iter().map(|b| format!("{b:02x}")).collect(),
+            queries: c
+                .queries
+                .iter()
+                .enumerate()
+                .map(|(i, q)| QueryRec {
+                    index: i + 1,
+                    ask: q.query.ask.as_str().to_string(),
+                    agent: q.query.agent.clone(),
+                    url: q.query.url.clone(),
+                    expect: q.expect.to_string(),
+                    basis: q.basis.clone(),
+                    why: q.why.clone(),
+                    signature: sigs
+                        .get(&(c.id.as_str(), i))
+                        .copied()
+                        .unwrap_or("")
+                        .to_string(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The RFC 9309 section a query's basis cites (`RFC 9309 §2.2.1 MUST (...)`
+/// gives `§2.2.1`); a convention gives `convention`.
+pub fn section_of(basis: &str) -> String {
+    let Some(rest) = basis.strip_prefix("RFC 9309") else {
+        return "convention".into();
+    };
+    let rest = rest.trim_start();
+    let Some(num) = rest.strip_prefix('§') else {
+        return "RFC 9309".into();
+    };
+    let n: String = num
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    let n = n.trim_end_matches('.');
+    if n.is_empty() {
+        "RFC 9309".into()
+    } else {
+        format!("§{n}")
+    }
+}
+
+/// Sections in document order (§2.2 < §2.2.1 < §2.10 < §5.1 < convention).
+pub fn section_order(s: &str) -> (u8, Vec<u32>, String) {
+    match s.strip_prefix('§') {
+        Some(n) => (
+            0,
+            n.split('.')
+                .map(|p| p.parse().unwrap_or(u32::MAX))
+                .collect(),
+            String::new(),
+        ),
+        None => (1, Vec::new(), s.to_string()),
+    }
+}
+
+/// RFC 9309's section titles, for headings.
+pub fn section_title(s: &str) -> &'static str {
+    match s {
+        "§1" => "Introduction",
+        "§2" => "Specification",
+        "§2.1" => "Protocol Definition",
+        "§2.2" => "Formal Syntax",
+        "§2.2.1" => "The User-Agent Line",
+        "§2.2.2" => "The \"Allow\" and \"Disallow\" Lines",
+        "§2.2.3" => "Special Characters",
+        "§2.2.4" => "Other Records",
+        "§2.3" => "Access Method",
+        "§2.3.1" => "Access Results",
+        "§2.3.1.1" => "Successful Access",
+        "§2.3.1.2" => "Redirects",
+        "§2.3.1.3" => "\"Unavailable\" Status",
+        "§2.3.1.4" => "\"Unreachable\" Status",
+        "§2.3.1.5" => "Parsing Errors",
+        "§2.4" => "Caching",
+        "§2.5" => "Limits",
+        "§3" => "Security Considerations",
+        "§5" => "Examples",
+        "§5.1" => "Simple Example",
+        "§5.2" => "Longest Match",
+        "convention" => "no RFC rule: a stated convention",
+        _ => "",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sections_from_basis() {
+        assert_eq!(section_of("RFC 9309 §2.2.1 MUST (x)"), "§2.2.1");
+        assert_eq!(section_of("RFC 9309 §2.2 ABNF"), "§2.2");
+        assert_eq!(section_of("RFC 9309 §5.1 (foobot)"), "§5.1");
+        assert_eq!(section_of("RFC 9309 §2.3.1.5. MUST"), "§2.3.1.5");
+        assert_eq!(section_of("convention: RFC 3986 §2.1"), "convention");
+        let mut v = vec!["§2.10", "convention", "§2.2.1", "§2.2", "§5.1", "§2.3.1.5"];
+        v.sort_by_key(|x| section_order(x));
+        assert_eq!(
+            v,
+            ["§2.2", "§2.2.1", "§2.3.1.5", "§2.10", "§5.1", "convention"]
+        );
+    }
+
+    #[test]
+    fn either_is_what_the_case_model_displays() {
+        use engine::case::{Expect, Verdict};
+        assert_eq!(Expect::Verdict(Verdict::Either).to_string(), EITHER);
+        assert_ne!(Expect::Verdict(Verdict::Allowed).to_string(), EITHER);
+    }
+
+    #[test]
+    fn unknown_formats_and_bad_bodies_are_refused() {
+        let base = r#"{"format":"F","corpus_hash":"h","oracles":[],"cases":[
+            {"id":"c","title":"t","tags":[],"body_hex":"B","queries":[]}],"cells":[]}"#;
+        let with = |f: &str, b: &str| {
+            base.replace("\"F\"", &format!("{f:?}"))
+                .replace("\"B\"", &format!("{b:?}"))
+        };
+        assert!(Report::parse(&with(FORMAT, "41")).is_ok());
+        let e = Report::parse(&with("repdiff-compat/9", "41")).unwrap_err();
+        assert!(e.contains("repdiff-compat/9"), "{e}");
+        let e = Report::parse(&with(FORMAT, "4")).unwrap_err();
+        assert!(e.contains("case c"), "{e}");
+        assert!(Report::parse("{}").unwrap_err().contains(FORMAT));
+    }
+}

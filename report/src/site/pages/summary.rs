@@ -1,0 +1,67 @@
+//! `summary.md`: the README's summary.
+
+use super::*;
+
+/// The summary for the README: the scorecard and the oracle x tag matrix,
+/// in markdown (text only: every number is there, no colour needed).
+pub fn summary_markdown(report: &Report) -> String {
+    let cards = cards(report);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Run of {}: {} cases, {} queries, corpus `{}`; {} untriaged cell(s).\n",
+        crate::site::utc(report.generated_unix),
+        report.cases.len(),
+        report.queries(),
+        short(&report.corpus_hash),
+        report.untriaged().count()
+    );
+    let _ = writeln!(
+        s,
+        "| oracle | version | RFC 9309 score | matched / scored | deviate | failed | split | untriaged |\n|---|---|---|---|---|---|---|---|"
+    );
+    for o in &report.oracles {
+        let t = cards.get(&o.name).map(|c| c.all).unwrap_or_default();
+        let version = o.version.split(" (").next().unwrap_or("");
+        let _ = writeln!(
+            s,
+            "| [`{}`](reports/site/oracles/{}.html) | {} | **{}** | {}/{} | {} | {} | {} | {} |",
+            o.name,
+            slug(&o.name),
+            version.replace('|', "\\|"),
+            pct(t.share()),
+            t.matched,
+            t.scored(),
+            t.deviated,
+            t.failed,
+            t.split,
+            t.untriaged
+        );
+    }
+    let _ = write!(s, "\n| tag |");
+    for o in &report.oracles {
+        let _ = write!(s, " `{}` |", o.name);
+    }
+    let _ = write!(s, "\n|---|");
+    for _ in &report.oracles {
+        s.push_str("---|");
+    }
+    s.push('\n');
+    for tag in tags(report) {
+        let _ = write!(s, "| {tag} |");
+        for o in &report.oracles {
+            let t = cards
+                .get(&o.name)
+                .and_then(|c| c.tags.get(&tag))
+                .copied()
+                .unwrap_or_default();
+            if t.scored() == 0 {
+                s.push_str(" – |");
+            } else {
+                let _ = write!(s, " {} |", pct(t.share()));
+            }
+        }
+        s.push('\n');
+    }
+    s
+}
