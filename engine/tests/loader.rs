@@ -217,7 +217,10 @@ fn profile_pins_load_and_are_checked() {
 
     let no_cite = pinned.replace("cite: \"1996 §3.2.1\"", "cite: \" \"");
     let e = err(&no_cite);
-    assert!(e.starts_with("t.yaml:3:") && e.contains("`cite` must name"), "{e}");
+    assert!(
+        e.starts_with("t.yaml:3:") && e.contains("`cite` must name"),
+        "{e}"
+    );
 
     let either = pinned.replace("expect: allowed, cite", "expect: either, cite");
     assert!(err(&either).contains("a pin is allowed or disallowed"));

@@ -72,6 +72,13 @@ impl Opts {
 pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     let extra = select::oracle_cmds(&opts.oracle_cmds)?;
     select::validate(&opts.oracles, &extra)?;
+    let profiles = select::profile_names();
+    if let Some(p) = opts.oracles.iter().find(|n| profiles.contains(n)) {
+        return Err(Usage(format!(
+            "`{p}` is an expectation profile, a reference rather than a parser under test: \
+             ask it with `check --oracle {p}`"
+        )));
+    }
     let corpus = paths::load_corpus()?;
     let ledger = load_ledger(&corpus, &extra)?;
     let cases = select_cases(&corpus, &opts)?;

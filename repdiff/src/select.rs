@@ -28,6 +28,24 @@ pub fn known_names() -> Vec<String> {
     names
 }
 
+/// The expectation profiles (`robots-1996`, `robots-1994`, `googlebot`):
+/// references, not parsers, so never in the default selection; `check`
+/// runs them when named.
+pub fn profile_names() -> Vec<String> {
+    oracles::profiles()
+        .iter()
+        .map(|e| e.name.to_string())
+        .collect()
+}
+
+/// Every oracle this binary serves as `worker NAME`: the parsers and the
+/// profiles.
+fn builtins() -> Vec<oracles::Entry> {
+    let mut all = oracles::registry();
+    all.extend(oracles::profiles());
+    all
+}
+
 /// `--oracle-cmd NAME='COMMAND'` flags, parsed.
 pub fn oracle_cmds(specs: &[String]) -> Result<Vec<External>, Usage> {
     let known = known_names();
@@ -49,14 +67,17 @@ pub fn oracle_cmds(specs: &[String]) -> Result<Vec<External>, Usage> {
 pub fn validate(names: &[String], extra: &[External]) -> Result<(), Usage> {
     registry::externals()?;
     let known = known_names();
+    let profiles = profile_names();
     for n in names {
         if !known.contains(n)
+            && !profiles.contains(n)
             && !chaos::NAMES.contains(&n.as_str())
             && !extra.iter().any(|e| &e.name == n)
         {
             return Err(Usage(format!(
-                "unknown oracle `{n}` (known: {})",
-                known.join(", ")
+                "unknown oracle `{n}` (known: {}; profiles: {})",
+                known.join(", "),
+                profiles.join(", ")
             )));
         }
     }
@@ -99,7 +120,7 @@ pub fn start(names: &[String], extra: &[External], in_process: bool, limits: Lim
             },
         )
         .collect();
-    let registry = oracles::registry();
+    let registry = builtins();
     let exe = self_exe();
     let mut sel = Selection {
         oracles: Vec::new(),
@@ -192,7 +213,7 @@ pub fn worker(name: &str) -> i32 {
         if let Some(c) = chaos::make(name) {
             return Ok(c);
         }
-        match oracles::registry().into_iter().find(|e| e.name == name) {
+        match builtins().into_iter().find(|e| e.name == name) {
             Some(e) => (e.make)(),
             None => Err(Unavailable {
                 oracle: name.to_string(),

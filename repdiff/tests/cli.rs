@@ -88,3 +88,61 @@ fn prints_completions() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("conformance"));
 }
+
+/// Issue 13's example: the 1996 draft searches the robot's name token inside
+/// the line's value, so `User-agent: MyBotPro` applies to MyBot and
+/// `User-agent: bot` does not; RFC 9309 says allowed to both. The profiles
+/// run as workers of this binary, and conformance refuses them.
+#[test]
+fn profiles_answer_check_and_are_no_conformance_subjects() {
+    let root = checkout().canonicalize().expect("checkout");
+    let root = root.to_str().expect("utf-8 path");
+    let ask = |body: &[u8]| {
+        let out = repdiff(
+            &[
+                "check",
+                "--root",
+                root,
+                "--robots",
+                "-",
+                "--agent",
+                "MyBot",
+                "--url",
+                "http://example.test/x",
+                "--oracle",
+                "robots-1996",
+                "--oracle",
+                "rfc9309",
+                "--json",
+            ],
+            body,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+        let outcome = |o: &str| {
+            doc["oracles"][o]["outcome"]
+                .as_str()
+                .unwrap_or("")
+                .to_string()
+        };
+        (outcome("robots-1996"), outcome("rfc9309"))
+    };
+    assert_eq!(
+        ask(b"User-agent: MyBotPro\nDisallow: /\n"),
+        ("disallowed".into(), "allowed".into())
+    );
+    assert_eq!(
+        ask(b"User-agent: bot\nDisallow: /\n"),
+        ("allowed".into(), "allowed".into())
+    );
+    let out = repdiff(
+        &["conformance", "--root", root, "--oracle", "robots-1996"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expectation profile"));
+}

@@ -88,7 +88,7 @@ impl Classic {
                     "{}: record at line {line} names `{}` ({})",
                     self.agent_cite(),
                     String::from_utf8_lossy(&token),
-                    direction_label(r)
+                    direction_label(r, self.edition)
                 ),
             ),
             Chosen::Star { record, line } => (
@@ -107,8 +107,8 @@ impl Classic {
             Some(rule) => answer(
                 rule.allow,
                 format!(
-                    "{why}; {} first match in file order: line {} `{}: {}`",
-                    self.cite(),
+                    "{why}; {}: line {} `{}: {}`",
+                    self.rule_cite(),
                     rule.line,
                     if rule.allow { "Allow" } else { "Disallow" },
                     String::from_utf8_lossy(&rule.path)
@@ -121,6 +121,17 @@ impl Classic {
         }
     }
 
+    /// 1996 §3.2.2 decides by the first match; 1994 has only Disallow, so
+    /// any Disallow that starts the URL decides.
+    fn rule_cite(&self) -> &'static str {
+        match self.edition {
+            Edition::Y1994 => {
+                "1994 The Format: any URL that starts with this value will not be retrieved"
+            }
+            Edition::Y1996 => "1996 §3.2.2 the first match in record order",
+        }
+    }
+
     fn agent_cite(&self) -> &'static str {
         match self.edition {
             Edition::Y1994 => "1994 The Format (User-agent)",
@@ -129,11 +140,16 @@ impl Classic {
     }
 }
 
-fn direction_label(r: &Readings) -> &'static str {
-    match r.direction {
-        classic::Direction::TokenInValue => "the name token inside the line's value",
-        classic::Direction::ValueInToken => {
-            "reading value-in-name: the line's value inside the name"
+/// 1996 §3.2.1 says which string holds the other; 1994 does not, so there
+/// the direction is a named reading.
+fn direction_label(r: &Readings, edition: Edition) -> &'static str {
+    match (edition, r.direction) {
+        (Edition::Y1996, classic::Direction::TokenInValue) => "the name token inside the line's value",
+        (Edition::Y1994, classic::Direction::TokenInValue) => {
+            "reading direction=token-in-value (default, the 1996 draft's): the name inside the line's value"
+        }
+        (_, classic::Direction::ValueInToken) => {
+            "reading direction=value-in-name: the line's value inside the name"
         }
     }
 }
