@@ -14,6 +14,7 @@ mod registry;
 mod report_site;
 mod select;
 mod setup;
+mod suites;
 mod verify_cpython315;
 mod verify_google;
 
@@ -29,7 +30,8 @@ usage: cargo xtask <command> [--help]
   gen-metamorphic  regenerate cases/corpus/metamorphic.yaml (--check: verify it is current)
   report        render the published site (reports/site/) from a run; `report diff OLD NEW`
   verify-cpython315  compare the cpython-3.15 oracle with CPython 3.15.0rc1 itself (pyodide)
-  verify-google  build and run Google's own robots_test.cc against the google oracle's robots.cc";
+  verify-google  build and run Google's own robots_test.cc against the google oracle's robots.cc
+  suites        every oracle on every parser's own test suite (--json)";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -52,6 +54,7 @@ fn main() {
         Some("gen-metamorphic") => gen_metamorphic::main(rest),
         Some("verify-cpython315") => verify_cpython315::main(rest),
         Some("verify-google") => verify_google::main(rest),
+        Some("suites") => suites::main(rest),
         Some("worker") => Ok(select::worker(rest.first().map_or("", String::as_str))),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
