@@ -270,7 +270,7 @@ fn print_human(suites: &[Suite], columns: &[Column], report: &Value) {
         .max()
         .unwrap_or(6)
         .max(9);
-    print!("{:<16} {:>5} {:>5}", "suite", "tests", "skip");
+    print!("{:<16} {:>7} {:>5}", "suite", "asserts", "skip");
     for c in columns {
         print!(" {:>width$}", c.oracle);
     }
@@ -278,7 +278,7 @@ fn print_human(suites: &[Suite], columns: &[Column], report: &Value) {
     for suite in suites {
         let entry = &report["suites"][&suite.suite];
         print!(
-            "{:<16} {:>5} {:>5}",
+            "{:<16} {:>7} {:>5}",
             suite.suite,
             suite.assertions.len(),
             suite.skipped.len()
@@ -292,7 +292,7 @@ fn print_human(suites: &[Suite], columns: &[Column], report: &Value) {
         println!();
     }
     println!(
-        "\n* = the parser's own suite. tests = assertions (allow/disallow calls in passing tests)."
+        "\n* = the parser's own suite; asserts = allow/disallow calls made by passing tests; skip = calls the protocol cannot express."
     );
     for suite in suites {
         let misses = report["suites"][&suite.suite]["own_misses"]
