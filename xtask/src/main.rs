@@ -10,6 +10,7 @@ mod cli;
 mod fuzz;
 mod gen_metamorphic;
 mod setup;
+mod suites;
 mod verify_cpython315;
 mod verify_google;
 
@@ -54,6 +55,9 @@ enum Command {
     /// Build and run Google's own robots_test.cc against the google oracle's robots.cc
     #[command(long_about = verify_google::HELP)]
     VerifyGoogle,
+    /// Every oracle on every parser's own test suite (--json)
+    #[command(long_about = suites::HELP)]
+    Suites(suites::Opts),
 }
 
 const HOST: Host = Host {
@@ -84,6 +88,7 @@ fn main() {
         Command::GenMetamorphic(o) => gen_metamorphic::main(o),
         Command::VerifyCpython315(o) => verify_cpython315::main(o),
         Command::VerifyGoogle => verify_google::main(),
+        Command::Suites(o) => suites::main(o),
     });
     std::process::exit(exit_code(result));
 }

@@ -8,6 +8,7 @@
 pub mod external;
 pub mod google;
 pub mod python;
+pub mod suites;
 
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -135,6 +136,7 @@ pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
         ("python", python::ensure),
         ("google", google::ensure),
         ("external", external::ensure),
+        ("suites", suites::ensure),
     ];
     let mut errors = Vec::new();
     for (name, step) in steps {

@@ -1,0 +1,359 @@
+//! `cargo xtask suites`: every oracle on every parser's own test suite.
+//!
+//! Each parser's suite is an independent corpus its authors wrote and keep
+//! green; asking every other parser the same questions shows where they
+//! part ways on cases nobody here made up. The suites are captured at setup
+//! (`setup::suites`); this command only asks and scores.
+
+pub mod model;
+
+use crate::cli::Usage;
+use crate::{paths, select, setup};
+use engine::oracle::{Ask, Oracle, Outcome, Query, Unavailable};
+use engine::worker::Limits;
+use model::{Assertion, Suite};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+pub const HELP: &str = "\
+cargo xtask suites [--json] [--oracle NAME]... [--no-setup] [--timeout SECS]
+
+Runs every oracle (or those named) on every parser's own test suite, as
+captured by `cargo xtask setup` into .cache/suites/ (Google's robots_test.cc,
+CPython's test_robotparser.py, protego's, robotspy's, robots-parser's and
+texting_robots' tests), and prints the suite x oracle matrix of assertions
+passed. Under it: each assertion a parser fails in its own suite, with the
+answer it gave and how the suite fed it, and every contradiction (two suites
+expecting opposite verdicts for the same body, agent and URL).
+--json prints {\"suites\": {\"<suite>\": {\"assertions\": N, \"skipped\": N,
+\"scores\": {\"<oracle>\": passed}, ...}}, ...}. Also written to
+reports/run/suites.json. Exit 1 when an oracle could not start or a suite is
+missing.";
+
+/// One oracle's answers: per suite, per assertion, the outcome it gave.
+struct Column {
+    oracle: String,
+    version: String,
+    outcomes: Vec<Vec<Outcome>>,
+}
+
+#[derive(Debug, clap::Args)]
+pub struct Opts {
+    /// Print one JSON object instead of the matrix
+    #[arg(long)]
+    json: bool,
+    /// Only this oracle (repeatable)
+    #[arg(long = "oracle", value_name = "NAME")]
+    oracles: Vec<String>,
+    /// Do not capture missing suites first
+    #[arg(long)]
+    no_setup: bool,
+    /// Seconds per query before a worker is given up on
+    #[arg(long, default_value_t = 5.0, value_parser = positive_secs)]
+    timeout: f64,
+}
+
+fn positive_secs(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("`{s}` is not a positive number of seconds")),
+    }
+}
+
+pub fn main(opts: Opts) -> Result<i32, Usage> {
+    let names = opts.oracles.clone();
+    select::validate(&names, &[])?;
+    let timeout = Duration::from_secs_f64(opts.timeout);
+    let ctx = setup::Ctx::new();
+    if !opts.no_setup {
+        if let Err(e) = setup::suites::ensure(&ctx, false) {
+            eprintln!("ERROR: {e}");
+        }
+    }
+    let mut suites = Vec::new();
+    let mut missing = Vec::new();
+    for spec in setup::suites::specs() {
+        match model::load(&ctx.cache, spec.suite) {
+            Some(s) => suites.push(s),
+            None => missing.push(spec.suite.to_string()),
+        }
+    }
+    let limits = Limits {
+        timeout,
+        ..Limits::default()
+    };
+    let mut sel = select::start(&names, &[], false, limits);
+    let columns = score(&mut sel.oracles, &suites);
+    let report = to_json(&suites, &columns, &sel.unavailable, &missing);
+    let out = paths::run_dir().join("suites.json");
+    let written = std::fs::create_dir_all(paths::run_dir()).and_then(|()| {
+        std::fs::write(&out, serde_json::to_vec_pretty(&report).unwrap_or_default())
+    });
+    if let Err(e) = written {
+        eprintln!("warning: cannot write {}: {e}", out.display());
+    }
+    if opts.json {
+        println!("{report}");
+    } else {
+        print_human(&suites, &columns, &report);
+    }
+    for u in &sel.unavailable {
+        eprintln!(
+            "ERROR: oracle `{}` could not run: {}\n  fix: {}",
+            u.oracle, u.reason, u.fix
+        );
+    }
+    for m in &missing {
+        eprintln!("ERROR: suite `{m}` is not captured\n  fix: cargo xtask setup");
+    }
+    Ok(i32::from(
+        !sel.unavailable.is_empty() || !missing.is_empty() || suites.is_empty(),
+    ))
+}
+
+/// Ask every oracle every suite's questions, one thread per oracle, one
+/// batch per distinct body (the parse-once batching `Oracle::run` is for).
+fn score(oracles: &mut [Box<dyn Oracle>], suites: &[Suite]) -> Vec<Column> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = oracles
+            .iter_mut()
+            .map(|o| {
+                s.spawn(move || Column {
+                    oracle: o.name().to_string(),
+                    version: o.version(),
+                    outcomes: suites
+                        .iter()
+                        .map(|suite| ask(o.as_mut(), &suite.assertions))
+                        .collect(),
+                })
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    })
+}
+
+fn ask(o: &mut dyn Oracle, assertions: &[Assertion]) -> Vec<Outcome> {
+    let mut by_body: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, a) in assertions.iter().enumerate() {
+        by_body.entry(a.body_hex.as_str()).or_default().push(i);
+    }
+    let mut outcomes = vec![
+        Outcome::Error {
+            kind: "protocol".into(),
+            message: "no answer".into(),
+        };
+        assertions.len()
+    ];
+    for indices in by_body.values() {
+        let queries: Vec<Query> = indices
+            .iter()
+            .map(|&i| Query {
+                ask: Ask::CanFetch,
+                agent: assertions[i].agent.clone(),
+                url: assertions[i].url.clone(),
+            })
+            .collect();
+        let answers = o.run(&assertions[indices[0]].body(), &queries);
+        for (&i, answer) in indices.iter().zip(answers) {
+            outcomes[i] = answer.outcome;
+        }
+    }
+    outcomes
+}
+
+fn passes(a: &Assertion, o: &Outcome) -> bool {
+    matches!(
+        (a.allowed, o),
+        (true, Outcome::Allowed) | (false, Outcome::Disallowed)
+    )
+}
+
+fn verdict(allowed: bool) -> &'static str {
+    if allowed {
+        "allowed"
+    } else {
+        "disallowed"
+    }
+}
+
+fn to_json(
+    suites: &[Suite],
+    columns: &[Column],
+    unavailable: &[Unavailable],
+    missing: &[String],
+) -> Value {
+    let mut out = serde_json::Map::new();
+    for (si, suite) in suites.iter().enumerate() {
+        let scores: serde_json::Map<String, Value> = columns
+            .iter()
+            .map(|c| {
+                let passed = suite
+                    .assertions
+                    .iter()
+                    .zip(&c.outcomes[si])
+                    .filter(|(a, o)| passes(a, o))
+                    .count();
+                (c.oracle.clone(), json!(passed))
+            })
+            .collect();
+        let own_misses: Vec<Value> = columns
+            .iter()
+            .filter(|c| c.oracle == suite.oracle)
+            .flat_map(|c| suite.assertions.iter().zip(&c.outcomes[si]))
+            .filter(|(a, o)| !passes(a, o))
+            .map(|(a, o)| {
+                json!({"id": a.id, "agent": a.agent, "url": a.url, "expected": verdict(a.allowed),
+                       "got": o.label(), "note": a.note})
+            })
+            .collect();
+        let skipped_by_kind = count_by(suite.skipped.iter().map(|s| s.what.as_str()));
+        out.insert(
+            suite.suite.clone(),
+            json!({
+                "assertions": suite.assertions.len(),
+                "skipped": suite.skipped.len(),
+                "scores": scores,
+                "own_oracle": suite.oracle,
+                "own_misses": own_misses,
+                "skipped_by_kind": skipped_by_kind,
+                "tests_total": suite.tests_total,
+                "tests_passed": suite.tests_passed,
+                "not_passed": suite.not_passed,
+                "source": suite.source,
+                "runtime": suite.runtime,
+                "notes": suite.notes,
+            }),
+        );
+    }
+    let versions: serde_json::Map<String, Value> = columns
+        .iter()
+        .map(|c| (c.oracle.clone(), json!(c.version)))
+        .collect();
+    let unavailable: Vec<Value> = unavailable
+        .iter()
+        .map(|u| json!({"oracle": u.oracle, "reason": u.reason, "fix": u.fix}))
+        .collect();
+    json!({
+        "suites": out,
+        "oracles": versions,
+        "contradictions": contradictions(suites),
+        "unavailable": unavailable,
+        "missing_suites": missing,
+    })
+}
+
+fn count_by<'a>(items: impl Iterator<Item = &'a str>) -> BTreeMap<&'a str, usize> {
+    let mut m = BTreeMap::new();
+    for i in items {
+        *m.entry(i).or_default() += 1;
+    }
+    m
+}
+
+/// Same body, agent and URL, opposite expectations, from different suites.
+fn contradictions(suites: &[Suite]) -> Vec<Value> {
+    type Sides<'a> = (Vec<&'a str>, Vec<&'a str>, Vec<&'a str>, Vec<&'a str>);
+    let mut seen: BTreeMap<(&str, &str, &str), Sides> = BTreeMap::new();
+    for suite in suites {
+        for a in &suite.assertions {
+            let e = seen
+                .entry((a.body_hex.as_str(), a.agent.as_str(), a.url.as_str()))
+                .or_default();
+            if a.allowed {
+                e.0.push(&a.id);
+                e.2.push(&suite.suite);
+            } else {
+                e.1.push(&a.id);
+                e.3.push(&suite.suite);
+            }
+        }
+    }
+    seen.into_iter()
+        .filter(|(_, (yes, no, ys, ns))| {
+            !yes.is_empty() && !no.is_empty() && ys.iter().any(|s| !ns.contains(s))
+        })
+        .map(|((body, agent, url), (yes, no, ..))| {
+            let body =
+                String::from_utf8_lossy(&model::from_hex(body).unwrap_or_default()).into_owned();
+            json!({"body": body, "agent": agent, "url": url, "allowed": yes, "disallowed": no})
+        })
+        .collect()
+}
+
+fn print_human(suites: &[Suite], columns: &[Column], report: &Value) {
+    let width = columns
+        .iter()
+        .map(|c| c.oracle.len())
+        .max()
+        .unwrap_or(6)
+        .max(9);
+    print!("{:<16} {:>7} {:>5}", "suite", "asserts", "skip");
+    for c in columns {
+        print!(" {:>width$}", c.oracle);
+    }
+    println!();
+    for suite in suites {
+        let entry = &report["suites"][&suite.suite];
+        print!(
+            "{:<16} {:>7} {:>5}",
+            suite.suite,
+            suite.assertions.len(),
+            suite.skipped.len()
+        );
+        for c in columns {
+            let passed = entry["scores"][&c.oracle].as_u64().unwrap_or(0);
+            let own = if c.oracle == suite.oracle { "*" } else { "" };
+            let cell = format!("{own}{passed}/{}", suite.assertions.len());
+            print!(" {cell:>width$}");
+        }
+        println!();
+    }
+    println!(
+        "\n* = the parser's own suite; asserts = allow/disallow calls made by passing tests; skip = calls the protocol cannot express."
+    );
+    for suite in suites {
+        let misses = report["suites"][&suite.suite]["own_misses"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        if misses.is_empty() {
+            continue;
+        }
+        println!(
+            "\n{} on its own suite `{}`: {} miss(es)",
+            suite.oracle,
+            suite.suite,
+            misses.len()
+        );
+        for m in misses {
+            println!(
+                "  {}  {} {}: expected {}, got {}{}",
+                m["id"].as_str().unwrap_or(""),
+                m["agent"].as_str().unwrap_or(""),
+                m["url"].as_str().unwrap_or(""),
+                m["expected"].as_str().unwrap_or(""),
+                m["got"].as_str().unwrap_or(""),
+                m["note"]
+                    .as_str()
+                    .map(|n| format!(" ({n})"))
+                    .unwrap_or_default()
+            );
+        }
+    }
+    let contradictions = report["contradictions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    println!("\n{} contradiction(s) between suites", contradictions.len());
+    for c in contradictions {
+        println!(
+            "  agent {:?} url {}: allowed by {}, disallowed by {}\n    body {:?}",
+            c["agent"].as_str().unwrap_or(""),
+            c["url"].as_str().unwrap_or(""),
+            c["allowed"],
+            c["disallowed"],
+            c["body"].as_str().unwrap_or("")
+        );
+    }
+}
