@@ -90,7 +90,18 @@ pub const GOOGLE_LIMIT: usize = 500 * 1024;
 /// fetch does not have.
 pub fn google(f: &Fetched) -> Access {
     match f {
-        Fetched::NetworkError { .. } => whole(false, f, "Google, Other errors: a network error is a server error, the site is disallowed for now"),
+        Fetched::NetworkError { .. } => whole(
+            false,
+            f,
+            "Google, Other errors: a network error is a server error, the site is disallowed for now",
+        ),
+        // "follows at least five redirect hops ... and then stops and treats
+        // it as a 404": reading redirect-limit=5, the page's number.
+        Fetched::Response { hops, .. } if *hops > 5 => whole(
+            true,
+            f,
+            "Google, 3xx: five redirect hops followed, then treated as 404 (reading redirect-limit=5): no restrictions",
+        ),
         Fetched::Response { status, body, .. } => match status {
             200..=299 => {
                 let cut = &body[..body.len().min(GOOGLE_LIMIT)];

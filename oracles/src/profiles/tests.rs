@@ -240,6 +240,18 @@ fn status_rules_of_each_text() {
 }
 
 #[test]
+fn google_stops_after_five_redirect_hops() {
+    let six = Fetched::Response {
+        status: 200,
+        hops: 6,
+        body: b"User-agent: *\nDisallow: /\n".to_vec(),
+    };
+    assert_eq!(whole(&status::google(&six)), Some(true));
+    // The 1996 draft follows "until a resource can be found".
+    assert_eq!(whole(&status::draft_1996(&six)), None);
+}
+
+#[test]
 fn google_ignores_content_after_500_kib() {
     let mut body = String::from("User-agent: *\nAllow: /\n");
     body.push_str(&"#".repeat(status::GOOGLE_LIMIT));
