@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_external;
+mod census_cmd;
 mod chaos;
 mod check;
 mod cli;
@@ -23,6 +24,7 @@ usage: cargo xtask <command> [--help]
   setup         fetch and verify every third-party parser (idempotent)
   conformance   run the corpus through every oracle and triage against the ledger
   check         ask every oracle about one robots.txt, agent and URL (or one case)
+  census        every oracle over real robots.txt files (protego's test data, a tar, WARC); `census merge DIR...`
   oracles       list every registered oracle and how it is started (--json)
   fuzz          the nightly differential fuzz job (--minutes N --jobs J); `fuzz minimize FINDING`
   bench         worker overhead per oracle and rfc9309 vs google, measured in one run
@@ -45,6 +47,7 @@ fn main() {
         }
         Some("conformance") => conformance::main(rest),
         Some("check") => check::main(rest),
+        Some("census") => census_cmd::main(rest),
         Some("oracles") => select::list(rest),
         Some("fuzz") => fuzz::main(rest),
         Some("report") => report_site::main(rest),

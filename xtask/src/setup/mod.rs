@@ -7,6 +7,7 @@
 
 pub mod external;
 pub mod google;
+pub mod protego_sdist;
 pub mod python;
 
 use sha2::{Digest, Sha256};
@@ -135,6 +136,7 @@ pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
         ("python", python::ensure),
         ("google", google::ensure),
         ("external", external::ensure),
+        ("census-data", protego_sdist::ensure),
     ];
     let mut errors = Vec::new();
     for (name, step) in steps {
