@@ -317,8 +317,7 @@ fn bad_inputs_name_the_file_and_record() {
         &mut fakes(),
         &opts("w", None),
     )
-    .err()
-    .expect("an error");
+    .expect_err("an error");
     assert!(err.0.contains("<urn:uuid:9>"), "{err}");
     let tar = dir.join("bad.tar.gz");
     std::fs::write(&tar, b"not gzip at all").expect("write");
