@@ -385,6 +385,8 @@ struct Progress {
     start: Instant,
     last: Instant,
     done: u64,
+    /// Files done at the last line printed, so the final line is not a repeat.
+    shown: u64,
     expected: Option<u64>,
     tty: bool,
 }
@@ -395,6 +397,7 @@ impl Progress {
             start: Instant::now(),
             last: Instant::now(),
             done: 0,
+            shown: u64::MAX,
             expected,
             tty: std::io::stderr().is_terminal(),
         }
@@ -422,7 +425,8 @@ impl Progress {
         format!("census: {}{of} files, {rate:.1} files/s, {eta}", self.done)
     }
 
-    fn print(&self) {
+    fn print(&mut self) {
+        self.shown = self.done;
         if self.tty {
             eprint!("\r{}   ", self.line());
         } else {
@@ -430,8 +434,10 @@ impl Progress {
         }
     }
 
-    fn finish(&self) -> Duration {
-        self.print();
+    fn finish(&mut self) -> Duration {
+        if self.shown != self.done {
+            self.print();
+        }
         if self.tty {
             eprintln!();
         }
