@@ -1,6 +1,6 @@
-//! The fuzz command's own argument parsing: clap routes `cargo xtask fuzz
-//! ...` here untouched, so the fuzz library can move without this crate's
-//! command line moving with it.
+//! The fuzz and census commands' own argument parsing: clap routes `cargo
+//! xtask fuzz ...` and `cargo xtask census ...` here untouched (census moves
+//! to the repdiff crate and clap next; see its issue note).
 
 use std::collections::BTreeMap;
 
@@ -44,6 +44,11 @@ impl Args {
             }
         }
         Ok(args)
+    }
+
+    /// Every value of a repeatable flag, in order.
+    pub fn all(&self, flag: &str) -> Vec<String> {
+        self.values.get(flag).cloned().unwrap_or_default()
     }
 
     pub fn has(&self, flag: &str) -> bool {

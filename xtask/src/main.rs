@@ -6,6 +6,7 @@
 
 mod bench;
 mod bench_external;
+mod census_cmd;
 mod cli;
 mod fuzz;
 mod gen_metamorphic;
@@ -55,6 +56,13 @@ enum Command {
     /// Build and run Google's own robots_test.cc against the google oracle's robots.cc
     #[command(long_about = verify_google::HELP)]
     VerifyGoogle,
+    /// Every oracle over real robots.txt files (protego's test data, a tar, WARC); `census merge DIR...`
+    #[command(disable_help_flag = true)]
+    Census {
+        /// Parsed by the census command itself (`cargo xtask census --help`)
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Every oracle on every parser's own test suite (--json)
     #[command(long_about = suites::HELP)]
     Suites(suites::Opts),
@@ -89,6 +97,7 @@ fn main() {
         Command::VerifyCpython315(o) => verify_cpython315::main(o),
         Command::VerifyGoogle => verify_google::main(),
         Command::Suites(o) => suites::main(o),
+        Command::Census { args } => census_cmd::main(&args),
     });
     std::process::exit(exit_code(result));
 }

@@ -7,6 +7,7 @@
 
 pub mod external;
 pub mod google;
+pub mod protego_sdist;
 pub mod python;
 pub mod suites;
 
@@ -137,6 +138,7 @@ pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
         ("google", google::ensure),
         ("external", external::ensure),
         ("suites", suites::ensure),
+        ("census-data", protego_sdist::ensure),
     ];
     let mut errors = Vec::new();
     for (name, step) in steps {

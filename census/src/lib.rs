@@ -1,0 +1,508 @@
+//! The census: every oracle over real websites' robots.txt files.
+//!
+//! Every other figure repdiff publishes comes from cases somebody wrote;
+//! this one comes from the files sites really serve. Real files carry no
+//! expected answers, so the census measures agreement, not correctness:
+//! per oracle pair, how often they answer the same query differently, and
+//! which answer patterns (signatures) are most common across files.
+//!
+//! The crate knows no oracle: the caller hands it running
+//! [`engine::oracle::Oracle`]s (supervised workers, usually). Input is
+//! streamed ([`input`]), queries are derived from each file ([`queries`]),
+//! counts are mergeable sums ([`tally`]) so a census can be split into
+//! shards on many machines and merged into the report one run would give.
+
+pub mod input;
+pub mod queries;
+pub mod render;
+pub mod tally;
+
+use engine::oracle::{Answer, Oracle, Outcome};
+use input::{InputError, Record};
+use serde::{Deserialize, Serialize};
+use std::io::IsTerminal;
+use std::path::Path;
+use std::time::{Duration, Instant};
+use tally::{FileInput, Tally};
+
+pub const FORMAT: &str = "repdiff-census/1";
+
+/// Files handed to the oracles at once: each oracle runs a batch on its own
+/// thread, so a batch bounds memory and keeps every worker busy.
+const BATCH: usize = 16;
+
+/// `--shard K/N`: this run takes the files whose name hashes to K (0-based,
+/// as Kubernetes' `JOB_COMPLETION_INDEX`) modulo N.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub k: u64,
+    pub n: u64,
+}
+
+impl Shard {
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let bad = || format!("--shard {s:?}: expected K/N with 0 <= K < N (K is 0-based)");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let (k, n): (u64, u64) = (
+            k.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if n == 0 || k >= n {
+            return Err(bad());
+        }
+        Ok(Shard { k, n })
+    }
+
+    /// sha256 of the name, not a process-seeded hash: every machine of a
+    /// sharded census must agree on where each file goes.
+    pub fn of(name: &str, n: u64) -> u64 {
+        use sha2::{Digest, Sha256};
+        let d = Sha256::digest(name.as_bytes());
+        let mut first = [0u8; 8];
+        first.copy_from_slice(&d[..8]);
+        u64::from_be_bytes(first) % n
+    }
+
+    pub fn takes(&self, name: &str) -> bool {
+        Shard::of(name, self.n) == self.k
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// How the input was named (for the report; no machine path).
+    pub input: String,
+    pub shard: Option<Shard>,
+    /// Stop after this many input files (counted before sharding, so the
+    /// shards of a limited run still add up to the limited run).
+    pub limit: Option<u64>,
+    /// The oracle whose answers the others are compared with.
+    pub reference: String,
+    /// Pairs of widely used parsers for the high-impact list.
+    pub impact_pairs: Vec<(String, String)>,
+    /// Files expected (for the ETA), when the caller knows.
+    pub expected: Option<u64>,
+}
+
+/// The pairs the high-impact list follows unless told otherwise: Google
+/// against the parsers most crawlers outside Google run.
+pub const DEFAULT_IMPACT_PAIRS: &[(&str, &str)] = &[
+    ("google", "robots-parser"),
+    ("google", "cpython-3.11"),
+    ("google", "protego"),
+    ("google", "texting-robots"),
+    ("cpython-3.11", "protego"),
+    ("cpython-3.11", "robots-parser"),
+];
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OracleId {
+    pub name: String,
+    pub version: String,
+}
+
+/// `census.json`: the run's identity, its tally (what merge adds up) and
+/// the figures derived from it (what readers want).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Census {
+    pub format: String,
+    pub input: String,
+    pub limit: Option<u64>,
+    pub reference: String,
+    pub oracles: Vec<OracleId>,
+    pub tally: Tally,
+    pub summary: render::Summary,
+}
+
+/// How fast it went: kept out of `census.json`, which must not depend on
+/// the machine (merge(shards) equals one run).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Speed {
+    pub wall_seconds: f64,
+    pub files: u64,
+    pub queries: u64,
+    pub files_per_second: f64,
+    pub queries_per_second: f64,
+    /// Per oracle: time spent answering, and its own rates over that time.
+    pub oracles: Vec<OracleSpeed>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct OracleSpeed {
+    pub name: String,
+    pub busy_seconds: f64,
+    pub files_per_second: f64,
+    pub queries_per_second: f64,
+}
+
+impl Census {
+    pub fn new(opts: &Options, oracles: Vec<OracleId>, tally: Tally) -> Census {
+        let summary = render::summarise(&tally, &oracles, &opts.reference);
+        Census {
+            format: FORMAT.into(),
+            input: opts.input.clone(),
+            limit: opts.limit,
+            reference: opts.reference.clone(),
+            oracles,
+            tally,
+            summary,
+        }
+    }
+
+    /// Combine shard outputs. They must come from the same census (same
+    /// input, limit, reference and oracle versions); the order is free.
+    pub fn merge(parts: Vec<Census>) -> Result<Census, String> {
+        let mut it = parts.into_iter();
+        let first = it.next().ok_or("nothing to merge")?;
+        let mut tally = first.tally.clone();
+        for p in it {
+            if p.input != first.input
+                || p.limit != first.limit
+                || p.reference != first.reference
+                || p.oracles != first.oracles
+            {
+                return Err(format!(
+                    "cannot merge: shards differ in input, limit, reference or oracle versions ({} vs {})",
+                    describe(&first),
+                    describe(&p)
+                ));
+            }
+            tally.merge(p.tally);
+        }
+        let opts = Options {
+            input: first.input.clone(),
+            shard: None,
+            limit: first.limit,
+            reference: first.reference.clone(),
+            impact_pairs: Vec::new(),
+            expected: None,
+        };
+        Ok(Census::new(&opts, first.oracles, tally))
+    }
+}
+
+fn describe(c: &Census) -> String {
+    let o: Vec<String> = c.oracles.iter().map(|o| o.version.clone()).collect();
+    format!(
+        "input {}, limit {:?}, oracles {}",
+        c.input,
+        c.limit,
+        o.join(", ")
+    )
+}
+
+/// Run the census over `records` with `oracles`. An input error stops the
+/// run: a census with a silently missing file would not add up.
+pub fn run(
+    records: impl Iterator<Item = Result<Record, InputError>>,
+    oracles: &mut [Box<dyn Oracle>],
+    opts: &Options,
+) -> Result<(Census, Speed), InputError> {
+    let names: Vec<String> = oracles.iter().map(|o| o.name().to_string()).collect();
+    let ids: Vec<OracleId> = oracles
+        .iter()
+        .map(|o| OracleId {
+            name: o.name().to_string(),
+            version: o.version(),
+        })
+        .collect();
+    let reference = names.iter().position(|n| *n == opts.reference);
+    let pos = |n: &str| names.iter().position(|m| m == n);
+    let impact: Vec<(usize, usize)> = opts
+        .impact_pairs
+        .iter()
+        .filter_map(|(a, b)| Some((pos(a)?, pos(b)?)))
+        .map(|(a, b)| (a.min(b), a.max(b)))
+        .collect();
+    let mut tally = Tally::default();
+    let mut busy = vec![Duration::ZERO; oracles.len()];
+    let mut progress = Progress::new(opts.expected);
+    let mut batch: Vec<Record> = Vec::new();
+    let limit = opts.limit.unwrap_or(u64::MAX);
+    let mut seen = 0u64;
+    let mut records = records;
+    loop {
+        let next = if seen < limit { records.next() } else { None };
+        let end = next.is_none();
+        if let Some(r) = next {
+            let r = r?;
+            seen += 1;
+            if opts.shard.is_none_or(|s| s.takes(&r.name)) {
+                batch.push(r);
+            }
+        }
+        if batch.len() == BATCH || (end && !batch.is_empty()) {
+            let ctx = BatchCtx {
+                names: &names,
+                reference,
+                impact: &impact,
+            };
+            run_batch(&batch, oracles, &ctx, &mut tally, &mut busy);
+            progress.tick(batch.len() as u64);
+            batch.clear();
+        }
+        if end {
+            break;
+        }
+    }
+    let wall = progress.finish();
+    let speed = speed(&tally, &names, &busy, wall);
+    Ok((Census::new(opts, ids, tally), speed))
+}
+
+struct BatchCtx<'a> {
+    names: &'a [String],
+    reference: Option<usize>,
+    impact: &'a [(usize, usize)],
+}
+
+fn run_batch(
+    batch: &[Record],
+    oracles: &mut [Box<dyn Oracle>],
+    ctx: &BatchCtx,
+    tally: &mut Tally,
+    busy: &mut [Duration],
+) {
+    let (asked_files, skipped): (Vec<&Record>, Vec<&Record>) = batch
+        .iter()
+        .partition(|r| r.status.is_none_or(|s| (200..300).contains(&s)));
+    for r in skipped {
+        *tally
+            .skipped_status
+            .entry(r.status.unwrap_or_default())
+            .or_default() += 1;
+    }
+    let asked: Vec<Vec<queries::Asked>> = asked_files
+        .iter()
+        .map(|r| queries::derive(&r.host, &r.body))
+        .collect();
+    // answers[k][f][i]: oracle k, file f, query i; one thread per oracle.
+    let answers: Vec<(Vec<Vec<Answer>>, Duration)> = std::thread::scope(|s| {
+        let handles: Vec<_> = oracles
+            .iter_mut()
+            .map(|o| {
+                let (files, asked) = (&asked_files, &asked);
+                s.spawn(move || {
+                    let start = Instant::now();
+                    let out: Vec<Vec<Answer>> = files
+                        .iter()
+                        .zip(asked)
+                        .map(|(r, a)| {
+                            let qs: Vec<_> = a.iter().map(|q| q.query.clone()).collect();
+                            checked(o.run(&r.body, &qs), qs.len(), o.name())
+                        })
+                        .collect();
+                    (out, start.elapsed())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    let crash = |a: &Vec<queries::Asked>| {
+                        a.iter()
+                            .map(|_| {
+                                Answer::from(Outcome::Crash {
+                                    detail: "the census thread driving this oracle panicked".into(),
+                                })
+                            })
+                            .collect()
+                    };
+                    (asked.iter().map(crash).collect(), Duration::ZERO)
+                })
+            })
+            .collect()
+    });
+    for (k, (_, t)) in answers.iter().enumerate() {
+        busy[k] += *t;
+    }
+    for (f, r) in asked_files.iter().enumerate() {
+        let per_oracle: Vec<Vec<Answer>> = answers.iter().map(|(a, _)| a[f].clone()).collect();
+        tally.merge(tally::file_tally(&FileInput {
+            name: &r.name,
+            host: &r.host,
+            body: &r.body,
+            asked: &asked[f],
+            names: ctx.names,
+            answers: &per_oracle,
+            reference: ctx.reference,
+            impact: ctx.impact,
+        }));
+    }
+}
+
+/// One answer per query, or a protocol error on each: a worker answering
+/// too few or too many must not shift every later figure.
+fn checked(answers: Vec<Answer>, n: usize, oracle: &str) -> Vec<Answer> {
+    if answers.len() == n {
+        return answers;
+    }
+    let message = format!(
+        "oracle `{oracle}` returned {} answers for {n} queries",
+        answers.len()
+    );
+    (0..n)
+        .map(|_| {
+            Answer::from(Outcome::Error {
+                kind: "protocol".into(),
+                message: message.clone(),
+            })
+        })
+        .collect()
+}
+
+fn speed(tally: &Tally, names: &[String], busy: &[Duration], wall: Duration) -> Speed {
+    let rate = |n: u64, d: Duration| {
+        if d.as_secs_f64() > 0.0 {
+            n as f64 / d.as_secs_f64()
+        } else {
+            0.0
+        }
+    };
+    Speed {
+        wall_seconds: wall.as_secs_f64(),
+        files: tally.files,
+        queries: tally.queries,
+        files_per_second: rate(tally.files, wall),
+        queries_per_second: rate(tally.queries, wall),
+        oracles: names
+            .iter()
+            .zip(busy)
+            .map(|(n, b)| OracleSpeed {
+                name: n.clone(),
+                busy_seconds: b.as_secs_f64(),
+                files_per_second: rate(tally.files, *b),
+                queries_per_second: rate(tally.queries, *b),
+            })
+            .collect(),
+    }
+}
+
+/// Files done, files/s and ETA on stderr: a redrawn line on a terminal,
+/// a plain line every few seconds otherwise (CI logs, `kubectl logs`).
+struct Progress {
+    start: Instant,
+    last: Instant,
+    done: u64,
+    /// Files done at the last line printed, so the final line is not a repeat.
+    shown: u64,
+    expected: Option<u64>,
+    tty: bool,
+}
+
+impl Progress {
+    fn new(expected: Option<u64>) -> Progress {
+        Progress {
+            start: Instant::now(),
+            last: Instant::now(),
+            done: 0,
+            shown: u64::MAX,
+            expected,
+            tty: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn tick(&mut self, n: u64) {
+        self.done += n;
+        let every = if self.tty { 0.2 } else { 5.0 };
+        if self.last.elapsed().as_secs_f64() >= every {
+            self.last = Instant::now();
+            self.print();
+        }
+    }
+
+    fn line(&self) -> String {
+        let secs = self.start.elapsed().as_secs_f64().max(1e-9);
+        let rate = self.done as f64 / secs;
+        let eta = match self.expected {
+            Some(total) if rate > 0.0 && total >= self.done => {
+                format!("ETA {:.0}s", (total - self.done) as f64 / rate)
+            }
+            _ => "ETA ?".into(),
+        };
+        let of = self.expected.map(|t| format!("/{t}")).unwrap_or_default();
+        format!("census: {}{of} files, {rate:.1} files/s, {eta}", self.done)
+    }
+
+    fn print(&mut self) {
+        self.shown = self.done;
+        if self.tty {
+            eprint!("\r{}   ", self.line());
+        } else {
+            eprintln!("{}", self.line());
+        }
+    }
+
+    fn finish(&mut self) -> Duration {
+        if self.shown != self.done {
+            self.print();
+        }
+        if self.tty {
+            eprintln!();
+        }
+        self.start.elapsed()
+    }
+}
+
+/// Write `bytes` to `path` through a temporary file and a rename, so a
+/// reader (a merge, a CI upload) never sees half a file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(
+        ".{}.tmp-{}",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("out"),
+        std::process::id()
+    ));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+/// Write `census.json`, `census.md`, `heatmap.svg` and (when given)
+/// `speed.json` into `dir`.
+pub fn write_outputs(dir: &Path, census: &Census, speed: Option<&Speed>) -> std::io::Result<()> {
+    let mut json = serde_json::to_string_pretty(census).map_err(std::io::Error::other)?;
+    json.push('\n');
+    write_atomic(&dir.join("census.json"), json.as_bytes())?;
+    write_atomic(
+        &dir.join("census.md"),
+        render::markdown(census, speed).as_bytes(),
+    )?;
+    write_atomic(&dir.join("heatmap.svg"), render::heatmap(census).as_bytes())?;
+    if let Some(s) = speed {
+        let mut json = serde_json::to_string_pretty(s).map_err(std::io::Error::other)?;
+        json.push('\n');
+        write_atomic(&dir.join("speed.json"), json.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Read a `census.json` (a shard's output) for merging.
+pub fn read_census(path: &Path) -> Result<Census, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let c: Census = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a census.json: {e}", path.display()))?;
+    if c.format != FORMAT {
+        return Err(format!(
+            "{}: format {:?}, expected {FORMAT:?}",
+            path.display(),
+            c.format
+        ));
+    }
+    Ok(c)
+}
+
+/// `--dry-run`: how many input files each of `n` shards would take.
+pub fn shard_plan(
+    records: impl Iterator<Item = Result<Record, InputError>>,
+    n: u64,
+    limit: Option<u64>,
+) -> Result<Vec<u64>, InputError> {
+    let mut counts = vec![0u64; n as usize];
+    for r in records.take(limit.unwrap_or(u64::MAX) as usize) {
+        counts[Shard::of(&r?.name, n) as usize] += 1;
+    }
+    Ok(counts)
+}

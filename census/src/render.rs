@@ -1,0 +1,325 @@
+//! The census's figures and pages, derived from a tally alone so a merged
+//! census renders exactly as one run would.
+
+use crate::tally::{Example, ImpactRow, Tally};
+use crate::{Census, OracleId, Speed};
+use serde::{Deserialize, Serialize};
+
+/// Signatures listed in the summary and in `census.md`.
+pub const TOP_SIGNATURES: usize = 20;
+/// High-impact rows shown in `census.md` (all kept rows are in the JSON).
+pub const IMPACT_SHOWN: usize = 40;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Sorted by share of files with a disagreement, largest first.
+    pub pairs: Vec<PairSummary>,
+    pub oracles: Vec<OracleSummary>,
+    pub top_signatures: Vec<SignatureSummary>,
+    pub high_impact_files: u64,
+    pub high_impact: Vec<ImpactRow>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PairSummary {
+    pub a: String,
+    pub b: String,
+    /// Of the queries both answered with a verdict.
+    pub query_share: f64,
+    /// Of the files on which both answered some query with a verdict.
+    pub file_share: f64,
+    pub queries_disagree: u64,
+    pub files_disagree: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OracleSummary {
+    pub name: String,
+    pub version: String,
+    pub files_error_share: f64,
+    pub files_crash_share: f64,
+    pub files_timeout_share: f64,
+    /// Share of the queries it and the reference both answered with a
+    /// verdict on which they differ; absent without a reference.
+    pub departs_from_reference: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SignatureSummary {
+    pub signature: String,
+    pub files: u64,
+    pub queries: u64,
+    pub example: Example,
+}
+
+/// Shares as fractions rounded to 6 places: stable in JSON, exact enough.
+fn share(n: u64, d: u64) -> f64 {
+    if d == 0 {
+        return 0.0;
+    }
+    (n as f64 / d as f64 * 1e6).round() / 1e6
+}
+
+pub fn summarise(t: &Tally, oracles: &[OracleId], reference: &str) -> Summary {
+    let mut pairs: Vec<PairSummary> = t
+        .pairs
+        .iter()
+        .filter_map(|(k, p)| {
+            let (a, b) = k.split_once(" vs ")?;
+            Some(PairSummary {
+                a: a.into(),
+                b: b.into(),
+                query_share: share(p.queries_disagree, p.queries_compared),
+                file_share: share(p.files_disagree, p.files_compared),
+                queries_disagree: p.queries_disagree,
+                files_disagree: p.files_disagree,
+            })
+        })
+        .collect();
+    pairs.sort_by(|x, y| {
+        y.file_share
+            .total_cmp(&x.file_share)
+            .then(y.query_share.total_cmp(&x.query_share))
+            .then((&x.a, &x.b).cmp(&(&y.a, &y.b)))
+    });
+    let has_reference = oracles.iter().any(|o| o.name == reference);
+    let oracles = oracles
+        .iter()
+        .map(|o| {
+            let s = t.oracles.get(&o.name).cloned().unwrap_or_default();
+            OracleSummary {
+                name: o.name.clone(),
+                version: o.version.clone(),
+                files_error_share: share(s.files_error, t.files),
+                files_crash_share: share(s.files_crash, t.files),
+                files_timeout_share: share(s.files_timeout, t.files),
+                departs_from_reference: (has_reference && o.name != reference)
+                    .then(|| share(s.queries_depart_reference, s.queries_vs_reference)),
+            }
+        })
+        .collect();
+    let mut sigs: Vec<SignatureSummary> = t
+        .signatures
+        .iter()
+        .map(|(k, s)| SignatureSummary {
+            signature: k.clone(),
+            files: s.files,
+            queries: s.queries,
+            example: s.example.clone(),
+        })
+        .collect();
+    sigs.sort_by(|x, y| {
+        (y.files, y.queries)
+            .cmp(&(x.files, x.queries))
+            .then(x.signature.cmp(&y.signature))
+    });
+    sigs.truncate(TOP_SIGNATURES);
+    Summary {
+        pairs,
+        oracles,
+        top_signatures: sigs,
+        high_impact_files: t.high_impact.total,
+        high_impact: t.high_impact.rows.clone(),
+    }
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+pub fn markdown(c: &Census, speed: Option<&Speed>) -> String {
+    let t = &c.tally;
+    let s = &c.summary;
+    let mut out = format!(
+        "# Census of real robots.txt files\n\n\
+         Input: `{}`{}; {} files asked, {} queries ({} oracles). \
+         Queries are derived from each file (see docs/census.md). \
+         A pair *disagrees* on a query when both answer with a verdict and the verdicts differ.\n\n",
+        c.input,
+        c.limit.map(|l| format!(" (first {l} files)")).unwrap_or_default(),
+        t.files,
+        t.queries,
+        c.oracles.len()
+    );
+    if !t.skipped_status.is_empty() {
+        let s: Vec<String> = t
+            .skipped_status
+            .iter()
+            .map(|(k, v)| format!("{v} with status {k}"))
+            .collect();
+        out.push_str(&format!(
+            "Not asked (HTTP status not 2xx): {}.\n\n",
+            s.join(", ")
+        ));
+    }
+    out.push_str("![pairwise disagreement heatmap](heatmap.svg)\n\n## Oracle pairs\n\n");
+    out.push_str("| pair | queries disagreeing | files with a disagreement |\n|---|---|---|\n");
+    for p in &s.pairs {
+        out.push_str(&format!(
+            "| `{}` vs `{}` | {} ({}) | {} ({}) |\n",
+            p.a,
+            p.b,
+            pct(p.query_share),
+            p.queries_disagree,
+            pct(p.file_share),
+            p.files_disagree
+        ));
+    }
+    out.push_str(&format!(
+        "\n## Oracles\n\n| oracle | version | files raised on | crashed on | timed out on | departs from `{}` |\n|---|---|---|---|---|---|\n",
+        c.reference
+    ));
+    for o in &s.oracles {
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} | {} |\n",
+            o.name,
+            o.version,
+            pct(o.files_error_share),
+            pct(o.files_crash_share),
+            pct(o.files_timeout_share),
+            o.departs_from_reference
+                .map(pct)
+                .unwrap_or_else(|| "–".into())
+        ));
+    }
+    signatures_md(&mut out, c);
+    impact_md(&mut out, c);
+    if let Some(sp) = speed {
+        out.push_str(&format!(
+            "\n## Speed\n\n{} files in {:.1} s wall: {:.1} files/s, {:.0} queries/s.\n\n| oracle | busy s | files/s | queries/s |\n|---|---|---|---|\n",
+            sp.files, sp.wall_seconds, sp.files_per_second, sp.queries_per_second
+        ));
+        for o in &sp.oracles {
+            out.push_str(&format!(
+                "| `{}` | {:.1} | {:.1} | {:.0} |\n",
+                o.name, o.busy_seconds, o.files_per_second, o.queries_per_second
+            ));
+        }
+    }
+    out
+}
+
+fn signatures_md(out: &mut String, c: &Census) {
+    out.push_str(
+        "\n## Top signatures by files affected\n\n\
+         A signature is the agreement classes of one query (as `engine::run` writes them). \
+         None is linked to a ledger entry yet: each is unexplained until triaged. \
+         The example is the smallest affected file.\n",
+    );
+    for (i, sig) in c.summary.top_signatures.iter().enumerate() {
+        let e = &sig.example;
+        out.push_str(&format!(
+            "\n### {}. {} files, {} queries\n\n`{}`\n\nExample: host `{}`, agent `{}`, url `{}` ({} bytes{}):\n\n```\n{}\n```\n",
+            i + 1,
+            sig.files,
+            sig.queries,
+            sig.signature,
+            e.host,
+            e.agent,
+            e.url,
+            e.body_bytes,
+            if e.body_bytes as usize > e.body.len() { ", cut" } else { "" },
+            e.body.replace("```", "` ` `").trim_end()
+        ));
+    }
+}
+
+fn impact_md(out: &mut String, c: &Census) {
+    out.push_str(&format!(
+        "\n## High impact: {} (file, pair) disagreements on `/` or a whole-site rule\n\n",
+        c.summary.high_impact_files
+    ));
+    if c.summary.high_impact.is_empty() {
+        out.push_str("None.\n");
+        return;
+    }
+    out.push_str("| host | pair | agent | url | answers |\n|---|---|---|---|---|\n");
+    for r in c.summary.high_impact.iter().take(IMPACT_SHOWN) {
+        out.push_str(&format!(
+            "| `{}` | {} | `{}` | `{}` | {} |\n",
+            r.host, r.pair, r.agent, r.url, r.answers
+        ));
+    }
+    if c.summary.high_impact.len() > IMPACT_SHOWN {
+        out.push_str(&format!(
+            "\n(first {IMPACT_SHOWN} by file name; census.json keeps {})\n",
+            c.summary.high_impact.len()
+        ));
+    }
+}
+
+fn xml(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// Oracle x oracle, each cell the share of queries the pair answers
+/// differently; white (0%) to red (the largest share in the census).
+pub fn heatmap(c: &Census) -> String {
+    let names: Vec<&str> = c.oracles.iter().map(|o| o.name.as_str()).collect();
+    let (cell, left, top) = (44.0, 130.0, 130.0);
+    let n = names.len() as f64;
+    let (w, h) = (left + cell * n + 10.0, top + cell * n + 30.0);
+    let get = |a: &str, b: &str| {
+        c.summary
+            .pairs
+            .iter()
+            .find(|p| (p.a == a && p.b == b) || (p.a == b && p.b == a))
+            .map(|p| p.query_share)
+    };
+    let max = c
+        .summary
+        .pairs
+        .iter()
+        .map(|p| p.query_share)
+        .fold(0.0f64, f64::max)
+        .max(1e-9);
+    let mut svg = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">\n<title>Share of queries on which two oracles disagree ({} files)</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+        c.tally.files
+    );
+    for (i, name) in names.iter().enumerate() {
+        let pos = i as f64 * cell + cell / 2.0;
+        svg.push_str(&format!(
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\" dominant-baseline=\"middle\">{}</text>\n",
+            left - 6.0,
+            top + pos,
+            xml(name)
+        ));
+        svg.push_str(&format!(
+            "<text transform=\"translate({} {}) rotate(-60)\">{}</text>\n",
+            left + pos,
+            top - 6.0,
+            xml(name)
+        ));
+    }
+    for (i, a) in names.iter().enumerate() {
+        for (j, b) in names.iter().enumerate() {
+            let (x, y) = (left + j as f64 * cell, top + i as f64 * cell);
+            let (fill, label) = match (i == j, get(a, b)) {
+                (true, _) => ("#dddddd".to_string(), String::new()),
+                (false, None) => ("#ffffff".to_string(), "–".into()),
+                (false, Some(v)) => {
+                    let k = (v / max).clamp(0.0, 1.0);
+                    let gb = (255.0 * (1.0 - k)).round() as u8;
+                    (format!("#ff{gb:02x}{gb:02x}"), format!("{:.1}", v * 100.0))
+                }
+            };
+            svg.push_str(&format!(
+                "<rect x=\"{x}\" y=\"{y}\" width=\"{cell}\" height=\"{cell}\" fill=\"{fill}\" stroke=\"#999\"><title>{} vs {}: {label}%</title></rect>\n<text x=\"{}\" y=\"{}\" text-anchor=\"middle\" dominant-baseline=\"middle\">{label}</text>\n",
+                xml(a),
+                xml(b),
+                x + cell / 2.0,
+                y + cell / 2.0
+            ));
+        }
+    }
+    svg.push_str(&format!(
+        "<text x=\"{left}\" y=\"{}\">% of queries answered differently (both gave a verdict); darkest = {:.1}%</text>\n</svg>\n",
+        h - 10.0,
+        max * 100.0
+    ));
+    svg
+}

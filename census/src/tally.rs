@@ -1,0 +1,287 @@
+//! What a census counts, kept as plain sums so shards can be merged.
+//!
+//! Every figure of the report is derived from a [`Tally`], and a tally is a
+//! commutative sum of per-file tallies: counts add, an example is the
+//! smallest affected file (by size, then name), the high-impact sample is
+//! the first files by name. So the census of a union of shards is the merge
+//! of their tallies, byte for byte, in any order.
+
+use crate::queries::{Asked, Origin};
+use engine::oracle::{Answer, Outcome};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// High-impact rows kept in a tally (the count covers all of them).
+pub const HIGH_IMPACT_KEPT: usize = 200;
+/// An example's body is shown up to this many bytes.
+pub const EXAMPLE_BYTES: usize = 2048;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Tally {
+    /// Files whose queries were put to the oracles.
+    pub files: u64,
+    pub queries: u64,
+    /// Files not asked because their HTTP status was not 2xx, by status.
+    pub skipped_status: BTreeMap<u16, u64>,
+    /// Keyed `a vs b`, `a` before `b` in the run's oracle order.
+    pub pairs: BTreeMap<String, PairTally>,
+    pub oracles: BTreeMap<String, OracleTally>,
+    /// Only signatures with more than one agreement class.
+    pub signatures: BTreeMap<String, SigTally>,
+    pub high_impact: HighImpact,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PairTally {
+    /// Queries both answered with a verdict.
+    pub queries_compared: u64,
+    pub queries_disagree: u64,
+    pub files_compared: u64,
+    pub files_disagree: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct OracleTally {
+    pub files_error: u64,
+    pub files_crash: u64,
+    pub files_timeout: u64,
+    pub queries_error: u64,
+    pub queries_crash: u64,
+    pub queries_timeout: u64,
+    /// Queries this oracle and the reference both answered with a verdict.
+    pub queries_vs_reference: u64,
+    pub queries_depart_reference: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SigTally {
+    pub files: u64,
+    pub queries: u64,
+    pub example: Example,
+}
+
+/// One real file showing a signature: the smallest, so it is readable.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Example {
+    pub name: String,
+    pub host: String,
+    pub agent: String,
+    pub url: String,
+    pub body_bytes: u64,
+    /// The body, lossily decoded, cut at [`EXAMPLE_BYTES`].
+    pub body: String,
+}
+
+impl Example {
+    fn key(&self) -> (u64, &str, &str, &str) {
+        (self.body_bytes, &self.name, &self.agent, &self.url)
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HighImpact {
+    /// Every (file, pair) where the pair disagrees on `/` or on a path
+    /// built from a whole-site rule.
+    pub total: u64,
+    /// The first [`HIGH_IMPACT_KEPT`] of them by file name, then pair.
+    pub rows: Vec<ImpactRow>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct ImpactRow {
+    pub name: String,
+    pub pair: String,
+    pub host: String,
+    pub agent: String,
+    pub url: String,
+    pub answers: String,
+}
+
+impl Tally {
+    pub fn merge(&mut self, other: Tally) {
+        self.files += other.files;
+        self.queries += other.queries;
+        for (k, v) in other.skipped_status {
+            *self.skipped_status.entry(k).or_default() += v;
+        }
+        for (k, v) in other.pairs {
+            let p = self.pairs.entry(k).or_default();
+            p.queries_compared += v.queries_compared;
+            p.queries_disagree += v.queries_disagree;
+            p.files_compared += v.files_compared;
+            p.files_disagree += v.files_disagree;
+        }
+        for (k, v) in other.oracles {
+            let o = self.oracles.entry(k).or_default();
+            o.files_error += v.files_error;
+            o.files_crash += v.files_crash;
+            o.files_timeout += v.files_timeout;
+            o.queries_error += v.queries_error;
+            o.queries_crash += v.queries_crash;
+            o.queries_timeout += v.queries_timeout;
+            o.queries_vs_reference += v.queries_vs_reference;
+            o.queries_depart_reference += v.queries_depart_reference;
+        }
+        for (k, v) in other.signatures {
+            match self.signatures.get_mut(&k) {
+                None => {
+                    self.signatures.insert(k, v);
+                }
+                Some(s) => {
+                    s.files += v.files;
+                    s.queries += v.queries;
+                    if v.example.key() < s.example.key() {
+                        s.example = v.example;
+                    }
+                }
+            }
+        }
+        let h = &mut self.high_impact;
+        h.total += other.high_impact.total;
+        h.rows.extend(other.high_impact.rows);
+        h.rows.sort();
+        h.rows.dedup();
+        h.rows.truncate(HIGH_IMPACT_KEPT);
+    }
+}
+
+fn is_verdict(o: &Outcome) -> bool {
+    matches!(o, Outcome::Allowed | Outcome::Disallowed)
+}
+
+/// What one file contributes. `answers[k][i]` is oracle `k`'s answer to
+/// query `i`; `impact` lists the pairs of widely used parsers.
+pub struct FileInput<'a> {
+    pub name: &'a str,
+    pub host: &'a str,
+    pub body: &'a [u8],
+    pub asked: &'a [Asked],
+    pub names: &'a [String],
+    pub answers: &'a [Vec<Answer>],
+    pub reference: Option<usize>,
+    pub impact: &'a [(usize, usize)],
+}
+
+pub fn file_tally(f: &FileInput) -> Tally {
+    let mut t = Tally {
+        files: 1,
+        queries: f.asked.len() as u64,
+        ..Tally::default()
+    };
+    let n = f.names.len();
+    let at = |k: usize, i: usize| &f.answers[k][i].outcome;
+    for a in 0..n {
+        for b in a + 1..n {
+            let mut p = PairTally::default();
+            for i in 0..f.asked.len() {
+                if is_verdict(at(a, i)) && is_verdict(at(b, i)) {
+                    p.queries_compared += 1;
+                    p.queries_disagree += u64::from(at(a, i) != at(b, i));
+                }
+            }
+            p.files_compared = u64::from(p.queries_compared > 0);
+            p.files_disagree = u64::from(p.queries_disagree > 0);
+            t.pairs
+                .insert(format!("{} vs {}", f.names[a], f.names[b]), p);
+        }
+    }
+    for k in 0..n {
+        t.oracles.insert(f.names[k].clone(), oracle_tally(f, k));
+    }
+    signatures(f, &mut t);
+    high_impact(f, &mut t);
+    t
+}
+
+fn oracle_tally(f: &FileInput, k: usize) -> OracleTally {
+    let mut o = OracleTally::default();
+    for (i, answer) in f.answers[k].iter().enumerate() {
+        match answer.outcome {
+            Outcome::Error { .. } => o.queries_error += 1,
+            Outcome::Crash { .. } => o.queries_crash += 1,
+            Outcome::Timeout => o.queries_timeout += 1,
+            _ => {}
+        }
+        if let Some(r) = f.reference.filter(|&r| r != k) {
+            let (mine, theirs) = (&answer.outcome, &f.answers[r][i].outcome);
+            if is_verdict(mine) && is_verdict(theirs) {
+                o.queries_vs_reference += 1;
+                o.queries_depart_reference += u64::from(mine != theirs);
+            }
+        }
+    }
+    o.files_error = u64::from(o.queries_error > 0);
+    o.files_crash = u64::from(o.queries_crash > 0);
+    o.files_timeout = u64::from(o.queries_timeout > 0);
+    o
+}
+
+fn example(f: &FileInput, i: usize) -> Example {
+    let mut body = String::from_utf8_lossy(f.body).into_owned();
+    if body.len() > EXAMPLE_BYTES {
+        let mut cut = EXAMPLE_BYTES;
+        while !body.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        body.truncate(cut);
+    }
+    Example {
+        name: f.name.to_string(),
+        host: f.host.to_string(),
+        agent: f.asked[i].query.agent.clone(),
+        url: f.asked[i].query.url.clone(),
+        body_bytes: f.body.len() as u64,
+        body,
+    }
+}
+
+fn signatures(f: &FileInput, t: &mut Tally) {
+    let mut seen: BTreeSet<String> = BTreeSet::new();
+    for i in 0..f.asked.len() {
+        let row = f
+            .names
+            .iter()
+            .zip(f.answers)
+            .map(|(n, a)| (n.as_str(), &a[i].outcome));
+        let sig = engine::run::signature(row);
+        if !sig.contains(" | ") {
+            continue;
+        }
+        let first = seen.insert(sig.clone());
+        let s = t.signatures.entry(sig).or_default();
+        s.queries += 1;
+        if first {
+            s.files += 1;
+            s.example = example(f, i);
+        }
+    }
+}
+
+fn high_impact(f: &FileInput, t: &mut Tally) {
+    for &(a, b) in f.impact {
+        let hit = (0..f.asked.len()).find(|&i| {
+            let (x, y) = (&f.answers[a][i].outcome, &f.answers[b][i].outcome);
+            matches!(f.asked[i].origin, Origin::Root | Origin::WholeSite)
+                && is_verdict(x)
+                && is_verdict(y)
+                && x != y
+        });
+        if let Some(i) = hit {
+            t.high_impact.total += 1;
+            t.high_impact.rows.push(ImpactRow {
+                name: f.name.to_string(),
+                pair: format!("{} vs {}", f.names[a], f.names[b]),
+                host: f.host.to_string(),
+                agent: f.asked[i].query.agent.clone(),
+                url: f.asked[i].query.url.clone(),
+                answers: format!(
+                    "{}={} {}={}",
+                    f.names[a],
+                    f.answers[a][i].outcome.label(),
+                    f.names[b],
+                    f.answers[b][i].outcome.label()
+                ),
+            });
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! The census harness on inputs the tests write themselves, with fake
+//! oracles (named `fake-*`): these test the counting, sharding and input
+//! readers, not any parser.
+
+use census::input::{self, Record};
+use census::{Census, Options, Shard};
+use engine::oracle::{About, Answer, Capabilities, Oracle, Outcome, Query};
+use std::path::{Path, PathBuf};
+
+/// Allows everything.
+struct FakeOpen;
+/// Disallows any URL containing `admin`; raises on a body containing `boom`.
+struct FakeStrict;
+
+fn about(name: &str) -> About {
+    About {
+        library: name.into(),
+        version: "0".into(),
+        ..About::default()
+    }
+}
+
+impl Oracle for FakeOpen {
+    fn name(&self) -> &str {
+        "fake-open"
+    }
+    fn about(&self) -> About {
+        about("fake-open")
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            can_fetch: true,
+            ..Capabilities::default()
+        }
+    }
+    fn run(&mut self, _body: &[u8], queries: &[Query]) -> Vec<Answer> {
+        queries.iter().map(|_| Outcome::Allowed.into()).collect()
+    }
+}
+
+impl Oracle for FakeStrict {
+    fn name(&self) -> &str {
+        "fake-strict"
+    }
+    fn about(&self) -> About {
+        about("fake-strict")
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            can_fetch: true,
+            ..Capabilities::default()
+        }
+    }
+    fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer> {
+        let boom = body.windows(4).any(|w| w == b"boom");
+        queries
+            .iter()
+            .map(|q| {
+                if boom {
+                    Outcome::Error {
+                        kind: "Boom".into(),
+                        message: "fake".into(),
+                    }
+                } else if q.url.contains("admin") || q.url.ends_with(".test/") {
+                    Outcome::Disallowed
+                } else {
+                    Outcome::Allowed
+                }
+                .into()
+            })
+            .collect()
+    }
+}
+
+fn fakes() -> Vec<Box<dyn Oracle>> {
+    vec![Box::new(FakeOpen), Box::new(FakeStrict)]
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("repdiff-census-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch dir");
+    d
+}
+
+fn bodies() -> Vec<(String, String)> {
+    (0..40)
+        .map(|i| {
+            let body = match i % 4 {
+                0 => format!("User-agent: *\nDisallow: /admin{i}/\n"),
+                1 => "User-agent: bot\nDisallow: /\n".to_string(),
+                2 => "# boom\nUser-agent: *\nAllow: /\n".to_string(),
+                _ => format!("User-agent: *\nDisallow: /p{i}*$\nSitemap: https://h/s.xml\n"),
+            };
+            (format!("site{i}.test"), body)
+        })
+        .collect()
+}
+
+fn opts(input: &str, shard: Option<Shard>) -> Options {
+    Options {
+        input: input.into(),
+        shard,
+        limit: None,
+        reference: "fake-open".into(),
+        impact_pairs: vec![("fake-open".into(), "fake-strict".into())],
+        expected: None,
+    }
+}
+
+fn json(c: &Census) -> String {
+    serde_json::to_string_pretty(c).expect("serialise")
+}
+
+fn run_dir(dir: &Path, shard: Option<Shard>) -> Census {
+    let records = input::open(&[dir.to_path_buf()]).expect("open");
+    census::run(records, &mut fakes(), &opts("test-data", shard))
+        .expect("run")
+        .0
+}
+
+#[test]
+fn merge_of_shards_is_byte_identical_to_one_run() {
+    let dir = scratch("shards");
+    for (name, body) in bodies() {
+        std::fs::write(dir.join(name), body).expect("write");
+    }
+    let whole = run_dir(&dir, None);
+    assert_eq!(whole.tally.files, 40);
+    assert!(
+        whole.tally.signatures.len() >= 2,
+        "{:?}",
+        whole.tally.signatures.keys()
+    );
+    assert_eq!(whole.tally.oracles["fake-strict"].files_error, 10);
+    assert!(whole.tally.high_impact.total > 0);
+    for n in [1, 3, 7] {
+        let parts: Vec<Census> = (0..n)
+            .rev() // the order of the parts must not matter
+            .map(|k| run_dir(&dir, Some(Shard { k, n })))
+            .collect();
+        assert_eq!(parts.iter().map(|p| p.tally.files).sum::<u64>(), 40);
+        let merged = Census::merge(parts).expect("merge");
+        assert_eq!(json(&merged), json(&whole), "{n} shards");
+    }
+    // Through the files merge reads, too.
+    let out = dir.join("out");
+    census::write_outputs(&out, &whole, None).expect("write");
+    let back = census::read_census(&out.join("census.json")).expect("read");
+    assert_eq!(
+        json(&Census::merge(vec![back]).expect("merge")),
+        json(&whole)
+    );
+    let svg = std::fs::read_to_string(out.join("heatmap.svg")).expect("svg");
+    assert!(svg.starts_with("<svg") && svg.contains("fake-strict"));
+}
+
+#[test]
+fn merge_refuses_shards_of_different_censuses() {
+    let dir = scratch("refuse");
+    std::fs::write(dir.join("a.test"), "User-agent: *\nDisallow: /admin\n").expect("write");
+    let a = run_dir(&dir, None);
+    let mut b = a.clone();
+    b.input = "other".into();
+    assert!(Census::merge(vec![a, b]).is_err());
+}
+
+#[test]
+fn shard_parsing_and_plan() {
+    assert_eq!(Shard::parse("2/5"), Ok(Shard { k: 2, n: 5 }));
+    for bad in ["5/5", "1/0", "x/2", "3"] {
+        assert!(Shard::parse(bad).is_err(), "{bad}");
+    }
+    let recs = (0..100).map(|i| {
+        Ok(Record {
+            name: format!("f{i}"),
+            host: String::new(),
+            body: Vec::new(),
+            status: None,
+        })
+    });
+    let plan = census::shard_plan(recs, 4, None).expect("plan");
+    assert_eq!(plan.iter().sum::<u64>(), 100);
+    assert!(plan.iter().all(|&c| c > 10), "{plan:?}");
+}
+
+fn tar_bytes() -> Vec<u8> {
+    let mut b = tar::Builder::new(Vec::new());
+    for (name, body) in bodies().iter().take(3) {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(body.len() as u64);
+        h.set_mode(0o644);
+        h.set_cksum();
+        b.append_data(&mut h, format!("data/{name}"), body.as_bytes())
+            .expect("append");
+    }
+    b.into_inner().expect("tar")
+}
+
+#[test]
+fn tar_and_tar_gz_inputs() {
+    use std::io::Write;
+    let dir = scratch("tar");
+    let tar = dir.join("x.tar");
+    std::fs::write(&tar, tar_bytes()).expect("write");
+    let gz = dir.join("x.tar.gz");
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    enc.write_all(&tar_bytes()).expect("gz");
+    std::fs::write(&gz, enc.finish().expect("gz")).expect("write");
+    for path in [tar, gz] {
+        let recs: Vec<Record> = input::open(&[path])
+            .expect("open")
+            .collect::<Result<_, _>>()
+            .expect("records");
+        assert_eq!(recs.len(), 3);
+        assert_eq!(recs[0].name, "data/site0.test");
+        assert_eq!(recs[0].host, "site0.test");
+        assert_eq!(recs[1].body, b"User-agent: bot\nDisallow: /\n");
+    }
+}
+
+fn warc_record(kind: warc::RecordType, id: &str, uri: &str, body: &[u8]) -> Vec<u8> {
+    let record = warc::RecordBuilder::default()
+        .warc_type(kind)
+        .warc_id(id)
+        .header(warc::WarcHeader::TargetURI, uri)
+        .body(body.to_vec())
+        .build()
+        .expect("record");
+    let mut w = warc::WarcWriter::new(std::io::BufWriter::new(Vec::new()));
+    w.write(&record).expect("write");
+    w.into_inner().expect("inner")
+}
+
+#[test]
+fn warc_responses_with_status() {
+    use std::io::Write;
+    let mut raw = Vec::new();
+    raw.extend(warc_record(
+        warc::RecordType::Request,
+        "<urn:uuid:1>",
+        "https://a.test/robots.txt",
+        b"GET /robots.txt HTTP/1.1\r\nHost: a.test\r\n\r\n",
+    ));
+    raw.extend(warc_record(
+        warc::RecordType::Response,
+        "<urn:uuid:2>",
+        "https://A.test/robots.txt",
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nUser-agent: *\nDisallow: /admin\n",
+    ));
+    raw.extend(warc_record(
+        warc::RecordType::Response,
+        "<urn:uuid:3>",
+        "http://b.test/robots.txt",
+        b"HTTP/1.1 404 Not Found\r\n\r\nnope",
+    ));
+    let dir = scratch("warc");
+    let plain = dir.join("crawl.warc");
+    std::fs::write(&plain, &raw).expect("write");
+    // Common Crawl compresses each record as its own gzip member.
+    let gz = dir.join("crawl.warc.gz");
+    let mut members = Vec::new();
+    for part in [&raw[..], &raw[..0]] {
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        enc.write_all(part).expect("gz");
+        members.extend(enc.finish().expect("gz"));
+    }
+    std::fs::write(&gz, members).expect("write");
+    for path in [plain, gz] {
+        let recs: Vec<Record> = input::open(std::slice::from_ref(&path))
+            .expect("open")
+            .collect::<Result<_, _>>()
+            .expect("records");
+        assert_eq!(recs.len(), 2, "{}", path.display());
+        assert_eq!(recs[0].name, "<urn:uuid:2>");
+        assert_eq!(recs[0].host, "a.test");
+        assert_eq!(recs[0].status, Some(200));
+        assert_eq!(recs[0].body, b"User-agent: *\nDisallow: /admin\n");
+        assert_eq!(recs[1].status, Some(404));
+        let (c, _) = census::run(
+            input::open(&[path]).expect("open"),
+            &mut fakes(),
+            &opts("w", None),
+        )
+        .expect("run");
+        assert_eq!(c.tally.files, 1);
+        assert_eq!(c.tally.skipped_status.get(&404), Some(&1));
+    }
+}
+
+#[test]
+fn bad_inputs_name_the_file_and_record() {
+    let dir = scratch("bad");
+    let bad = dir.join("bad.warc");
+    std::fs::write(&bad, b"WARC/1.0\r\nthis is not a header\r\n\r\n").expect("write");
+    let err = input::open(std::slice::from_ref(&bad))
+        .expect("open")
+        .find_map(Result::err)
+        .expect("an error");
+    assert!(
+        err.0.contains("bad.warc") && err.0.contains("record 1"),
+        "{err}"
+    );
+    let http = dir.join("nohttp.warc");
+    std::fs::write(
+        &http,
+        warc_record(
+            warc::RecordType::Response,
+            "<urn:uuid:9>",
+            "http://x/",
+            b"junk",
+        ),
+    )
+    .expect("write");
+    let err = census::run(
+        input::open(&[http]).expect("open"),
+        &mut fakes(),
+        &opts("w", None),
+    )
+    .expect_err("an error");
+    assert!(err.0.contains("<urn:uuid:9>"), "{err}");
+    let tar = dir.join("bad.tar.gz");
+    std::fs::write(&tar, b"not gzip at all").expect("write");
+    let err = input::open(&[tar]).expect("open").find_map(Result::err);
+    assert!(err.is_some_and(|e| e.0.contains("bad.tar.gz")));
+    assert!(input::open(&[dir.join("x.zip")]).is_err());
+}
