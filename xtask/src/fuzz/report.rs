@@ -440,9 +440,144 @@ pub fn write(r: &Report) -> (i32, Vec<PathBuf>) {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::fuzz::nightly::SpeedRow;
+
     #[test]
     fn dates() {
         assert_eq!(super::civil(0), (1970, 1, 1));
         assert_eq!(super::civil(20_000), (2024, 10, 4));
+    }
+
+    /// Per-process stats files in the format the fuzz processes write.
+    const STATS: &[(&str, &str)] = &[
+        (
+            "differential-1.json",
+            r#"{"target":"differential","pid":1,"oracles":["rfc9309","google","cpython-3.11"],"execs":1000,"repeats":100,"queries":4000,"disagreements":70,"known":{"sig-a":5,"sig-b":2},"new":{"d3d169d53f93":{"new":"google: allowed->disallowed @ allow/star","hits":3}},"failures":{"cpython-3.11":{"error":4}},"lane":["cpython-3.11"],"lane_wait_micros":1500,"oracle_micros":{"rfc9309":300,"google":500,"cpython-3.11":1200}}"#,
+        ),
+        (
+            "differential_bytes-2.json",
+            r#"{"target":"differential_bytes","pid":2,"oracles":["rfc9309","google","cpython-3.11"],"execs":500,"repeats":0,"queries":900,"disagreements":9,"known":{"sig-a":1},"new":{},"failures":{},"lane":[],"lane_wait_micros":0,"oracle_micros":{"rfc9309":100,"google":100,"cpython-3.11":100}}"#,
+        ),
+        (
+            "robust-google-3.json",
+            r#"{"target":"robust_google","oracle":"google","pid":3,"execs":800,"errors":6}"#,
+        ),
+    ];
+
+    fn fixture(base: &Path) -> Report {
+        let _ = std::fs::remove_dir_all(base);
+        let stats_dir = base.join("stats");
+        std::fs::create_dir_all(&stats_dir).unwrap();
+        for (name, text) in STATS {
+            std::fs::write(stats_dir.join(name), text).unwrap();
+        }
+        let mut findings = Vec::new();
+        for hash in ["d3d169d53f93", "b70f7e294b4e", "a65cc910ab65"] {
+            let from = crate::fuzz::committed_findings_dir().join(hash);
+            let to = base.join("findings").join(hash);
+            std::fs::create_dir_all(&to).unwrap();
+            for f in std::fs::read_dir(&from).unwrap().flatten() {
+                std::fs::copy(f.path(), to.join(f.file_name())).unwrap();
+            }
+            findings.push(Finding::load(&to).unwrap());
+        }
+        let run = |target: &str, n: u64| RunStats {
+            target: target.into(),
+            seconds: 10.5 * n as f64,
+            execs: 1000 * n,
+            exec_per_sec: 100 * n,
+            cov: 50 * n,
+            ft: 70 * n,
+            corpus: 9 * n,
+            ooms: 0,
+            timeouts: n % 2,
+            crashes: 0,
+            exit: Some(0),
+        };
+        let mut known = Known {
+            stamp: "s".into(),
+            queries: 1234,
+            unexplained_queries: 5,
+            ..Known::default()
+        };
+        known.signatures.insert("sig-a".into());
+        known.cells.insert("b70f7e294b4e-cell".into());
+        Report {
+            started: SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(978_310_861),
+            wall_seconds: 100.4,
+            minutes: 1.5,
+            jobs: 1,
+            fuzz_seconds: 88.8,
+            speed: Some(Speed {
+                seconds: 10,
+                rows: vec![
+                    SpeedRow {
+                        label: "one".into(),
+                        oracles: 3,
+                        workers: vec![900],
+                        distinct_per_sec: 812.4,
+                        lane_wait: Some(0.25),
+                        seconds: 10.0,
+                    },
+                    SpeedRow {
+                        label: "two".into(),
+                        oracles: 3,
+                        workers: vec![400, 450],
+                        distinct_per_sec: 700.0,
+                        lane_wait: None,
+                        seconds: 10.0,
+                    },
+                ],
+            }),
+            coverage: Some(Coverage {
+                corpus_files: 10,
+                edges_covered: 100,
+                edges_total: 400,
+                google_covered: 30,
+                google_total: 90,
+                google_functions_covered: 4,
+                google_functions: 12,
+                cov: 77,
+                ft: 99,
+            }),
+            runs: vec![run("differential", 1), run("robust_google", 2)],
+            merges: vec![("differential".into(), 20, 12)],
+            known,
+            findings,
+            findings_before: vec!["b70f7e294b4e".into()],
+            minimised: vec!["d3d169d53f93".into()],
+            stats_dir,
+            artifacts: vec![
+                ("differential".into(), String::new(), (0, 0, 0)),
+                ("robust_google".into(), "google".into(), (1, 2, 0)),
+                ("robust_rfc9309".into(), "rfc9309".into(), (0, 0, 0)),
+            ],
+        }
+    }
+
+    /// The rendered report of a fixed input, compared with the one the
+    /// writer produced before it was split up and typed: a change of the
+    /// output shows here, whatever the reason.
+    #[test]
+    fn report_rendering_is_unchanged() {
+        let base = crate::paths::root().join("target/fuzz-report-golden");
+        let r = fixture(&base);
+        let (code, paths) = write(&r);
+        let md = std::fs::read_to_string(&paths[0]).unwrap();
+        let json = std::fs::read_to_string(&paths[1]).unwrap();
+        for p in &paths {
+            let _ = std::fs::remove_file(p);
+        }
+        let _ = std::fs::remove_dir_all(&base);
+        let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/fuzz/testdata");
+        if std::env::var_os("REPDIFF_BLESS").is_some() {
+            std::fs::create_dir_all(&golden).unwrap();
+            std::fs::write(golden.join("report.md"), &md).unwrap();
+            std::fs::write(golden.join("report.json"), &json).unwrap();
+        }
+        assert_eq!(code, 1);
+        assert_eq!(md, std::fs::read_to_string(golden.join("report.md")).unwrap());
+        assert_eq!(json, std::fs::read_to_string(golden.join("report.json")).unwrap());
     }
 }
