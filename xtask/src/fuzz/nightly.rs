@@ -174,7 +174,7 @@ fn fuzz_target(
     )
 }
 
-/// The Python lane (see fuzz/src/lane.rs) wants a spare core: with as many
+/// The Python lane (see fuzzcore/src/lane.rs) wants a spare core: with as many
 /// fuzzing processes as cores it only adds contention. Replays that judge
 /// inputs by their coverage (merge, the coverage figure) run without it, so
 /// the Python adapters' counters cannot land in another input's run.

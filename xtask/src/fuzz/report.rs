@@ -338,7 +338,7 @@ fn md_speed(r: &Report) -> String {
         "\nA repeat is an input whose rendered robots.txt and queries were run moments ago (many \
          mutations of a structured input render the same file); the harness skips the oracles for it. \
          The Python lane runs the four Python oracles on a second thread, every input, in order \
-         (fuzz/src/lane.rs); the nightly job uses it when it has a spare core. The last mode leaves \
+         (fuzzcore/src/lane.rs); the nightly job uses it when it has a spare core. The last mode leaves \
          the Python oracles out and is there to show what they cost, not as a way to run.\n\n",
     );
     md
