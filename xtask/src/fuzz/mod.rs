@@ -208,7 +208,13 @@ fn nightly_cmd(rest: &[String]) -> Result<i32, Usage> {
         minutes: a.number("minutes", 10.0)?,
         jobs: a.number("jobs", 1)?,
         build: !a.has("no-build"),
-        speed_seconds: a.one("speed-seconds")?.map(|s| s.parse().unwrap_or(0)),
+        speed_seconds: a
+            .one("speed-seconds")?
+            .map(|s| {
+                s.parse()
+                    .map_err(|_| Usage(format!("--speed-seconds wants a whole number, not `{s}`")))
+            })
+            .transpose()?,
     };
     if opts.minutes <= 0.0 || opts.jobs == 0 {
         return Err(Usage("--minutes and --jobs must be positive".into()));
