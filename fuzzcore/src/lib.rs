@@ -176,17 +176,59 @@ fn read_known(path: &Path) -> Option<Known> {
         .ok()
 }
 
+/// Every oracle name the ledger may use: the built-in registry and the
+/// external harnesses of `oracles/harness/registry.yaml`. Only the names
+/// are read here (xtask owns the rest of that file); without them a ledger
+/// entry about an external oracle would stop the derivation.
+fn ledger_oracle_names(registry_yaml: &Path) -> Vec<String> {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        name: String,
+    }
+    #[derive(serde::Deserialize)]
+    struct RegistryFile {
+        oracles: Vec<Named>,
+    }
+    let mut names: Vec<String> = oracles::registry()
+        .iter()
+        .map(|e| e.name.to_string())
+        .collect();
+    let parsed = std::fs::read_to_string(registry_yaml)
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_yaml::from_str::<RegistryFile>(&t).map_err(|e| e.to_string()));
+    match parsed {
+        Ok(f) => names.extend(f.oracles.into_iter().map(|o| o.name)),
+        Err(e) => eprintln!("repdiff-fuzz: {}: {e}", registry_yaml.display()),
+    }
+    names
+}
+
 fn derive_known_now(
     corpus: &engine::case::Corpus,
     ledger_path: &Path,
     names: &[&str],
     stamp: String,
 ) -> Known {
-    let known_names: Vec<&str> = oracles::registry().iter().map(|e| e.name).collect();
+    let known_names = ledger_oracle_names(&fuzz_dir().join("../oracles/harness/registry.yaml"));
+    let known_names: Vec<&str> = known_names.iter().map(String::as_str).collect();
     let ledger = engine::ledger::load(ledger_path, corpus, &known_names)
         .unwrap_or_else(|e| panic!("repdiff-fuzz: cannot load the ledger: {e}"));
     let oracles = make_oracles(Some(names));
     let cases: Vec<&engine::case::Case> = corpus.cases.iter().collect();
     let result = engine::run::run(&cases, oracles, Vec::new(), &ledger, &|_| None, &mut |_| {});
     triage::derive_known(corpus, &ledger, &result, stamp)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The committed ledger names external oracles: the names the
+    /// derivation accepts include them, or it would stop at the first one.
+    #[test]
+    fn ledger_names_include_the_external_harnesses() {
+        let yaml = super::fuzz_dir().join("../oracles/harness/registry.yaml");
+        let names = super::ledger_oracle_names(&yaml);
+        assert!(names.iter().any(|n| n == "rfc9309"), "{names:?}");
+        assert!(names.iter().any(|n| n == "spider"), "{names:?}");
+        assert!(names.len() > oracles::registry().len(), "{names:?}");
+    }
 }
