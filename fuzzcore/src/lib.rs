@@ -51,9 +51,12 @@ pub const ROBUST_BIN: &str = "robust";
 
 /// What a robustness run of `oracle` is called in reports, corpus and
 /// artifact directories, and the name a packaged copy of the `robust`
-/// binary takes: `robust_` and the name with `-` and `.` as `_`.
+/// binary takes: `robust_` and the name with `-` as `_` and `.` dropped,
+/// the names the hand-written targets had (`robust_cpython_311`,
+/// `robust_protego_061`), so the persistent corpora and the committed
+/// reports keep their names.
 pub fn robust_target(oracle: &str) -> String {
-    format!("robust_{}", oracle.replace(['-', '.'], "_"))
+    format!("robust_{}", oracle.replace('-', "_").replace('.', ""))
 }
 
 /// Every registered oracle with its robustness run name, in registry order.
@@ -221,6 +224,18 @@ fn derive_known_now(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn robust_runs_keep_the_old_target_names() {
+        assert_eq!(super::robust_target("cpython-3.11"), "robust_cpython_311");
+        assert_eq!(super::robust_target("protego-0.6.1"), "robust_protego_061");
+        assert_eq!(super::robust_target("robotstxt-rs"), "robust_robotstxt_rs");
+        let runs = super::robust_runs();
+        assert_eq!(runs.len(), oracles::registry().len());
+        assert!(runs
+            .iter()
+            .any(|(t, o)| t == "robust_google" && *o == "google"));
+    }
+
     /// The committed ledger names external oracles: the names the
     /// derivation accepts include them, or it would stop at the first one.
     #[test]
