@@ -1,6 +1,11 @@
 #!/bin/bash -eu
 # ClusterFuzzLite build: compile every cargo-fuzz target of fuzz/ and
 # package what the oracles need at run time next to the binaries.
+#
+# The runner starts each binary in $OUT with no environment of ours, so the
+# one `robust` target (its oracle is a parameter) is packaged once per
+# registered oracle as robust_<oracle>: it reads the oracle from its own
+# name. The list comes from the registry (`cargo xtask fuzz targets`).
 cd "$SRC/repdiff"
 
 # Fetch and verify the pinned third-party parsers (.cache/), as on a
@@ -19,13 +24,16 @@ export RUSTC_WRAPPER="$PWD/fuzz/tools/coverage-scope"
 cargo fuzz build -O
 
 FUZZ_OUT=fuzz/target/x86_64-unknown-linux-gnu/release
-for bin in fuzz/fuzz_targets/*.rs; do
-  name=$(basename "$bin" .rs)
-  cp "$FUZZ_OUT/$name" "$OUT/"
+TARGETS=$(cargo xtask fuzz targets)
+for name in $TARGETS; do
+  case "$name" in
+    robust_*) cp "$FUZZ_OUT/robust" "$OUT/$name" ;;
+    *) cp "$FUZZ_OUT/$name" "$OUT/" ;;
+  esac
 done
 
 # The oracles find their setup cache next to the binary (see
-# fuzz/src/lib.rs adopt_packaged_cache); the corpus and ledger are read to
+# fuzzcore/src/lib.rs adopt_packaged_cache); the corpus and ledger are read to
 # derive the known-signature list.
 mkdir -p "$OUT/repdiff-cache"
 cp -r .cache/. "$OUT/repdiff-cache/"
@@ -39,8 +47,7 @@ cp fuzz/known-signatures.json "$OUT/"
 LIBPY=$(python3.11 -c 'import sysconfig; print(sysconfig.get_config_var("LIBDIR"))')
 mkdir -p "$OUT/lib"
 cp "$LIBPY"/libpython3.11.so* "$OUT/lib/" 2>/dev/null || true
-for bin in fuzz/fuzz_targets/*.rs; do
-  name=$(basename "$bin" .rs)
+for name in $TARGETS; do
   patchelf --set-rpath '$ORIGIN/lib' "$OUT/$name" 2>/dev/null || true
 done
 

@@ -2,8 +2,8 @@
 //! every in-process oracle and rfc9309; disagreements triaged in the loop.
 #![no_main]
 use arbitrary::{Arbitrary, Unstructured};
+use fuzzcore::{generate::Model, Harness};
 use libfuzzer_sys::fuzz_target;
-use repdiff_fuzz::{generate::Model, Harness};
 
 fuzz_target!(
     init: { Harness::init("differential"); },

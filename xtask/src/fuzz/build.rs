@@ -13,16 +13,17 @@
 //!   about 40% of the differential loop's CPU in one profile, the C++
 //!   parser's 30% in another. Edge counters stay on everywhere in scope.
 //! - AddressSanitizer (`-s address`, robots.cc with `-fsanitize=address` too,
-//!   `fuzz/target/asan/<triple>/release`): `robust_google` (memory errors in
-//!   the C++) and `differential` for the coverage report (ASan's runtime
-//!   symbolises libFuzzer's `-print_coverage`).
+//!   `fuzz/target/asan/<triple>/release`): `robust`, run for the oracles
+//!   with C++ inside ([`under_asan`]: memory errors), and `differential` for
+//!   the coverage report (ASan's runtime symbolises libFuzzer's
+//!   `-print_coverage`).
 //!
 //! Both go through `fuzz/tools/coverage-scope` (a `RUSTC_WRAPPER`), which
 //! keeps the coverage instrumentation only in the crates that parse
 //! robots.txt (ours, texting-robots, robotstxt): the counters of pyo3, serde
 //! and regex compilation cost libFuzzer more bookkeeping per run than the
-//! parsers themselves took. The plain robustness targets are built a second
-//! time, into `fuzz/target/robust`, with the generator in scope as well. Cargo does not
+//! parsers themselves took. The `robust` target is built a second time,
+//! into `fuzz/target/robust`, with the generator in scope as well. Cargo does not
 //! rebuild when a wrapper changes, so a stamp of the wrapper's content sits
 //! in each target directory and a mismatch empties it first.
 
@@ -33,24 +34,41 @@ use std::process::Command;
 pub const TRIPLE: &str = "x86_64-unknown-linux-gnu";
 
 /// The targets built with AddressSanitizer.
-pub const ASAN_TARGETS: &[&str] = &["robust_google", "differential"];
+pub const ASAN_TARGETS: &[&str] = &[fuzzcore::ROBUST_BIN, "differential"];
 
-/// The robustness targets built without AddressSanitizer. They get a build
-/// of their own, with the generator (`repdiff_fuzz`) in the coverage scope:
-/// a Python parser is not instrumented, so for `robust_cpython_*` and
-/// `robust_protego*` the generator's edges are the only guidance there is
-/// (without them their corpora stalled near 115 inputs, against about 650).
-fn robust_plain(target: &str) -> bool {
-    target.starts_with("robust_") && !ASAN_TARGETS.contains(&target)
+/// Is `oracle` fuzzed alone under AddressSanitizer? The oracles whose
+/// worker family is neither Rust nor Python: native code, where memory
+/// errors are what ASan finds (for Rust the compiler rules them out, and
+/// CPython's allocator under ASan only slows the run).
+pub fn under_asan(oracle: &str) -> bool {
+    oracles::registry()
+        .iter()
+        .any(|e| e.name == oracle && e.family != "rust" && e.family != "python")
+}
+
+/// The `robust` binary that fuzzes `oracle`: the AddressSanitizer build
+/// ([`under_asan`]) or the plain one with the generator (`fuzzcore`) in the
+/// coverage scope: a Python parser is not instrumented, so for CPython and
+/// Protego the generator's edges are the only guidance there is (without
+/// them their corpora stalled near 115 inputs, against about 650).
+pub fn robust_bin(oracle: &str) -> PathBuf {
+    if under_asan(oracle) {
+        asan_bin(fuzzcore::ROBUST_BIN)
+    } else {
+        fuzz_dir()
+            .join("target/robust")
+            .join(TRIPLE)
+            .join("release")
+            .join(fuzzcore::ROBUST_BIN)
+    }
 }
 
 pub fn plain_bin(target: &str) -> PathBuf {
-    let dir = if robust_plain(target) {
-        fuzz_dir().join("target/robust")
-    } else {
-        fuzz_dir().join("target")
-    };
-    dir.join(TRIPLE).join("release").join(target)
+    fuzz_dir()
+        .join("target")
+        .join(TRIPLE)
+        .join("release")
+        .join(target)
 }
 
 pub fn asan_bin(target: &str) -> PathBuf {
@@ -174,21 +192,17 @@ fn cargo_fuzz_build(
     Ok(())
 }
 
-/// Every target, parsing crates only in scope (what `differential` runs),
-/// then the robustness targets again with the generator in scope.
+/// The differential targets, parsing crates only in scope, then `robust`
+/// with the generator in scope as well.
 pub fn build_plain(clang: &str) -> Result<(), String> {
-    cargo_fuzz_build(clang, false, &fuzz_dir().join("target"), "", &[])?;
-    let robust: Vec<&str> = super::nightly::ROBUST
-        .iter()
-        .map(|(t, _)| *t)
-        .filter(|t| robust_plain(t))
-        .collect();
+    let target = fuzz_dir().join("target");
+    cargo_fuzz_build(clang, false, &target, "", fuzzcore::DIFFERENTIAL_TARGETS)?;
     cargo_fuzz_build(
         clang,
         false,
         &fuzz_dir().join("target/robust"),
-        "repdiff_fuzz",
-        &robust,
+        "fuzzcore",
+        &[fuzzcore::ROBUST_BIN],
     )
 }
 

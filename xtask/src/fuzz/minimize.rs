@@ -12,6 +12,7 @@
 
 use super::triage::{self, Known};
 use super::{Finding, Probe, Replay};
+use fuzzcore::record::{self, Minimized};
 use std::path::Path;
 
 /// At most this many replays per finding (about 100 us each).
@@ -102,19 +103,19 @@ fn split_url(url: &str) -> (String, String) {
 }
 
 pub fn minimize(dir: &Path, known: &Known, exact: bool) -> Result<String, String> {
-    let f = Finding::load(dir).ok_or_else(|| format!("{}: no finding.json", dir.display()))?;
+    let f = Finding::load(dir)?.ok_or_else(|| format!("{}: no finding.json", dir.display()))?;
     let mut s = Shrinker {
         probe: Probe::new()?,
         want: if exact {
-            Want::Exact(f.str("signature"))
+            Want::Exact(f.record.signature.clone())
         } else {
-            Want::NewPart(f.new_part())
+            Want::NewPart(f.new_part().to_vec())
         },
         tests: 0,
     };
     let mut body = f.body.clone();
-    let mut agent = f.str("agent");
-    let mut url = f.str("url");
+    let mut agent = f.record.agent.clone();
+    let mut url = f.record.url.clone();
     if !s.holds(&body, &agent, &url) {
         return Err(format!(
             "finding {} does not reproduce in process (its signature does not hold on replay)",
@@ -167,20 +168,17 @@ pub fn minimize(dir: &Path, known: &Known, exact: bool) -> Result<String, String
     std::fs::write(dir.join("min.robots.txt"), &body).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("case.yaml"), &case).map_err(|e| e.to_string())?;
     std::fs::write(dir.join("ledger-draft.yaml"), &draft).map_err(|e| e.to_string())?;
-    let min = serde_json::json!({
-        "agent": agent,
-        "url": url,
-        "body_len": body.len(),
-        "signature": t.signature(),
-        "cells": t.cells,
-        "replays": s.tests,
-        "case_id": case_id,
-    });
-    std::fs::write(
-        dir.join("minimized.json"),
-        serde_json::to_string_pretty(&min).unwrap_or_default(),
-    )
-    .map_err(|e| e.to_string())?;
+    let min = Minimized {
+        agent: agent.clone(),
+        url: url.clone(),
+        body_len: body.len(),
+        signature: t.signature(),
+        cells: t.cells.clone(),
+        replays: s.tests as u64,
+        case_id,
+    };
+    std::fs::write(dir.join("minimized.json"), record::to_pretty(&min))
+        .map_err(|e| e.to_string())?;
     Ok(format!(
         "finding {}: body {} -> {} bytes, agent {} -> {} chars, URL {} -> {} chars in {} replays\n  \
          signature: {}\n  wrote {}/case.yaml and ledger-draft.yaml",
@@ -329,8 +327,7 @@ fn case_yaml(
         "    source: {}\n",
         q(&format!(
             "cargo xtask fuzz (target {}, finding fuzz/findings/{}), minimised",
-            f.str("target"),
-            f.hash
+            f.record.target, f.hash
         ))
     ));
     y.push_str(&format!(

@@ -1,5 +1,6 @@
 //! `cargo xtask fuzz`: the nightly differential-fuzzing job and its tools,
-//! over the cargo-fuzz crate in `fuzz/` (see fuzz/README.md).
+//! over the cargo-fuzz crate in `fuzz/` and the fuzzing core it wraps,
+//! `fuzzcore` (see fuzz/README.md).
 //!
 //! - `cargo xtask fuzz --minutes N [--jobs J]`: set up, build, fuzz every
 //!   target for about N minutes on the persistent corpus (libFuzzer
@@ -16,20 +17,18 @@ mod nightly;
 mod report;
 mod runner;
 mod tools;
-// Shared with the fuzz targets; xtask uses only part of it.
-#[allow(dead_code)]
-#[path = "../../../fuzz/src/triage.rs"]
-pub mod triage;
+pub use fuzzcore::triage;
 
 use crate::cli::{Args, Usage};
 use engine::oracle::{Answer, Ask, Oracle, Outcome, Query};
+use fuzzcore::record::FindingRecord;
 use oracles::rfc9309::{Readings, Robots};
 use std::path::{Path, PathBuf};
 
 const USAGE: &str = "\
 usage: cargo xtask fuzz [--minutes N] [--jobs J] [--no-build] [--speed-seconds S]
        cargo xtask fuzz minimize <finding dir or hash> [--exact]
-       cargo xtask fuzz known | seed | setup | build | speed [--seconds S] | coverage
+       cargo xtask fuzz known | seed | setup | build | speed [--seconds S] | coverage | targets
 
   (no subcommand)  the nightly job: setup, build, fuzz all targets for about N minutes
                    (default 10) on fuzz/corpus/ with libFuzzer -fork=J (default 1), merge,
@@ -44,7 +43,10 @@ usage: cargo xtask fuzz [--minutes N] [--jobs J] [--no-build] [--speed-seconds S
   build            cargo fuzz build (plain and AddressSanitizer builds)
   speed            exec/s of `differential` in four modes, one after the other in one run:
                    Python lane, no lane, -jobs=2, Rust/C++ oracles only
-  coverage         edges covered by fuzz/corpus/differential, and how many in googlebot::";
+  coverage         edges covered by fuzz/corpus/differential, and how many in googlebot::
+  targets          every fuzzing run, one per line: the differential targets, then
+                   robust_<oracle> for each registered oracle (the `robust` binary with
+                   REPDIFF_FUZZ_ORACLE=<oracle>)";
 
 pub fn root() -> PathBuf {
     crate::paths::root()
@@ -95,38 +97,15 @@ pub fn main(rest: &[String]) -> Result<i32, Usage> {
     seed_findings();
     let sub = rest.first().map(String::as_str);
     match sub {
-        Some("minimize") => {
-            let a = Args::parse(&rest[1..], &["exact"], &[])?;
-            let Some(which) = a.positional.first() else {
-                return Err(Usage(format!("minimize needs a finding\n{USAGE}")));
-            };
-            crate::setup::ensure_or_reexec();
-            let dir = resolve_finding(which)?;
-            let known = derive_known().map_err(Usage)?;
-            write_known(&known);
-            match minimize::minimize(&dir, &known, a.has("exact")) {
-                Ok(summary) => {
-                    println!("{summary}");
-                    Ok(0)
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    Ok(1)
-                }
+        Some("minimize") => minimize_cmd(&rest[1..]),
+        Some("known") => known_cmd(),
+        Some("targets") => {
+            for t in fuzzcore::DIFFERENTIAL_TARGETS {
+                println!("{t}");
             }
-        }
-        Some("known") => {
-            crate::setup::ensure_or_reexec();
-            let known = derive_known().map_err(Usage)?;
-            write_known(&known);
-            println!(
-                "{}: {} signatures, {} cell keys from {} corpus queries ({} left out: unexplained cells)",
-                known_path().display(),
-                known.signatures.len(),
-                known.cells.len(),
-                known.queries,
-                known.unexplained_queries
-            );
+            for (t, _) in fuzzcore::robust_runs() {
+                println!("{t}");
+            }
             Ok(0)
         }
         Some("seed") => {
@@ -177,23 +156,70 @@ pub fn main(rest: &[String]) -> Result<i32, Usage> {
             println!("{USAGE}");
             Ok(0)
         }
-        _ => {
-            let a = Args::parse(rest, &["no-build"], &["minutes", "jobs", "speed-seconds"])?;
-            if let Some(p) = a.positional.first() {
-                return Err(Usage(format!("unknown fuzz subcommand `{p}`\n{USAGE}")));
-            }
-            let opts = nightly::Options {
-                minutes: a.number("minutes", 10.0)?,
-                jobs: a.number("jobs", 1)?,
-                build: !a.has("no-build"),
-                speed_seconds: a.one("speed-seconds")?.map(|s| s.parse().unwrap_or(0)),
-            };
-            if opts.minutes <= 0.0 || opts.jobs == 0 {
-                return Err(Usage("--minutes and --jobs must be positive".into()));
-            }
-            Ok(nightly::run(&opts))
+        _ => nightly_cmd(rest),
+    }
+}
+
+/// `cargo xtask fuzz minimize <finding> [--exact]`.
+fn minimize_cmd(args: &[String]) -> Result<i32, Usage> {
+    let a = Args::parse(args, &["exact"], &[])?;
+    let Some(which) = a.positional.first() else {
+        return Err(Usage(format!("minimize needs a finding\n{USAGE}")));
+    };
+    crate::setup::ensure_or_reexec();
+    let dir = resolve_finding(which)?;
+    let known = derive_known().map_err(Usage)?;
+    write_known(&known);
+    match minimize::minimize(&dir, &known, a.has("exact")) {
+        Ok(summary) => {
+            println!("{summary}");
+            Ok(0)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Ok(1)
         }
     }
+}
+
+/// `cargo xtask fuzz known`.
+fn known_cmd() -> Result<i32, Usage> {
+    crate::setup::ensure_or_reexec();
+    let known = derive_known().map_err(Usage)?;
+    write_known(&known);
+    println!(
+        "{}: {} signatures, {} cell keys from {} corpus queries ({} left out: unexplained cells)",
+        known_path().display(),
+        known.signatures.len(),
+        known.cells.len(),
+        known.queries,
+        known.unexplained_queries
+    );
+    Ok(0)
+}
+
+/// `cargo xtask fuzz [--minutes N] [--jobs J] ...`: the nightly job.
+fn nightly_cmd(rest: &[String]) -> Result<i32, Usage> {
+    let a = Args::parse(rest, &["no-build"], &["minutes", "jobs", "speed-seconds"])?;
+    if let Some(p) = a.positional.first() {
+        return Err(Usage(format!("unknown fuzz subcommand `{p}`\n{USAGE}")));
+    }
+    let opts = nightly::Options {
+        minutes: a.number("minutes", 10.0)?,
+        jobs: a.number("jobs", 1)?,
+        build: !a.has("no-build"),
+        speed_seconds: a
+            .one("speed-seconds")?
+            .map(|s| {
+                s.parse()
+                    .map_err(|_| Usage(format!("--speed-seconds wants a whole number, not `{s}`")))
+            })
+            .transpose()?,
+    };
+    if opts.minutes <= 0.0 || opts.jobs == 0 {
+        return Err(Usage("--minutes and --jobs must be positive".into()));
+    }
+    Ok(nightly::run(&opts))
 }
 
 fn ensure_tools() -> Result<String, Usage> {
@@ -242,7 +268,9 @@ pub fn derive_known() -> Result<triage::Known, String> {
     let corpus = engine::case::load_dir(&crate::paths::corpus_dir()).map_err(|e| e.to_string())?;
     let ledger_path = crate::paths::ledger();
     let ledger_text = std::fs::read_to_string(&ledger_path).map_err(|e| e.to_string())?;
-    let names: Vec<&str> = oracles::registry().iter().map(|e| e.name).collect();
+    // The ledger may name external oracles too (as in `conformance`).
+    let names = crate::select::known_names();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let ledger = engine::ledger::load(&ledger_path, &corpus, &names).map_err(|e| e.to_string())?;
     let oracles = make_oracles()?;
     let names: Vec<String> = oracles.iter().map(|o| o.name().to_string()).collect();
@@ -253,11 +281,7 @@ pub fn derive_known() -> Result<triage::Known, String> {
 }
 
 pub fn write_known(known: &triage::Known) {
-    let path = known_path();
-    let tmp = path.with_extension("json.tmp");
-    if std::fs::write(&tmp, known.to_json()).is_ok() {
-        let _ = std::fs::rename(&tmp, &path);
-    }
+    let _ = fuzzcore::record::write_atomically(&known_path(), &known.to_json());
 }
 
 /// Every oracle in process, for replaying one (body, agent, URL).
@@ -320,40 +344,33 @@ impl Probe {
 pub struct Finding {
     pub dir: PathBuf,
     pub hash: String,
-    pub json: serde_json::Value,
+    pub record: FindingRecord,
     pub body: Vec<u8>,
 }
 
 impl Finding {
-    pub fn load(dir: &Path) -> Option<Finding> {
-        let json: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.join("finding.json")).ok()?).ok()?;
-        Some(Finding {
+    /// The finding in `dir`; `Ok(None)` when `dir` holds no `finding.json`
+    /// (not a finding, or one a fuzz process is still writing), an error
+    /// when it holds one that does not parse or has no `robots.txt`.
+    pub fn load(dir: &Path) -> Result<Option<Finding>, String> {
+        let path = dir.join("finding.json");
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Ok(None);
+        };
+        let record: FindingRecord =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let body = std::fs::read(dir.join("robots.txt"))
+            .map_err(|e| format!("{}: {e}", dir.join("robots.txt").display()))?;
+        Ok(Some(Finding {
             dir: dir.to_path_buf(),
-            hash: json.get("hash")?.as_str()?.to_string(),
-            body: std::fs::read(dir.join("robots.txt")).ok()?,
-            json,
-        })
+            hash: record.hash.clone(),
+            record,
+            body,
+        }))
     }
 
-    pub fn str(&self, key: &str) -> String {
-        self.json
-            .get(key)
-            .and_then(|v| v.as_str())
-            .unwrap_or_default()
-            .to_string()
-    }
-
-    pub fn new_part(&self) -> Vec<String> {
-        self.json
-            .get("new")
-            .and_then(|v| v.as_array())
-            .map(|a| {
-                a.iter()
-                    .filter_map(|s| s.as_str().map(str::to_string))
-                    .collect()
-            })
-            .unwrap_or_default()
+    pub fn new_part(&self) -> &[String] {
+        &self.record.new
     }
 
     /// Total hits: the compacted count plus every process's count file.
@@ -384,27 +401,19 @@ impl Finding {
     /// Is its new part still unexplained by `known`?
     pub fn untriaged(&self, known: &triage::Known) -> bool {
         self.new_part().iter().any(|k| !known.cells.contains(k))
-            && !known.signatures.contains(&self.str("signature"))
+            && !known.signatures.contains(&self.record.signature)
     }
 }
 
-/// Every finding under fuzz/findings, oldest first.
-pub fn all_findings() -> Vec<Finding> {
-    let mut out: Vec<Finding> = std::fs::read_dir(findings_dir())
-        .map(|rd| {
-            rd.flatten()
-                .filter_map(|e| Finding::load(&e.path()))
-                .collect()
-        })
-        .unwrap_or_default();
-    out.sort_by_key(|f| {
-        (
-            f.json
-                .get("found_unix")
-                .and_then(|v| v.as_u64())
-                .unwrap_or(0),
-            f.hash.clone(),
-        )
-    });
-    out
+/// Every finding of the run's findings folder, oldest first; a malformed
+/// one is an error naming it.
+pub fn all_findings() -> Result<Vec<Finding>, String> {
+    let mut out = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(findings_dir()) {
+        for e in rd.flatten() {
+            out.extend(Finding::load(&e.path())?);
+        }
+    }
+    out.sort_by_key(|f| (f.record.found_unix, f.hash.clone()));
+    Ok(out)
 }

@@ -1,9 +1,10 @@
 //! The nightly job: `cargo xtask fuzz --minutes N [--jobs J]`.
 
-use super::build::{self, asan_bin, plain_bin};
+use super::build::{self, asan_bin, plain_bin, robust_bin};
 use super::report::{self, Report};
 use super::runner::{self, Launch, RunStats};
 use super::{all_findings, derive_known, fuzz_dir, known_path, write_known};
+use fuzzcore::record::{read_stats_dir, ProcessStats};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -15,18 +16,17 @@ pub struct Options {
 }
 
 /// The differential targets and the share of the fuzzing time each gets;
-/// the robustness targets share the rest equally.
+/// the robustness runs (one per registered oracle, see [`robust_runs`])
+/// share the rest equally.
 pub const DIFFERENTIAL: &[(&str, f64)] = &[("differential", 0.55), ("differential_bytes", 0.20)];
-pub const ROBUST: &[(&str, &str)] = &[
-    ("robust_rfc9309", "rfc9309"),
-    ("robust_google", "google"),
-    ("robust_texting_robots", "texting-robots"),
-    ("robust_robotstxt_rs", "robotstxt-rs"),
-    ("robust_cpython_311", "cpython-3.11"),
-    ("robust_cpython_315", "cpython-3.15"),
-    ("robust_protego", "protego"),
-    ("robust_protego_061", "protego-0.6.1"),
-];
+
+/// (run name, oracle) of every robustness run: one per oracle of
+/// `oracles::registry()`, so a new oracle is fuzzed alone without a list
+/// to update. The run name (`robust_<oracle>`) names its corpus, artifacts
+/// and report row; the binary is always `robust`.
+pub fn robust_runs() -> Vec<(String, &'static str)> {
+    fuzzcore::robust_runs()
+}
 
 /// libFuzzer's per-input time limit (seconds): longer is a hang.
 pub const TIMEOUT: u64 = 10;
@@ -116,21 +116,24 @@ pub fn seed() -> usize {
             n += 1;
         }
     }
+    let robust = robust_runs().into_iter().map(|(t, _)| t);
     for t in DIFFERENTIAL
         .iter()
-        .map(|(t, _)| *t)
-        .chain(ROBUST.iter().map(|(t, _)| *t))
+        .map(|(t, _)| t.to_string())
+        .chain(robust)
     {
-        let _ = std::fs::create_dir_all(corpus_dir(t));
-        let _ = std::fs::create_dir_all(artifacts_dir(t));
+        let _ = std::fs::create_dir_all(corpus_dir(&t));
+        let _ = std::fs::create_dir_all(artifacts_dir(&t));
     }
     n
 }
 
-/// One fuzzing run of `target` for `secs` with libFuzzer's fork mode.
+/// One fuzzing run of `target` for `secs` with libFuzzer's fork mode;
+/// `oracle`: the one a robustness run fuzzes (`REPDIFF_FUZZ_ORACLE`).
 fn fuzz_target(
     target: &str,
     bin: &Path,
+    oracle: Option<&str>,
     secs: u64,
     jobs: usize,
     progress_every: Duration,
@@ -148,22 +151,30 @@ fn fuzz_target(
         format!("-artifact_prefix={}/", artifacts_dir(target).display()),
         "-print_final_stats=1".into(),
     ];
+    let mut env = fuzz_env(python_lane(jobs));
+    if let Some(o) = oracle {
+        env.push((fuzzcore::robust::ORACLE_VAR.into(), o.into()));
+    }
     let launch = Launch {
         target,
         bin: bin.to_path_buf(),
         args,
-        env: fuzz_env(python_lane(jobs)),
+        env,
         seconds: secs,
         log: work_dir().join("logs").join(format!("{target}.log")),
         cwd: work_dir().join("cwd"),
     };
-    runner::run(&launch, progress_every, &|| {
-        let (known, new) = report::live_signatures(&stats_dir());
-        format!(" | known hits {known}, new signatures {new}")
-    })
+    runner::run(
+        &launch,
+        progress_every,
+        &|| match report::live_signatures(&stats_dir()) {
+            Ok((known, new)) => format!(" | known hits {known}, new signatures {new}"),
+            Err(e) => format!(" | {e}"),
+        },
+    )
 }
 
-/// The Python lane (see fuzz/src/lane.rs) wants a spare core: with as many
+/// The Python lane (see fuzzcore/src/lane.rs) wants a spare core: with as many
 /// fuzzing processes as cores it only adds contention. Replays that judge
 /// inputs by their coverage (merge, the coverage figure) run without it, so
 /// the Python adapters' counters cannot land in another input's run.
@@ -272,8 +283,8 @@ impl Speed {
     }
 }
 
-fn distinct_rate(dir: &Path, secs: f64) -> f64 {
-    let (execs, repeats) = report::exec_counts(dir);
+fn distinct_rate(stats: &[ProcessStats], secs: f64) -> f64 {
+    let (execs, repeats) = report::exec_counts(stats);
     if secs <= 0.0 {
         0.0
     } else {
@@ -361,20 +372,19 @@ pub fn speed(secs: u64) -> Result<Speed, String> {
                 .collect();
             format!(" | workers {}", rates.join(" + "))
         })?;
-        let stats = report::read_stats(&sdir);
-        let oracles = stats
-            .first()
-            .and_then(|v| v.get("oracles"))
-            .and_then(|v| v.as_array())
-            .map_or(0, Vec::len);
-        let wait: u64 = stats
-            .iter()
-            .filter_map(|v| v.get("lane_wait_micros").and_then(|x| x.as_u64()))
-            .sum();
+        let stats = read_stats_dir(&sdir)?;
+        let differential = || {
+            stats.iter().filter_map(|p| match p {
+                ProcessStats::Differential(d) => Some(d),
+                ProcessStats::Robust(_) => None,
+            })
+        };
+        let oracles = differential().next().map_or(0, |d| d.oracles.len());
+        let wait: u64 = differential().map(|d| d.lane_wait_micros).sum();
         let mut row = SpeedRow {
             label: mode.label.to_string(),
             oracles,
-            distinct_per_sec: distinct_rate(&sdir, s.seconds),
+            distinct_per_sec: distinct_rate(&stats, s.seconds),
             lane_wait: (mode.lane && s.seconds > 0.0).then(|| wait as f64 / 1e6 / s.seconds),
             seconds: s.seconds,
             workers: Vec::new(),
@@ -547,36 +557,73 @@ fn merge(target: &str, bin: &Path) -> Result<(usize, usize), String> {
 }
 
 pub fn run(o: &Options) -> i32 {
+    match run_job(o) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            1
+        }
+    }
+}
+
+/// The job's steps in order; an error ends it without a report.
+fn run_job(o: &Options) -> Result<i32, String> {
     let started = SystemTime::now();
     let t0 = std::time::Instant::now();
     eprintln!(
         "fuzz: nightly job, {} minutes, {} job(s)",
         o.minutes, o.jobs
     );
-    crate::setup::ensure_or_reexec();
-    let clang = match super::tools::ensure() {
-        Ok(c) => c,
-        Err(p) => {
-            for e in p {
-                eprintln!("error: {e}");
-            }
-            return 1;
+    let known = prepare(o)?;
+    let findings_before: Vec<String> = all_findings()?.into_iter().map(|f| f.hash).collect();
+    let _ = std::fs::remove_dir_all(stats_dir());
+    let fuzzed = fuzz_all(o);
+    let merges = merge_all();
+    let cov = match coverage() {
+        Ok(c) => {
+            eprintln!("fuzz: {}", c.describe());
+            Some(c)
+        }
+        Err(e) => {
+            eprintln!("fuzz: coverage failed: {e}");
+            None
         }
     };
+    let minimised = minimise_new(&known)?;
+    let r = Report {
+        started,
+        wall_seconds: t0.elapsed().as_secs_f64(),
+        minutes: o.minutes,
+        jobs: o.jobs,
+        fuzz_seconds: fuzzed.seconds,
+        speed: fuzzed.speed,
+        coverage: cov,
+        runs: fuzzed.runs,
+        merges,
+        known,
+        findings: all_findings()?,
+        findings_before,
+        minimised,
+        stats_dir: stats_dir(),
+        artifacts: artifact_counts(started),
+    };
+    let (code, paths) = report::write(&r)?;
+    for p in paths {
+        eprintln!("fuzz: wrote {}", p.display());
+    }
+    Ok(code)
+}
+
+/// Tools, build, the known list (derived fresh and written for the fuzz
+/// processes) and the seeded corpus.
+fn prepare(o: &Options) -> Result<super::triage::Known, String> {
+    crate::setup::ensure_or_reexec();
+    let clang = super::tools::ensure().map_err(|p| p.join("\nerror: "))?;
     if o.build {
-        if let Err(e) = build::build_all(&clang) {
-            eprintln!("error: {e}");
-            return 1;
-        }
+        build::build_all(&clang)?;
     }
     eprintln!("fuzz: deriving the known list from the corpus and the ledger");
-    let known = match derive_known() {
-        Ok(k) => k,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 1;
-        }
-    };
+    let known = derive_known()?;
     write_known(&known);
     eprintln!(
         "fuzz: known list: {} signatures, {} cell keys from {} corpus queries",
@@ -586,9 +633,20 @@ pub fn run(o: &Options) -> i32 {
     );
     let seeded = seed();
     eprintln!("fuzz: seeded {seeded} new corpus bodies into fuzz/corpus/differential_bytes");
-    let findings_before: Vec<String> = all_findings().into_iter().map(|f| f.hash).collect();
-    let _ = std::fs::remove_dir_all(stats_dir());
+    Ok(known)
+}
 
+/// What the fuzzing phase measured.
+struct Fuzzed {
+    speed: Option<Speed>,
+    runs: Vec<RunStats>,
+    /// Seconds of fuzzing in all, the speed modes included.
+    seconds: f64,
+}
+
+/// The speed modes, then every differential target for its share of the
+/// time, then every oracle alone for an equal share of the rest.
+fn fuzz_all(o: &Options) -> Fuzzed {
     let total = (o.minutes * 60.0).max(30.0) as u64;
     let speed_secs = o
         .speed_seconds
@@ -606,40 +664,43 @@ pub fn run(o: &Options) -> i32 {
     let remaining = total
         .saturating_sub(MODES.len() as u64 * speed_secs)
         .max(30);
-    let robust_share = ((remaining as f64 * 0.25) / ROBUST.len() as f64).max(5.0) as u64;
-    let mut runs: Vec<RunStats> = Vec::new();
     let every = Duration::from_secs(if total > 600 { 60 } else { 15 });
+    let mut runs: Vec<RunStats> = Vec::new();
     for (target, share) in DIFFERENTIAL {
         let secs = ((remaining as f64) * share).max(10.0) as u64;
         eprintln!("fuzz: {target} for {secs} s, -fork={}", o.jobs);
-        match fuzz_target(target, &plain_bin(target), secs, o.jobs, every) {
+        match fuzz_target(target, &plain_bin(target), None, secs, o.jobs, every) {
             Ok(s) => runs.push(s),
             Err(e) => eprintln!("error: {target}: {e}"),
         }
     }
-    for (target, _) in ROBUST {
-        let bin = if build::ASAN_TARGETS.contains(target) {
-            asan_bin(target)
-        } else {
-            plain_bin(target)
-        };
+    let robust = robust_runs();
+    let robust_share = ((remaining as f64 * 0.25) / robust.len().max(1) as f64).max(5.0) as u64;
+    for (target, oracle) in &robust {
+        let asan = build::under_asan(oracle);
         eprintln!(
             "fuzz: {target} for {robust_share} s{}",
-            if bin == asan_bin(target) {
-                " (AddressSanitizer)"
-            } else {
-                ""
-            }
+            if asan { " (AddressSanitizer)" } else { "" }
         );
-        match fuzz_target(target, &bin, robust_share, o.jobs, every) {
+        let bin = robust_bin(oracle);
+        match fuzz_target(target, &bin, Some(oracle), robust_share, o.jobs, every) {
             Ok(s) => runs.push(s),
             Err(e) => eprintln!("error: {target}: {e}"),
         }
     }
-    let fuzz_seconds: f64 = runs.iter().map(|r| r.seconds).sum::<f64>()
+    let seconds = runs.iter().map(|r| r.seconds).sum::<f64>()
         + speed
             .as_ref()
             .map_or(0.0, |s| s.rows.iter().map(|r| r.seconds).sum::<f64>());
+    Fuzzed {
+        speed,
+        runs,
+        seconds,
+    }
+}
+
+/// Minimise the differential corpora; (target, before, after) of each.
+fn merge_all() -> Vec<(String, usize, usize)> {
     let mut merges = Vec::new();
     for (target, _) in DIFFERENTIAL {
         match merge(target, &plain_bin(target)) {
@@ -650,65 +711,45 @@ pub fn run(o: &Options) -> i32 {
             Err(e) => eprintln!("fuzz: {e}"),
         }
     }
-    let cov = match coverage() {
-        Ok(c) => {
-            eprintln!("fuzz: {}", c.describe());
-            Some(c)
-        }
-        Err(e) => {
-            eprintln!("fuzz: coverage failed: {e}");
-            None
-        }
-    };
-    // Findings: fold hit counts, minimise the new ones.
+    merges
+}
+
+/// Fold the findings' hit counts and minimise those not minimised yet;
+/// the hashes minimised now.
+fn minimise_new(known: &super::triage::Known) -> Result<Vec<String>, String> {
     let mut minimised = Vec::new();
-    for f in all_findings() {
+    for f in all_findings()? {
         f.compact_hits();
-        if !f.dir.join("case.yaml").exists() {
-            eprintln!("fuzz: minimising finding {}", f.hash);
-            match super::minimize::minimize(&f.dir, &known, false) {
-                Ok(s) => {
-                    eprintln!("{s}");
-                    minimised.push(f.hash.clone());
-                }
-                Err(e) => eprintln!("fuzz: minimising {} failed: {e}", f.hash),
+        if f.dir.join("case.yaml").exists() {
+            continue;
+        }
+        eprintln!("fuzz: minimising finding {}", f.hash);
+        match super::minimize::minimize(&f.dir, known, false) {
+            Ok(s) => {
+                eprintln!("{s}");
+                minimised.push(f.hash.clone());
             }
+            Err(e) => eprintln!("fuzz: minimising {} failed: {e}", f.hash),
         }
     }
-    let findings = all_findings();
-    let r = Report {
-        started,
-        wall_seconds: t0.elapsed().as_secs_f64(),
-        minutes: o.minutes,
-        jobs: o.jobs,
-        fuzz_seconds,
-        speed,
-        coverage: cov,
-        runs,
-        merges,
-        known,
-        findings,
-        findings_before,
-        minimised,
-        stats_dir: stats_dir(),
-        artifacts: DIFFERENTIAL
-            .iter()
-            .map(|(t, _)| (t.to_string(), String::new()))
-            .chain(ROBUST.iter().map(|(t, o)| (t.to_string(), o.to_string())))
-            .map(|(t, o)| {
-                let dir = artifacts_dir(&t);
-                let counts = (
-                    runner::count_new(&dir, "crash-", started),
-                    runner::count_new(&dir, "timeout-", started),
-                    runner::count_new(&dir, "oom-", started),
-                );
-                (t, o, counts)
-            })
-            .collect(),
-    };
-    let (code, paths) = report::write(&r);
-    for p in paths {
-        eprintln!("fuzz: wrote {}", p.display());
-    }
-    code
+    Ok(minimised)
+}
+
+/// (run name, oracle it isolates or "", (crash, timeout, oom) artifacts
+/// new since `started`) of every run.
+fn artifact_counts(started: SystemTime) -> Vec<(String, String, (u64, u64, u64))> {
+    DIFFERENTIAL
+        .iter()
+        .map(|(t, _)| (t.to_string(), String::new()))
+        .chain(robust_runs().into_iter().map(|(t, o)| (t, o.to_string())))
+        .map(|(t, o)| {
+            let dir = artifacts_dir(&t);
+            let counts = (
+                runner::count_new(&dir, "crash-", started),
+                runner::count_new(&dir, "timeout-", started),
+                runner::count_new(&dir, "oom-", started),
+            );
+            (t, o, counts)
+        })
+        .collect()
 }

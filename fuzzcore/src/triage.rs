@@ -1,11 +1,10 @@
 //! Triage inside the fuzzing loop: signatures, the deciding feature, the
 //! known list, and what makes a disagreement *new*.
 //!
-//! This file is shared, not copied: the fuzz targets compile it as
-//! `repdiff_fuzz::triage`, and xtask includes it with `#[path]`
-//! (`xtask/src/fuzz/mod.rs`) for `cargo xtask fuzz minimize` and the known
-//! list, so the loop and the minimiser can never disagree on what a
-//! signature is. It depends only on `engine` and `oracles`.
+//! One module for both sides: the fuzz targets call it in the loop, and
+//! xtask calls it (`fuzzcore::triage`) for `cargo xtask fuzz minimize` and
+//! the known list, so the loop and the minimiser can never disagree on what
+//! a signature is. It depends only on `engine` and `oracles`.
 //!
 //! # Vocabulary
 //!
@@ -204,8 +203,10 @@ pub fn finding_hash(new_part: &[String]) -> String {
     digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
 }
 
-/// The known signatures and cell keys, derived from the corpus and ledger.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The known signatures and cell keys, derived from the corpus and ledger
+/// (`fuzz/known-signatures.json`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Known {
     /// Identifies what it was derived from (corpus hash, ledger, oracles).
     pub stamp: String,
@@ -245,54 +246,13 @@ impl Known {
     }
 
     pub fn to_json(&self) -> String {
-        let v = serde_json::json!({
-            "stamp": self.stamp,
-            "queries": self.queries,
-            "unexplained_queries": self.unexplained_queries,
-            "signatures": self.signatures,
-            "cells": self.cells,
-            "explained_by": self.explained_by,
-        });
-        serde_json::to_string_pretty(&v).unwrap_or_default()
+        crate::record::to_pretty(self)
     }
 
-    pub fn from_json(text: &str) -> Option<Known> {
-        let v: serde_json::Value = serde_json::from_str(text).ok()?;
-        let set = |k: &str| -> Option<BTreeSet<String>> {
-            Some(
-                v.get(k)?
-                    .as_array()?
-                    .iter()
-                    .filter_map(|s| s.as_str().map(str::to_string))
-                    .collect(),
-            )
-        };
-        Some(Known {
-            stamp: v.get("stamp")?.as_str()?.to_string(),
-            signatures: set("signatures")?,
-            cells: set("cells")?,
-            queries: v.get("queries")?.as_u64()? as usize,
-            unexplained_queries: v.get("unexplained_queries")?.as_u64()? as usize,
-            explained_by: v
-                .get("explained_by")
-                .and_then(|e| e.as_object())
-                .map(|m| {
-                    m.iter()
-                        .map(|(k, ids)| {
-                            let ids = ids
-                                .as_array()
-                                .map(|a| {
-                                    a.iter()
-                                        .filter_map(|i| i.as_str().map(str::to_string))
-                                        .collect()
-                                })
-                                .unwrap_or_default();
-                            (k.clone(), ids)
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
-        })
+    /// Parse `known-signatures.json`; a missing or unknown field is an
+    /// error naming it (the list is then derived again, not half-read).
+    pub fn from_json(text: &str) -> Result<Known, String> {
+        serde_json::from_str(text).map_err(|e| format!("known-signature list: {e}"))
     }
 }
 

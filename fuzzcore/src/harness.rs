@@ -1,167 +1,15 @@
-//! repdiff's fuzzing library: the targets in `fuzz_targets/` are thin
-//! wrappers over it.
-//!
-//! - [`generate`]: the structured robots.txt model and query drawing.
-//! - [`triage`]: signatures, the known list, new parts (shared with xtask).
-//! - [`Harness`]: every in-process oracle, run on one input, triaged inside
-//!   the loop; findings saved once under `fuzz/findings/<hash>/`.
-//! - [`robust`]: one oracle alone, for crashes, panics and hangs.
-//!
-//! Environment (all optional; `cargo xtask fuzz` sets them):
-//!
-//! | variable | effect |
-//! |---|---|
-//! | `REPDIFF_FUZZ_KEEP_GOING=1` | save new findings and go on instead of stopping |
-//! | `REPDIFF_FUZZ_FINDINGS=dir` | where findings go (default `fuzz/findings`) |
-//! | `REPDIFF_FUZZ_KNOWN=file` | the known list (default `fuzz/known-signatures.json`, derived when stale) |
-//! | `REPDIFF_FUZZ_STATS=dir` | write per-process counters there, once a second |
-//! | `REPDIFF_FUZZ_ORACLES=a,b` | run only these oracles (rfc9309 is always added) |
-//! | `REPDIFF_FUZZ_ALLOW_MISSING=1` | run without oracles that are unavailable, instead of refusing |
-//! | `REPDIFF_FUZZ_PYTHON_LANE=0` | run the Python oracles on the fuzzing thread (see [`lane`]) |
+//! The differential harness: every in-process oracle on one input, the
+//! disagreements triaged inside the loop, new ones saved as findings.
 
-pub mod generate;
-pub mod lane;
-pub mod triage;
-
+use crate::record::{self, DifferentialStats, FindingRecord, NewHits, SavedAnswer};
+use crate::triage::{self, Known};
+use crate::{env_flag, env_path, fuzz_dir, lane, load_or_derive_known, make_oracles};
 use engine::oracle::{Answer, Oracle, Outcome, Query};
 use oracles::rfc9309::{Readings, Robots};
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use triage::Known;
-
-/// The fuzz crate's directory, where findings and the known list live.
-pub fn fuzz_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn env_flag(name: &str) -> bool {
-    std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0")
-}
-
-fn env_path(name: &str, default: PathBuf) -> PathBuf {
-    std::env::var_os(name).map_or(default, PathBuf::from)
-}
-
-/// In a ClusterFuzzLite image the setup cache is copied next to the
-/// binaries: point the oracles at it when nothing else does.
-fn adopt_packaged_cache() {
-    if std::env::var_os("REPDIFF_CACHE").is_some() {
-        return;
-    }
-    let Some(exe_dir) = std::env::current_exe()
-        .ok()
-        .and_then(|e| e.parent().map(Path::to_path_buf))
-    else {
-        return;
-    };
-    let cache = exe_dir.join("repdiff-cache");
-    if !cache.is_dir() {
-        return;
-    }
-    // A packaged run (ClusterFuzzLite): best effort, loudly. The runner
-    // image may lack what an oracle needs; the others still fuzz.
-    std::env::set_var("REPDIFF_CACHE", cache);
-    std::env::set_var("REPDIFF_FUZZ_ALLOW_MISSING", "1");
-    let known = exe_dir.join("known-signatures.json");
-    if known.is_file() && std::env::var_os("REPDIFF_FUZZ_KNOWN").is_none() {
-        std::env::set_var("REPDIFF_FUZZ_KNOWN", known);
-    }
-}
-
-/// Build the oracles named by `want` (all registered ones when `None`).
-/// An unavailable oracle stops the target loudly unless
-/// `REPDIFF_FUZZ_ALLOW_MISSING` is set.
-pub fn make_oracles(want: Option<&[&str]>) -> Vec<Box<dyn Oracle>> {
-    adopt_packaged_cache();
-    let allow_missing = env_flag("REPDIFF_FUZZ_ALLOW_MISSING");
-    let mut out = Vec::new();
-    for entry in oracles::registry() {
-        if let Some(w) = want {
-            if !w.contains(&entry.name) {
-                continue;
-            }
-        }
-        match (entry.make)() {
-            Ok(o) => out.push(o),
-            Err(u) if allow_missing => eprintln!("repdiff-fuzz: WARNING, running without {u}"),
-            Err(u) => {
-                panic!("repdiff-fuzz: {u}; set REPDIFF_FUZZ_ALLOW_MISSING=1 to fuzz without it")
-            }
-        }
-    }
-    if let Some(w) = want {
-        for name in w {
-            if !out.iter().any(|o| o.name() == *name) && !allow_missing {
-                panic!("repdiff-fuzz: unknown oracle `{name}`");
-            }
-        }
-    }
-    out
-}
-
-/// Load the known list, deriving it (a corpus run through `oracles`, in
-/// process) when it is missing or its stamp no longer matches the corpus,
-/// the ledger and the oracles' versions.
-pub fn load_or_derive_known(names: &[String]) -> Known {
-    let path = env_path(
-        "REPDIFF_FUZZ_KNOWN",
-        fuzz_dir().join("known-signatures.json"),
-    );
-    // Named explicitly (cargo xtask fuzz derives it fresh before a run):
-    // trusted, so a forked child does not load the corpus again.
-    if std::env::var_os("REPDIFF_FUZZ_KNOWN").is_some() {
-        if let Some(k) = std::fs::read_to_string(&path)
-            .ok()
-            .and_then(|t| Known::from_json(&t))
-        {
-            return k;
-        }
-    }
-    let root = fuzz_dir().join("..");
-    let corpus = match engine::case::load_dir(&root.join("cases/corpus")) {
-        Ok(c) => c,
-        Err(e) => panic!("repdiff-fuzz: cannot load the corpus: {e}"),
-    };
-    let ledger_path = root.join("cases/divergences.yaml");
-    let ledger_text = std::fs::read_to_string(&ledger_path).unwrap_or_default();
-    let stamp = triage::stamp(&corpus, &ledger_text, names);
-    if let Some(k) = std::fs::read_to_string(&path)
-        .ok()
-        .and_then(|t| Known::from_json(&t))
-    {
-        if k.stamp == stamp {
-            return k;
-        }
-    }
-    eprintln!(
-        "repdiff-fuzz: deriving the known list from the corpus and the ledger into {}",
-        path.display()
-    );
-    let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let known = derive_known_now(&corpus, &ledger_path, &names, stamp);
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    if std::fs::write(&tmp, known.to_json()).is_ok() {
-        let _ = std::fs::rename(&tmp, &path);
-    }
-    known
-}
-
-fn derive_known_now(
-    corpus: &engine::case::Corpus,
-    ledger_path: &Path,
-    names: &[&str],
-    stamp: String,
-) -> Known {
-    let known_names: Vec<&str> = oracles::registry().iter().map(|e| e.name).collect();
-    let ledger = engine::ledger::load(ledger_path, corpus, &known_names)
-        .unwrap_or_else(|e| panic!("repdiff-fuzz: cannot load the ledger: {e}"));
-    let oracles = make_oracles(Some(names));
-    let cases: Vec<&engine::case::Case> = corpus.cases.iter().collect();
-    let result = engine::run::run(&cases, oracles, Vec::new(), &ledger, &|_| None, &mut |_| {});
-    triage::derive_known(corpus, &ledger, &result, stamp)
-}
 
 /// Per-process counters, written to `REPDIFF_FUZZ_STATS/<target>-<pid>.json`.
 #[derive(Default)]
@@ -172,7 +20,7 @@ struct Stats {
     queries: u64,
     disagreements: u64,
     known: BTreeMap<String, u64>,
-    new: BTreeMap<String, (String, u64)>,
+    new: BTreeMap<String, NewHits>,
     /// oracle -> outcome label (crash, error, timeout) -> count
     failures: BTreeMap<String, BTreeMap<String, u64>>,
     /// Time spent in each oracle's `run`, in oracle order.
@@ -214,40 +62,34 @@ impl Findings {
         if std::fs::create_dir(&dir).is_err() {
             return None; // another process (or an earlier run) saved it
         }
-        let answers_json: serde_json::Map<String, serde_json::Value> = answers
-            .iter()
-            .map(|(n, a)| {
-                (
-                    n.to_string(),
-                    serde_json::json!({
-                        "outcome": a.outcome.label(),
-                        "detail": a.outcome.detail(),
-                        "explain": a.explain,
-                    }),
-                )
-            })
-            .collect();
-        let finding = serde_json::json!({
-            "hash": hash,
-            "new": new_part,
-            "signature": t.signature(),
-            "agreement": t.agreement,
-            "feature": t.feature,
-            "cells": t.cells,
-            "target": target,
-            "agent": query.agent,
-            "url": query.url,
-            "answers": answers_json,
-            "found_unix": std::time::SystemTime::now()
+        let finding = FindingRecord {
+            hash: hash.to_string(),
+            new: new_part.to_vec(),
+            signature: t.signature(),
+            agreement: t.agreement.clone(),
+            feature: t.feature.clone(),
+            cells: t.cells.clone(),
+            target: target.to_string(),
+            agent: query.agent.clone(),
+            url: query.url.clone(),
+            answers: answers
+                .iter()
+                .map(|(n, a)| {
+                    let saved = SavedAnswer {
+                        outcome: a.outcome.label(),
+                        detail: a.outcome.detail(),
+                        explain: a.explain.clone(),
+                    };
+                    (n.to_string(), saved)
+                })
+                .collect(),
+            found_unix: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
-        });
+        };
         let _ = std::fs::write(dir.join("robots.txt"), body);
         let _ = std::fs::write(dir.join("input.fuzz"), raw_input);
-        let _ = std::fs::write(
-            dir.join("finding.json"),
-            serde_json::to_string_pretty(&finding).unwrap_or_default(),
-        );
+        let _ = std::fs::write(dir.join("finding.json"), record::to_pretty(&finding));
         Some(dir)
     }
 
@@ -310,12 +152,22 @@ extern "C" {
     fn atexit(callback: extern "C" fn()) -> std::os::raw::c_int;
 }
 
+/// Called by libc's `exit()`. A panic must not unwind out of it: unwinding
+/// across an `extern "C"` frame aborts the process (the fuzz run then ends
+/// as a crash, with libFuzzer's own report lost), and draining can panic
+/// (an oracle's answers short, a poisoned lane). So the drain runs under
+/// `catch_unwind` and a panic becomes a line on stderr.
 extern "C" fn drain_at_exit() {
-    // try_lock: an exit() from inside a check must not deadlock.
-    if let Ok(mut g) = HARNESS.try_lock() {
-        if let Some(h) = g.as_mut() {
-            h.drain();
+    let drained = std::panic::catch_unwind(|| {
+        // try_lock: an exit() from inside a check must not deadlock.
+        if let Ok(mut g) = HARNESS.try_lock() {
+            if let Some(h) = g.as_mut() {
+                h.drain();
+            }
         }
+    });
+    if drained.is_err() {
+        eprintln!("repdiff-fuzz: at exit: draining the Python lane panicked (see above)");
     }
 }
 
@@ -558,8 +410,11 @@ impl Harness {
                 self.stats
                     .new
                     .entry(hash.clone())
-                    .or_insert_with(|| (key.clone(), 0))
-                    .1 += 1;
+                    .or_insert_with(|| NewHits {
+                        new: key.clone(),
+                        hits: 0,
+                    })
+                    .hits += 1;
                 if let Some(dir) =
                     self.findings
                         .record(self.target, &hash, one, &t, body, q, &named, raw_input)
@@ -589,131 +444,35 @@ impl Harness {
         self.findings.flush();
         let Some(dir) = &self.stats_dir else { return };
         let s = &self.stats;
-        let v = serde_json::json!({
-            "target": self.target,
-            "pid": std::process::id(),
-            "oracles": self.names,
-            "execs": s.execs,
-            "repeats": s.repeats,
-            "queries": s.queries,
-            "disagreements": s.disagreements,
-            "known": s.known,
-            "new": s.new.iter().map(|(h, (k, n))| (h.clone(), serde_json::json!({"new": k, "hits": n}))).collect::<serde_json::Map<_, _>>(),
-            "failures": s.failures,
-            "lane": self.lane.as_ref().map(|l| l.names().to_vec()).unwrap_or_default(),
-            "lane_wait_micros": self.lane.as_ref().map_or(0, |l| l.waited.as_micros() as u64),
-            "oracle_micros": self.names.iter().zip(&s.nanos).map(|(n, t)| (n.clone(), serde_json::json!((*t / 1000) as u64))).collect::<serde_json::Map<_, _>>(),
-        });
+        let stats = DifferentialStats {
+            target: self.target.to_string(),
+            pid: std::process::id(),
+            oracles: self.names.clone(),
+            execs: s.execs,
+            repeats: s.repeats,
+            queries: s.queries,
+            disagreements: s.disagreements,
+            known: s.known.clone(),
+            new: s.new.clone(),
+            failures: s.failures.clone(),
+            lane: self
+                .lane
+                .as_ref()
+                .map(|l| l.names().to_vec())
+                .unwrap_or_default(),
+            lane_wait_micros: self
+                .lane
+                .as_ref()
+                .map_or(0, |l| l.waited.as_micros() as u64),
+            oracle_micros: self
+                .names
+                .iter()
+                .zip(&s.nanos)
+                .map(|(n, t)| (n.clone(), (*t / 1000) as u64))
+                .collect(),
+        };
         let _ = std::fs::create_dir_all(dir);
         let path = dir.join(format!("{}-{}.json", self.target, std::process::id()));
-        let tmp = path.with_extension("tmp");
-        if std::fs::write(&tmp, v.to_string()).is_ok() {
-            let _ = std::fs::rename(tmp, path);
-        }
-    }
-}
-
-/// One oracle alone: crashes (a caught panic, a C++ exception), and, through
-/// libFuzzer's `-timeout`, hangs. AddressSanitizer covers the C++ when the
-/// target is built with `--sanitizer address` (see `cargo xtask fuzz`).
-pub mod robust {
-    use super::*;
-
-    struct One {
-        oracle: Box<dyn Oracle>,
-        stats_dir: Option<PathBuf>,
-        execs: u64,
-        errors: u64,
-        last_flush: Instant,
-    }
-
-    static ONE: Mutex<Option<One>> = Mutex::new(None);
-
-    pub fn init(name: &'static str) {
-        let mut g = ONE.lock().unwrap_or_else(|p| p.into_inner());
-        if g.is_none() {
-            let mut v = make_oracles(Some(&[name]));
-            let oracle = v
-                .pop()
-                .unwrap_or_else(|| panic!("repdiff-fuzz: no oracle `{name}`"));
-            eprintln!("repdiff-fuzz: robust_{name}: {}", oracle.version());
-            *g = Some(One {
-                oracle,
-                stats_dir: std::env::var_os("REPDIFF_FUZZ_STATS").map(PathBuf::from),
-                execs: 0,
-                errors: 0,
-                last_flush: Instant::now(),
-            });
-        }
-    }
-
-    pub fn check(name: &'static str, body: &[u8], queries: &[Query]) {
-        init(name);
-        let mut g = ONE.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(one) = g.as_mut() else { return };
-        one.execs += 1;
-        let answers = one.oracle.run(body, queries);
-        assert_eq!(
-            answers.len(),
-            queries.len(),
-            "{name} returned a wrong number of answers"
-        );
-        for a in &answers {
-            match &a.outcome {
-                Outcome::Crash { detail } => panic!("{name} crashed: {detail}"),
-                Outcome::Error { kind, message } if kind.starts_with("c++") => {
-                    panic!("{name} threw: {kind}: {message}")
-                }
-                Outcome::Error { .. } => one.errors += 1,
-                _ => {}
-            }
-        }
-        if one.last_flush.elapsed() >= Duration::from_secs(1) {
-            one.last_flush = Instant::now();
-            if let Some(dir) = &one.stats_dir {
-                let _ = std::fs::create_dir_all(dir);
-                let v = serde_json::json!({
-                    "target": format!("robust_{}", name.replace(['-', '.'], "_")),
-                    "oracle": name,
-                    "pid": std::process::id(),
-                    "execs": one.execs,
-                    "errors": one.errors,
-                });
-                let path = dir.join(format!("robust-{name}-{}.json", std::process::id()));
-                let _ = std::fs::write(path, v.to_string());
-            }
-        }
-    }
-
-    /// A robustness input: the structured model most of the time, raw bytes
-    /// split into body, agent and URL otherwise.
-    #[derive(arbitrary::Arbitrary, Debug)]
-    pub enum Input {
-        Structured(crate::generate::Model),
-        Structured2(crate::generate::Model),
-        Structured3(crate::generate::Model),
-        Raw {
-            body: Vec<u8>,
-            agent: Vec<u8>,
-            url: Vec<u8>,
-        },
-    }
-
-    impl Input {
-        pub fn render(&self) -> (Vec<u8>, Vec<Query>) {
-            match self {
-                Input::Structured(m) | Input::Structured2(m) | Input::Structured3(m) => {
-                    m.render_with(true)
-                }
-                Input::Raw { body, agent, url } => (
-                    body.clone(),
-                    vec![Query {
-                        ask: engine::oracle::Ask::CanFetch,
-                        agent: String::from_utf8_lossy(agent).into_owned(),
-                        url: String::from_utf8_lossy(url).into_owned(),
-                    }],
-                ),
-            }
-        }
+        let _ = record::write_atomically(&path, &record::to_pretty(&stats));
     }
 }
