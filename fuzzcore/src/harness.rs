@@ -193,7 +193,7 @@ impl Harness {
         for (i, o) in oracles.into_iter().enumerate() {
             let python = registry
                 .iter()
-                .any(|e| e.name == o.name() && e.family == "python");
+                .any(|e| e.name == o.name() && e.runtime == "python");
             if use_lane && python {
                 lane_at.push(i);
                 laned.push(o);

@@ -87,8 +87,11 @@ pub fn crate_about(krate: &str, library: &str) -> engine::oracle::About {
 /// How to construct one oracle.
 pub struct Entry {
     pub name: &'static str,
-    /// Oracles of one family share a worker-process kind and a setup step.
-    pub family: &'static str,
+    /// What the oracle's code runs on (`rust`, `google` = native C++,
+    /// `python` = the embedded interpreter): oracles of one runtime share a
+    /// setup step, and the fuzz job picks its sanitizer and lane by it.
+    /// (Not "family": that word means a metamorphic family in the corpus.)
+    pub runtime: &'static str,
     pub make: fn() -> Result<Box<dyn Oracle>, Unavailable>,
 }
 
@@ -98,25 +101,25 @@ pub fn registry() -> Vec<Entry> {
     // The RFC 9309 reference reading: pure Rust, always built.
     out.push(Entry {
         name: rfc9309::NAME,
-        family: "rust",
+        runtime: "rust",
         make: || Ok(Box::new(rfc9309::Rfc9309::default())),
     });
     // Always registered: without setup its constructor says what to run.
     out.push(Entry {
         name: google::NAME,
-        family: "google",
+        runtime: "google",
         make: google::make,
     });
     #[cfg(feature = "rust-crates")]
     {
         out.push(Entry {
             name: texting_robots::NAME,
-            family: "rust",
+            runtime: "rust",
             make: || Ok(Box::new(texting_robots::TextingRobots)),
         });
         out.push(Entry {
             name: robotstxt_rs::NAME,
-            family: "rust",
+            runtime: "rust",
             make: || Ok(Box::new(robotstxt_rs::RobotstxtRs)),
         });
     }
@@ -125,22 +128,22 @@ pub fn registry() -> Vec<Entry> {
     {
         out.push(Entry {
             name: cpython::NAME_311,
-            family: "python",
+            runtime: "python",
             make: cpython::make_311,
         });
         out.push(Entry {
             name: cpython::NAME_315,
-            family: "python",
+            runtime: "python",
             make: cpython::make_315,
         });
         out.push(Entry {
             name: protego::NAME,
-            family: "python",
+            runtime: "python",
             make: protego::make,
         });
         out.push(Entry {
             name: protego::NAME_061,
-            family: "python",
+            runtime: "python",
             make: protego::make_061,
         });
     }
@@ -157,17 +160,17 @@ pub fn profiles() -> Vec<Entry> {
     vec![
         Entry {
             name: profiles::ROBOTS_1996,
-            family: "rust",
+            runtime: "rust",
             make: || Ok(Box::new(profiles::Classic::new(Edition::Y1996))),
         },
         Entry {
             name: profiles::ROBOTS_1994,
-            family: "rust",
+            runtime: "rust",
             make: || Ok(Box::new(profiles::Classic::new(Edition::Y1994))),
         },
         Entry {
             name: profiles::googlebot::NAME,
-            family: "google",
+            runtime: "google",
             make: profiles::googlebot::make,
         },
     ]

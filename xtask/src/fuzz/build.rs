@@ -37,13 +37,13 @@ pub const TRIPLE: &str = "x86_64-unknown-linux-gnu";
 pub const ASAN_TARGETS: &[&str] = &[fuzzcore::ROBUST_BIN, "differential"];
 
 /// Is `oracle` fuzzed alone under AddressSanitizer? The oracles whose
-/// worker family is neither Rust nor Python: native code, where memory
+/// runtime is neither Rust nor Python: native code, where memory
 /// errors are what ASan finds (for Rust the compiler rules them out, and
 /// CPython's allocator under ASan only slows the run).
 pub fn under_asan(oracle: &str) -> bool {
     oracles::registry()
         .iter()
-        .any(|e| e.name == oracle && e.family != "rust" && e.family != "python")
+        .any(|e| e.name == oracle && e.runtime != "rust" && e.runtime != "python")
 }
 
 /// The `robust` binary that fuzzes `oracle`: the AddressSanitizer build
