@@ -15,7 +15,7 @@ fn without_setup_the_python_oracles_say_run_setup() {
             continue;
         }
         seen += 1;
-        assert_eq!(entry.family, "python");
+        assert_eq!(entry.runtime, "python");
         match (entry.make)() {
             Ok(_) => panic!("{} built without its cache", entry.name),
             Err(u) => {
