@@ -43,7 +43,7 @@ fn registered_with_its_family() {
         .into_iter()
         .find(|e| e.name == "google")
         .expect("google is in the registry");
-    assert_eq!(entry.family, "google");
+    assert_eq!(entry.runtime, "google");
 }
 
 #[test]

@@ -15,7 +15,7 @@ fn oracle(name: &str) -> Box<dyn Oracle> {
         .into_iter()
         .find(|e| e.name == name)
         .unwrap_or_else(|| panic!("oracle {name} is not registered"));
-    assert_eq!(entry.family, "python");
+    assert_eq!(entry.runtime, "python");
     match (entry.make)() {
         Ok(oracle) => oracle,
         Err(unavailable) => panic!("{unavailable}\n=> run `cargo xtask setup` first"),
