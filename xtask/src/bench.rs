@@ -752,19 +752,12 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     })
 }
 
-/// The oracles to bench: those named (each must be registered), else all.
+/// The oracles to bench: those named (checked as `check` checks them),
+/// else every registered one.
 fn oracle_names(named: &[String]) -> Result<Vec<String>, Usage> {
-    let known = crate::select::known_names();
-    for n in named {
-        if !known.contains(n) {
-            return Err(Usage(format!(
-                "unknown oracle `{n}` (known: {})",
-                known.join(", ")
-            )));
-        }
-    }
+    crate::select::validate(named, &[])?;
     Ok(if named.is_empty() {
-        known
+        crate::select::known_names()
     } else {
         named.to_vec()
     })
