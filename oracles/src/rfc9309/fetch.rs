@@ -3,6 +3,11 @@
 //! [`fetch_policy_with`](super::access::fetch_policy_with). It gives the
 //! status matrix its RFC column from a real socket, like the fetchers it is
 //! compared with, instead of from a table typed by hand.
+//!
+//! Hand-written on purpose: an HTTP client crate follows redirects itself
+//! (hiding the hop count §2.3.1.2 decides on and the status of each hop),
+//! decodes bodies and retries, and maps resets and timeouts into its own
+//! error kinds; the reference must see each of those as the RFC names them.
 
 use super::access::MAX_REDIRECTS;
 use std::io::{Read, Write};
