@@ -457,7 +457,20 @@ fn validate_query(rq: RawQuery) -> Result<CaseQuery, String> {
     if matches!(ask, Ask::CrawlDelay | Ask::RequestRate) && agent.is_empty() {
         return Err(format!("{} needs `agent`", ask.as_str()));
     }
-    for (profile, pin) in &rq.profiles {
+    validate_pins(ask, &rq.profiles)?;
+    Ok(CaseQuery {
+        query: Query { ask, agent, url },
+        expect,
+        basis,
+        why: rq.why,
+        profiles: rq.profiles,
+    })
+}
+
+/// Profile pins are `can_fetch` verdicts with a citation; RFC 9309's is the
+/// query's own `expect`.
+fn validate_pins(ask: Ask, pins: &BTreeMap<String, ProfilePin>) -> Result<(), String> {
+    for (profile, pin) in pins {
         if ask != Ask::CanFetch {
             return Err(format!(
                 "profile `{profile}`: pins are for can_fetch queries only"
@@ -477,13 +490,7 @@ fn validate_query(rq: RawQuery) -> Result<CaseQuery, String> {
             return Err("profile `rfc9309`: the query's own `expect` is RFC 9309's".into());
         }
     }
-    Ok(CaseQuery {
-        query: Query { ask, agent, url },
-        expect,
-        basis,
-        why: rq.why,
-        profiles: rq.profiles,
-    })
+    Ok(())
 }
 
 fn yaml_short(v: &serde_yaml::Value) -> String {

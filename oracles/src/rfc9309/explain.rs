@@ -83,8 +83,18 @@ pub fn explain(robots: &Robots, v: &Verdict<'_>, agent: &str, path: &[u8]) -> St
     let token = super::agent::caller_token(agent, r.caller_token);
     let mut o = Out(String::with_capacity(256));
     o.s(if v.allowed { "allowed" } else { "disallowed" });
+    decided(&mut o, robots, v);
+    group(&mut o, robots, v, token);
+    // Normalised paths are ASCII: every other octet is percent-encoded.
+    o.s("; path ").q(path);
 
-    // What decided.
+    readings(&mut o, robots, v, path);
+    o.0
+}
+
+/// What decided: the exemption, no group, no match, or the rule and its rank.
+fn decided(o: &mut Out, robots: &Robots, v: &Verdict<'_>) {
+    let r = robots.readings();
     match v.decided_by {
         DecidedBy::RobotsTxt => {
             o.s(": /robots.txt is implicitly allowed (§2.2.2)");
@@ -125,8 +135,10 @@ pub fn explain(robots: &Robots, v: &Verdict<'_>, agent: &str, path: &[u8]) -> St
                 .s(", §2.2.2 most specific)");
         }
     }
+}
 
-    // The group and why.
+/// The group chosen and why, with its lines.
+fn group(o: &mut Out, robots: &Robots, v: &Verdict<'_>, token: &[u8]) {
     let groups = v.selection.groups;
     match v.selection.kind {
         Chosen::Exact => {
@@ -169,11 +181,11 @@ pub fn explain(robots: &Robots, v: &Verdict<'_>, agent: &str, path: &[u8]) -> St
                 .s(" more)");
         }
     }
+}
 
-    // Normalised paths are ASCII: every other octet is percent-encoded.
-    o.s("; path ").q(path);
-
-    // The readings that decided it.
+/// The readings that decided the verdict, and what the parser noticed.
+fn readings(o: &mut Out, robots: &Robots, v: &Verdict<'_>, path: &[u8]) {
+    let r = robots.readings();
     o.s("; readings: ")
         .s(r.caller_token.label())
         .s(", ")
@@ -185,7 +197,7 @@ pub fn explain(robots: &Robots, v: &Verdict<'_>, agent: &str, path: &[u8]) -> St
         if rule.is_empty() {
             o.s(", ").s(r.empty_pattern.label());
         }
-        quirk_readings(&mut o, rule.quirks, r);
+        quirk_readings(o, rule.quirks, r);
     } else if v.decided_by == DecidedBy::RobotsTxt && path.contains(&b'?') {
         o.s(", ").s(r.robots_txt_query.label());
     } else if v.decided_by == DecidedBy::NoMatch && notes.empty_rules > 0 {
@@ -228,7 +240,6 @@ pub fn explain(robots: &Robots, v: &Verdict<'_>, agent: &str, path: &[u8]) -> St
             .n(cut as u64)
             .s(" bytes, §2.5)");
     }
-    o.0
 }
 
 /// The readings that kept the deciding rule the way it is: one label per

@@ -243,6 +243,14 @@ fn split_line<'l>(
     (readings.no_colon == NoColon::WhitespaceSeparator).then(|| (key, trim(&line[ws..]), true))
 }
 
+/// Where parsing stands: the group rules are being added to, and whether
+/// it has any yet.
+#[derive(Default)]
+struct Cursor {
+    group: Option<usize>,
+    has_rules: bool,
+}
+
 impl Robots {
     /// Parse `body` under `readings`. Never fails: §2.3.1.5 "Crawlers MUST
     /// try to parse each line of the robots.txt file. Crawlers MUST use the
@@ -274,9 +282,7 @@ impl Robots {
             sitemaps: Vec::new(),
             notes: ParseNotes::default(),
         };
-        // The group rules are being added to, and whether it has any yet.
-        let mut current: Option<usize> = None;
-        let mut current_has_rules = false;
+        let mut cursor = Cursor::default();
 
         let mut pos = 0;
         let mut line_no: u32 = 0;
@@ -309,118 +315,145 @@ impl Robots {
                 continue;
             };
             match key_of(key) {
-                Key::UserAgent => {
-                    // §2.2 `group = startgroupline *(startgroupline /
-                    // emptyline) *(rule / emptyline)`: a user-agent line
-                    // after a rule starts a new group; one before any rule
-                    // joins the group being named.
-                    let g = match current {
-                        Some(g) if !current_has_rules => g,
-                        _ => {
-                            robots.groups.push(Group {
-                                line: line_no,
-                                start: robots.rules.len() as u32,
-                                end: robots.rules.len() as u32,
-                                implicit: false,
-                            });
-                            current = Some(robots.groups.len() - 1);
-                            current_has_rules = false;
-                            robots.groups.len() - 1
-                        }
-                    };
-                    match group_token(value, readings.product_token) {
-                        Some(b"*") => push_once(&mut robots.star, g as u32),
-                        Some(token) => {
-                            let start = robots.arena.len();
-                            robots.arena.extend_from_slice(token);
-                            robots.arena[start..].make_ascii_lowercase();
-                            let span = Span {
-                                start: start as u32,
-                                end: robots.arena.len() as u32,
-                            };
-                            robots.tokens.push((span, g as u32));
-                        }
-                        None => notes.nameless_agent_lines += 1,
-                    }
-                }
+                Key::UserAgent => robots.user_agent_line(&mut cursor, line_no, value, &mut notes),
                 kind @ (Key::Allow | Key::Disallow) => {
-                    let g = match current {
-                        Some(g) => g,
-                        None => {
-                            // §2.2.2 "The crawler SHOULD ignore "disallow"
-                            // and "allow" rules that are not in any group".
-                            notes.orphan_rules += 1;
-                            if readings.orphan_rules == OrphanRules::Ignore {
-                                continue;
-                            }
-                            robots.groups.push(Group {
-                                line: line_no,
-                                start: robots.rules.len() as u32,
-                                end: robots.rules.len() as u32,
-                                implicit: true,
-                            });
-                            let g = robots.groups.len() - 1;
-                            robots.star.push(g as u32);
-                            current = Some(g);
-                            g
-                        }
-                    };
-                    current_has_rules = true;
-                    if value.is_empty() {
-                        notes.empty_rules += 1;
-                    }
                     let quirks = quirks_of(value) | if no_colon { QUIRK_NO_COLON } else { 0 };
-                    if dropped(quirks, readings) {
-                        notes.dropped_rules += 1;
-                        continue;
-                    }
-                    let rule = robots.push_rule(kind == Key::Allow, line_no, value, quirks);
-                    robots.rules.push(rule);
-                    robots.groups[g].end = robots.rules.len() as u32;
+                    let allow = kind == Key::Allow;
+                    robots.rule_line(&mut cursor, line_no, allow, value, quirks, &mut notes);
                 }
-                Key::Sitemap => {
-                    // §2.2.4: not part of any group, so it neither ends nor
-                    // starts one ("a "Sitemaps" record MUST NOT terminate a
-                    // group").
-                    if !value.is_empty() {
-                        let start = robots.arena.len() as u32;
-                        robots.arena.extend_from_slice(value);
-                        robots.sitemaps.push(Span {
-                            start,
-                            end: robots.arena.len() as u32,
-                        });
-                    }
-                }
+                Key::Sitemap => robots.sitemap_line(value),
                 Key::Other => notes.other_lines += 1,
             }
         }
         notes.lines = line_no;
         robots.notes = notes;
 
-        // The token index: sorted, one entry per (token, group).
-        let arena = &robots.arena;
-        let text = |span: Span| &arena[span.start as usize..span.end as usize];
+        robots.index_tokens();
+        robots.sort_rules();
         robots
-            .tokens
-            .sort_unstable_by(|a, b| text(a.0).cmp(text(b.0)).then(a.1.cmp(&b.1)));
-        robots
-            .tokens
-            .dedup_by(|a, b| a.1 == b.1 && text(a.0) == text(b.0));
-        robots.token_groups = robots.tokens.iter().map(|t| t.1).collect();
+    }
 
-        // Most octets first, then allow before disallow (§2.2.2 "If an
-        // "allow" rule and a "disallow" rule are equivalent, then the "allow"
-        // rule SHOULD be used"), then file order: under pattern octets the
-        // first rule of a group that matches is that group's decision.
-        for g in &robots.groups {
+    /// §2.2 `group = startgroupline *(startgroupline / emptyline) *(rule /
+    /// emptyline)`: a user-agent line after a rule starts a new group; one
+    /// before any rule joins the group being named.
+    fn user_agent_line(
+        &mut self,
+        cur: &mut Cursor,
+        line_no: u32,
+        value: &[u8],
+        notes: &mut ParseNotes,
+    ) {
+        let g = match cur.group {
+            Some(g) if !cur.has_rules => g,
+            _ => {
+                self.groups.push(Group {
+                    line: line_no,
+                    start: self.rules.len() as u32,
+                    end: self.rules.len() as u32,
+                    implicit: false,
+                });
+                cur.group = Some(self.groups.len() - 1);
+                cur.has_rules = false;
+                self.groups.len() - 1
+            }
+        };
+        match group_token(value, self.readings.product_token) {
+            Some(b"*") => push_once(&mut self.star, g as u32),
+            Some(token) => {
+                let start = self.arena.len();
+                self.arena.extend_from_slice(token);
+                self.arena[start..].make_ascii_lowercase();
+                let span = Span {
+                    start: start as u32,
+                    end: self.arena.len() as u32,
+                };
+                self.tokens.push((span, g as u32));
+            }
+            None => notes.nameless_agent_lines += 1,
+        }
+    }
+
+    /// An `allow`/`disallow` line: into the current group, or, before any
+    /// group, per [`OrphanRules`] (§2.2.2 "The crawler SHOULD ignore
+    /// "disallow" and "allow" rules that are not in any group").
+    fn rule_line(
+        &mut self,
+        cur: &mut Cursor,
+        line_no: u32,
+        allow: bool,
+        value: &[u8],
+        quirks: u8,
+        notes: &mut ParseNotes,
+    ) {
+        let g = match cur.group {
+            Some(g) => g,
+            None => {
+                notes.orphan_rules += 1;
+                if self.readings.orphan_rules == OrphanRules::Ignore {
+                    return;
+                }
+                self.groups.push(Group {
+                    line: line_no,
+                    start: self.rules.len() as u32,
+                    end: self.rules.len() as u32,
+                    implicit: true,
+                });
+                let g = self.groups.len() - 1;
+                self.star.push(g as u32);
+                cur.group = Some(g);
+                g
+            }
+        };
+        cur.has_rules = true;
+        if value.is_empty() {
+            notes.empty_rules += 1;
+        }
+        if dropped(quirks, &self.readings) {
+            notes.dropped_rules += 1;
+            return;
+        }
+        let rule = self.push_rule(allow, line_no, value, quirks);
+        self.rules.push(rule);
+        self.groups[g].end = self.rules.len() as u32;
+    }
+
+    /// §2.2.4: not part of any group, so it neither ends nor starts one ("a
+    /// "Sitemaps" record MUST NOT terminate a group").
+    fn sitemap_line(&mut self, value: &[u8]) {
+        if !value.is_empty() {
+            let start = self.arena.len() as u32;
+            self.arena.extend_from_slice(value);
+            self.sitemaps.push(Span {
+                start,
+                end: self.arena.len() as u32,
+            });
+        }
+    }
+
+    /// The token index: sorted, one entry per (token, group).
+    fn index_tokens(&mut self) {
+        let arena = &self.arena;
+        let text = |span: Span| &arena[span.start as usize..span.end as usize];
+        self.tokens
+            .sort_unstable_by(|a, b| text(a.0).cmp(text(b.0)).then(a.1.cmp(&b.1)));
+        self.tokens
+            .dedup_by(|a, b| a.1 == b.1 && text(a.0) == text(b.0));
+        self.token_groups = self.tokens.iter().map(|t| t.1).collect();
+    }
+
+    /// Most octets first, then allow before disallow (§2.2.2 "If an "allow"
+    /// rule and a "disallow" rule are equivalent, then the "allow" rule
+    /// SHOULD be used"), then file order: under pattern octets the first
+    /// rule of a group that matches is that group's decision.
+    fn sort_rules(&mut self) {
+        for g in &self.groups {
             // Lines are unique, so an unstable sort is deterministic.
-            robots.rules[g.start as usize..g.end as usize].sort_unstable_by_key(|r| {
+            self.rules[g.start as usize..g.end as usize].sort_unstable_by_key(|r| {
                 (u64::from(u32::MAX - r.octets()) << 33)
                     | (u64::from(!r.allow) << 32)
                     | u64::from(r.line)
             });
         }
-        robots
     }
 
     /// A rule's path, normalised (`matching::normalise`) into the arena.
