@@ -123,14 +123,51 @@ pub fn run(
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> RunResult {
     let started = Instant::now();
-    let total = cases.len();
     let infos: Vec<(String, String, Capabilities)> = oracles
         .iter()
         .map(|o| (o.name().to_string(), o.version(), o.capabilities()))
         .collect();
     let abouts: Vec<About> = oracles.iter().map(|o| o.about()).collect();
+    let (answers, times) = ask_all(cases, oracles, &infos, http_url, progress);
+    let (cells, signatures) = compare_all(cases, &infos, &answers, ledger);
+    let stale = stale_entries(ledger, &cells, cases, &infos);
+    RunResult {
+        oracles: infos
+            .into_iter()
+            .zip(times)
+            .zip(abouts)
+            .map(|(((name, version, capabilities), t), about)| OracleInfo {
+                name,
+                version,
+                about,
+                capabilities,
+                millis: t.as_millis(),
+            })
+            .collect(),
+        unavailable,
+        cells,
+        signatures,
+        stale,
+        millis: started.elapsed().as_millis(),
+    }
+}
+
+/// `answers[oracle][case]`: one answer per query.
+type Answers = Vec<Vec<Vec<Answer>>>;
+
+/// Answers per oracle per case (`answers[oracle][case]`, one per query)
+/// and each oracle's time: every oracle on its own thread, progress
+/// reported as each case completes.
+fn ask_all(
+    cases: &[&Case],
+    oracles: Vec<Box<dyn Oracle>>,
+    infos: &[(String, String, Capabilities)],
+    http_url: HttpUrlFor<'_>,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> (Answers, Vec<Duration>) {
+    let total = cases.len();
     // answers[oracle][case] = one answer per query
-    let mut answers: Vec<Vec<Vec<Answer>>> = vec![Vec::new(); oracles.len()];
+    let mut answers: Answers = vec![Vec::new(); oracles.len()];
     let mut times = vec![Duration::ZERO; oracles.len()];
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel::<(usize, Vec<Vec<Answer>>, Duration)>();
@@ -165,7 +202,18 @@ pub fn run(
             times[k] = took;
         }
     });
+    (answers, times)
+}
 
+/// Each answer compared with its query's expectation, split minorities
+/// marked, untriaged cells matched against the ledger; and each query's
+/// agreement signature.
+fn compare_all(
+    cases: &[&Case],
+    infos: &[(String, String, Capabilities)],
+    answers: &Answers,
+    ledger: &Ledger,
+) -> (Vec<Cell>, Vec<QuerySignature>) {
     let mut cells = Vec::new();
     let mut signatures = Vec::new();
     for (ci, case) in cases.iter().enumerate() {
@@ -206,27 +254,7 @@ pub fn run(
             }
         }
     }
-
-    let stale = stale_entries(ledger, &cells, cases, &infos);
-    RunResult {
-        oracles: infos
-            .into_iter()
-            .zip(times)
-            .zip(abouts)
-            .map(|(((name, version, capabilities), t), about)| OracleInfo {
-                name,
-                version,
-                about,
-                capabilities,
-                millis: t.as_millis(),
-            })
-            .collect(),
-        unavailable,
-        cells,
-        signatures,
-        stale,
-        millis: started.elapsed().as_millis(),
-    }
+    (cells, signatures)
 }
 
 /// One oracle, one case: ask only what the oracle can answer; HTTP cases go

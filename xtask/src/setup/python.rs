@@ -190,57 +190,7 @@ fn ensure_pyodide(ctx: &Ctx, verbose: bool) -> Result<PathBuf> {
     }
 
     if !verified(&tarball, pins::PYODIDE_TARBALL_SHA256) {
-        std::fs::create_dir_all(&downloads).map_err(|e| {
-            ctx.err(
-                &piece,
-                format!("cannot create {}: {e}", downloads.display()),
-                &fix,
-            )
-        })?;
-        let _ = std::fs::remove_file(&tarball);
-        let spec = format!("{}@{}", pins::PYODIDE_PACKAGE, pins::PYODIDE_VERSION);
-        // npm checks the registry's integrity (sha512) itself; without npm,
-        // curl fetches the same tarball. Either way the sha256 pin decides.
-        let via_npm = run(
-            ctx,
-            &piece,
-            Command::new("npm")
-                .args(["pack", "--silent", &spec, "--pack-destination"])
-                .arg(&downloads),
-            &fix,
-        );
-        let how = match via_npm {
-            Ok(_) => "npm pack",
-            Err(npm_err) => {
-                run(
-                    ctx,
-                    &piece,
-                    Command::new("curl")
-                        .args(["-fsSL", "-o"])
-                        .arg(&tarball)
-                        .arg(pins::PYODIDE_TARBALL_URL),
-                    &format!(
-                        "install npm (`apt-get install npm`) or curl, check that registry.npmjs.org \
-                         is reachable, then {fix}"
-                    ),
-                )
-                .map_err(|curl_err| {
-                    ctx.err(
-                        &piece,
-                        format!("{}\n  and then: {}", npm_err.reason, curl_err.reason),
-                        curl_err.fix,
-                    )
-                })?;
-                "curl"
-            }
-        };
-        verify(ctx, &piece, &tarball, pins::PYODIDE_TARBALL_SHA256)?;
-        eprintln!(
-            "setup: python: fetched {spec} from the npm registry with {how} into {} (sha256 {}, integrity {})",
-            show(ctx, &tarball),
-            pins::PYODIDE_TARBALL_SHA256,
-            pins::PYODIDE_TARBALL_INTEGRITY
-        );
+        fetch_pyodide(ctx, &piece, &downloads, &tarball, &fix)?;
     }
 
     let _ = std::fs::remove_dir_all(&dir);
@@ -276,6 +226,69 @@ fn ensure_pyodide(ctx: &Ctx, verbose: bool) -> Result<PathBuf> {
         show(ctx, &dir)
     );
     Ok(zip)
+}
+
+/// The pyodide tarball from the npm registry (npm pack, else curl), pinned
+/// by its sha256.
+fn fetch_pyodide(
+    ctx: &Ctx,
+    piece: &str,
+    downloads: &Path,
+    tarball: &Path,
+    fix: &str,
+) -> Result<()> {
+    std::fs::create_dir_all(downloads).map_err(|e| {
+        ctx.err(
+            piece,
+            format!("cannot create {}: {e}", downloads.display()),
+            fix,
+        )
+    })?;
+    let _ = std::fs::remove_file(tarball);
+    let spec = format!("{}@{}", pins::PYODIDE_PACKAGE, pins::PYODIDE_VERSION);
+    // npm checks the registry's integrity (sha512) itself; without npm,
+    // curl fetches the same tarball. Either way the sha256 pin decides.
+    let via_npm = run(
+        ctx,
+        piece,
+        Command::new("npm")
+            .args(["pack", "--silent", &spec, "--pack-destination"])
+            .arg(downloads),
+        fix,
+    );
+    let how = match via_npm {
+        Ok(_) => "npm pack",
+        Err(npm_err) => {
+            run(
+                ctx,
+                piece,
+                Command::new("curl")
+                    .args(["-fsSL", "-o"])
+                    .arg(tarball)
+                    .arg(pins::PYODIDE_TARBALL_URL),
+                &format!(
+                    "install npm (`apt-get install npm`) or curl, check that registry.npmjs.org \
+                     is reachable, then {fix}"
+                ),
+            )
+            .map_err(|curl_err| {
+                ctx.err(
+                    piece,
+                    format!("{}\n  and then: {}", npm_err.reason, curl_err.reason),
+                    curl_err.fix,
+                )
+            })?;
+            "curl"
+        }
+    };
+    verify(ctx, piece, tarball, pins::PYODIDE_TARBALL_SHA256)?;
+    eprintln!(
+        "setup: python: fetched {spec} from the npm registry with {how} into {} (sha256 {}, integrity {})",
+        show(ctx, tarball),
+        pins::PYODIDE_TARBALL_SHA256,
+        pins::PYODIDE_TARBALL_INTEGRITY
+    );
+    Ok(())
 }
 
 fn ensure_robotparser_315(ctx: &Ctx, verbose: bool, python: &Path, zip: &Path) -> Result<()> {
