@@ -72,7 +72,7 @@ struct Response {
 /// is reported as `unavailable` instead of crashing the parent.
 pub fn serve(make: impl FnOnce() -> Result<Box<dyn Oracle>, Unavailable>) -> std::io::Result<()> {
     let stdin = std::io::stdin();
-    let mut input = BufReader::with_capacity(1 << 16, stdin.lock());
+    let mut input = BufReader::new(stdin.lock());
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut oracle = match make() {
@@ -121,13 +121,9 @@ pub fn serve(make: impl FnOnce() -> Result<Box<dyn Oracle>, Unavailable>) -> std
     }
 }
 
-/// One `write` per message: a response of explained answers is tens of
-/// KiB, and a `BufWriter` would hand it over in 8 KiB pieces, each a
-/// separate wake-up of the parent waiting in `poll`.
 fn send<T: Serialize>(out: &mut impl Write, msg: &T) -> std::io::Result<()> {
-    let mut line = serde_json::to_vec(msg)?;
-    line.push(b'\n');
-    out.write_all(&line)?;
+    serde_json::to_writer(&mut *out, msg)?;
+    out.write_all(b"\n")?;
     out.flush()
 }
 
@@ -296,8 +292,6 @@ impl Supervised {
             .map_err(|e| format!("cannot start worker {program}: {e}"))?;
         let stdin = child.stdin.take().ok_or("worker has no stdin")?;
         let stdout = child.stdout.take().ok_or("worker has no stdout")?;
-        widen_pipe(stdin.as_raw_fd());
-        widen_pipe(stdout.as_raw_fd());
         let mut stderr_pipe = child.stderr.take().ok_or("worker has no stderr")?;
         // Keep only the tail of stderr: enough to say why a worker died.
         let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -318,9 +312,7 @@ impl Supervised {
         let mut live = Live {
             child,
             stdin,
-            // Room for a whole response (tens of KiB with explanations)
-            // in one read.
-            stdout: BufReader::with_capacity(1 << 20, stdout),
+            stdout: BufReader::new(stdout),
             stderr,
         };
         // Loading an interpreter can take a while: allow a generous start.
@@ -536,21 +528,6 @@ fn read_line(reader: &mut BufReader<ChildStdout>, timeout: Duration) -> Line {
             Err(e) => return Line::Failed(e),
         }
     }
-}
-
-/// A request (header and body) or a response larger than the default 64 KiB
-/// pipe fills it and makes the writer wait for the reader several times per
-/// call. 1 MiB holds every batch of the corpus and the 500 KiB bodies; where
-/// the kernel refuses (the `pipe-max-size` limit), the default stays.
-fn widen_pipe(fd: std::os::fd::RawFd) {
-    #[cfg(target_os = "linux")]
-    // SAFETY: fcntl on a pipe descriptor this process owns; failure is
-    // harmless and ignored.
-    unsafe {
-        libc::fcntl(fd, libc::F_SETPIPE_SZ, 1 << 20);
-    }
-    #[cfg(not(target_os = "linux"))]
-    let _ = fd;
 }
 
 fn describe_death(live: &mut Live) -> String {
