@@ -1,3 +1,6 @@
+// Written for repdiff (no upstream code): a recording shim compiled at setup
+// against Google's robots.cc and robots_test.cc, which come from the pinned
+// jwm-robotstxt sdist into .cache/, never from this repository.
 // The recording side of capture_google.h, and the test program's main: runs
 // every gtest test, then writes the recorded calls and each test's outcome
 // as JSON to the file named by argv[1].

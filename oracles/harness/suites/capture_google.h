@@ -1,3 +1,6 @@
+// Written for repdiff (no upstream code): a recording shim compiled at setup
+// against Google's robots.cc and robots_test.cc, which come from the pinned
+// jwm-robotstxt sdist into .cache/, never from this repository.
 // Force-included (-include) into a copy of Google's robots_test.cc so that
 // every matcher call the suite makes is recorded with the test it came from.
 //
