@@ -90,6 +90,12 @@ pub enum Product {
     Report(crate::report_site::Opts),
     /// List every registered oracle and how it is started (--json)
     Oracles(crate::select::ListOpts),
+    /// Every oracle over real robots.txt files (protego's test data, a tar, WARC); `census merge DIR...`
+    #[command(long_about = crate::census_cmd::HELP)]
+    Census(Box<crate::census_cmd::Opts>),
+    /// Every oracle on every parser's own test suite (--json)
+    #[command(long_about = crate::suites::HELP)]
+    Suites(crate::suites::Opts),
     /// Serve one built-in oracle over stdin/stdout (how supervised workers start)
     #[command(hide = true)]
     Worker {
@@ -105,6 +111,8 @@ impl Product {
             Product::Check(o) => crate::check::main(o, host),
             Product::Report(o) => crate::report_site::main(o),
             Product::Oracles(o) => crate::select::list(&o),
+            Product::Census(o) => crate::census_cmd::main(*o, host),
+            Product::Suites(o) => crate::suites::main(o, host),
             Product::Worker { name } => Ok(crate::select::worker(&name)),
         }
     }

@@ -1,10 +1,11 @@
 //! repdiff, the product: conformance runs, ad-hoc checks, the report site,
-//! the oracle list and the worker entry point. A library so that two binaries
+//! the oracle list, the census, the suites matrix and the worker entry point. A library so that two binaries
 //! serve the same commands: the installed `repdiff` and `cargo xtask` (whose
 //! own binary is also the worker every supervised oracle is started as).
 //! This crate never imports xtask: developer tooling builds on the product,
 //! not the other way round.
 
+pub mod census_cmd;
 pub mod chaos;
 pub mod check;
 pub mod cli;
@@ -15,3 +16,4 @@ pub mod progress;
 pub mod registry;
 pub mod report_site;
 pub mod select;
+pub mod suites;

@@ -8,11 +8,11 @@
 //! times to last a few milliseconds, so the clock's resolution does not
 //! matter; calls are made once untimed first (warm-up and answer check).
 
-use crate::cli::Usage;
 use crate::{paths, setup};
 use engine::oracle::{Answer, Ask, Oracle, Outcome, Query, Unavailable};
 use engine::rng::Rng;
 use engine::worker::{Limits, Supervised};
+use repdiff::cli::Usage;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::hint::black_box;

@@ -9,8 +9,8 @@
 //! not allow. `--check` fails when the file on disk is not what the generator
 //! writes (a hand edit, or a generator change not regenerated).
 
-use crate::cli::Usage;
 use crate::paths;
+use repdiff::cli::Usage;
 
 pub const HELP: &str = "\
 Writes cases/corpus/metamorphic.yaml: every base file of

@@ -6,17 +6,14 @@
 
 mod bench;
 mod bench_external;
-mod census_cmd;
-mod cli;
 mod fuzz;
 mod gen_metamorphic;
 mod setup;
-mod suites;
 mod verify_cpython315;
 mod verify_google;
 
 // The tooling reaches the product's modules by their old `crate::` paths.
-use repdiff::{paths, registry, select};
+use repdiff::{paths, registry, select, suites};
 
 use clap::{Parser, Subcommand};
 use repdiff::cli::{exit_code, Global, Host, Product};
@@ -38,12 +35,8 @@ enum Command {
     /// Fetch and verify every third-party parser (idempotent)
     Setup,
     /// The nightly differential fuzz job (--minutes N --jobs J); `fuzz minimize FINDING`
-    #[command(disable_help_flag = true)]
-    Fuzz {
-        /// Parsed by the fuzz command itself (`cargo xtask fuzz --help`)
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
-    },
+    #[command(long_about = fuzz::HELP)]
+    Fuzz(fuzz::Opts),
     /// Worker overhead per oracle and rfc9309 vs google, measured in one run
     #[command(long_about = bench::HELP)]
     Bench(bench::Opts),
@@ -56,16 +49,6 @@ enum Command {
     /// Build and run Google's own robots_test.cc against the google oracle's robots.cc
     #[command(long_about = verify_google::HELP)]
     VerifyGoogle,
-    /// Every oracle over real robots.txt files (protego's test data, a tar, WARC); `census merge DIR...`
-    #[command(disable_help_flag = true)]
-    Census {
-        /// Parsed by the census command itself (`cargo xtask census --help`)
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-        args: Vec<String>,
-    },
-    /// Every oracle on every parser's own test suite (--json)
-    #[command(long_about = suites::HELP)]
-    Suites(suites::Opts),
 }
 
 const HOST: Host = Host {
@@ -91,13 +74,11 @@ fn main() {
     let result = cli.global.apply().and_then(|()| match cli.command {
         Command::Product(p) => p.run(&HOST),
         Command::Setup => Ok(run_setup()),
-        Command::Fuzz { args } => fuzz::main(&args),
+        Command::Fuzz(o) => fuzz::main(o),
         Command::Bench(o) => bench::main(o),
         Command::GenMetamorphic(o) => gen_metamorphic::main(o),
         Command::VerifyCpython315(o) => verify_cpython315::main(o),
         Command::VerifyGoogle => verify_google::main(),
-        Command::Suites(o) => suites::main(o),
-        Command::Census { args } => census_cmd::main(&args),
     });
     std::process::exit(exit_code(result));
 }

@@ -4,10 +4,10 @@
 //! real CPython 3.15.0rc1 interpreter (pyodide 315.0.0-alpha.2 under node,
 //! offline, from the setup cache) and fails on any difference.
 
-use crate::cli::Usage;
 use crate::setup::Ctx;
 use oracles::python::crosscheck::{self, Case};
 use oracles::python::pins;
+use repdiff::cli::Usage;
 use std::process::Command;
 
 pub const HELP: &str = "\
@@ -48,9 +48,8 @@ fn node_major() -> Option<u32> {
         .ok()
 }
 
-/// Number of differences, or why the check could not run.
-fn verify(ctx: &Ctx, n: usize, seed: u64) -> Result<usize, String> {
-    let mut oracle = oracles::cpython::make_315().map_err(|u| u.to_string())?;
+/// pyodide from the setup cache and a node that can run it.
+fn prerequisites(ctx: &Ctx) -> Result<std::path::PathBuf, String> {
     let pyodide = ctx.cache.join(pins::PYODIDE_DIR);
     if !pyodide.join("pyodide.mjs").is_file() {
         return Err(format!(
@@ -70,6 +69,13 @@ fn verify(ctx: &Ctx, n: usize, seed: u64) -> Result<usize, String> {
             return Err("node is not on PATH (fix: apt-get install nodejs, version >= 20)".into())
         }
     }
+    Ok(pyodide)
+}
+
+/// Number of differences, or why the check could not run.
+fn verify(ctx: &Ctx, n: usize, seed: u64) -> Result<usize, String> {
+    let mut oracle = oracles::cpython::make_315().map_err(|u| u.to_string())?;
+    let pyodide = prerequisites(ctx)?;
 
     let cases: Vec<Case> = crosscheck::generate(seed, n);
     let queries: usize = cases.iter().map(|c| c.queries.len()).sum();

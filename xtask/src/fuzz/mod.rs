@@ -19,34 +19,23 @@ mod runner;
 mod tools;
 pub use fuzzcore::triage;
 
-use crate::cli::{Args, Usage};
 use engine::oracle::{Answer, Ask, Oracle, Outcome, Query};
 use fuzzcore::record::FindingRecord;
 use oracles::rfc9309::{Readings, Robots};
+use repdiff::cli::Usage;
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
-const USAGE: &str = "\
-usage: cargo xtask fuzz [--minutes N] [--jobs J] [--no-build] [--speed-seconds S]
-       cargo xtask fuzz minimize <finding dir or hash> [--exact]
-       cargo xtask fuzz known | seed | setup | build | speed [--seconds S] | coverage | targets
+pub const HELP: &str = "\
+The nightly differential fuzz job and its tools (see fuzz/README.md).
 
-  (no subcommand)  the nightly job: setup, build, fuzz all targets for about N minutes
-                   (default 10) on fuzz/corpus/ with libFuzzer -fork=J (default 1), merge,
-                   minimise new findings, write reports/fuzz/<date>.md and .json;
-                   exit 1 when a finding is new and untriaged
-  minimize         shrink a finding (lines, bytes, URL, agent) while its new part holds
-                   (--exact: while its whole signature holds); writes case.yaml and
-                   ledger-draft.yaml beside it
-  known            derive fuzz/known-signatures.json from the corpus and the ledger
-  seed             copy the corpus bodies into fuzz/corpus/differential_bytes
-  setup            check/install nightly, cargo-fuzz and clang
-  build            cargo fuzz build (plain and AddressSanitizer builds)
-  speed            exec/s of `differential` in four modes, one after the other in one run:
-                   Python lane, no lane, -jobs=2, Rust/C++ oracles only
-  coverage         edges covered by fuzz/corpus/differential, and how many in googlebot::
-  targets          every fuzzing run, one per line: the differential targets, then
-                   robust_<oracle> for each registered oracle (the `robust` binary with
-                   REPDIFF_FUZZ_ORACLE=<oracle>)";
+Without a subcommand: set up, build, fuzz every target for about --minutes
+on fuzz/corpus/ with libFuzzer -fork=J, merge, minimise new findings and
+write reports/fuzz/<date>.md and .json; exit 1 when a finding is new and
+untriaged. `speed` measures exec/s in four modes (Python lane, no lane,
+-jobs=2, Rust/C++ oracles only); `targets` lists the differential targets,
+then robust_<oracle> for each registered oracle (the `robust` binary with
+REPDIFF_FUZZ_ORACLE=<oracle>).";
 
 pub fn root() -> PathBuf {
     crate::paths::root()
@@ -93,13 +82,96 @@ pub fn known_path() -> PathBuf {
     fuzz_dir().join("known-signatures.json")
 }
 
-pub fn main(rest: &[String]) -> Result<i32, Usage> {
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct Opts {
+    #[command(subcommand)]
+    sub: Option<Sub>,
+    #[command(flatten)]
+    nightly: NightlyOpts,
+}
+
+/// The nightly job's options (no subcommand).
+#[derive(Debug, clap::Args)]
+struct NightlyOpts {
+    /// Minutes of fuzzing, shared by all targets
+    #[arg(long, default_value_t = 10.0, value_parser = positive_minutes)]
+    minutes: f64,
+    /// libFuzzer -fork=J
+    #[arg(long, default_value_t = NonZeroUsize::MIN)]
+    jobs: NonZeroUsize,
+    /// Skip `cargo fuzz build` (use the binaries already built)
+    #[arg(long)]
+    no_build: bool,
+    /// Seconds per mode of the speed measurement [default: scaled to --minutes]
+    #[arg(long, value_name = "S")]
+    speed_seconds: Option<u64>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+enum Sub {
+    /// Shrink a finding while its new part holds; writes case.yaml and ledger-draft.yaml beside it
+    Minimize {
+        /// A finding directory (with finding.json) or a finding hash
+        finding: String,
+        /// Keep the whole signature, not only its new part
+        #[arg(long)]
+        exact: bool,
+    },
+    /// Derive fuzz/known-signatures.json from the corpus and the ledger
+    Known,
+    /// Copy the corpus bodies into fuzz/corpus/differential_bytes
+    Seed,
+    /// Check/install nightly, cargo-fuzz and clang
+    Setup,
+    /// cargo fuzz build (plain and AddressSanitizer builds)
+    Build,
+    /// exec/s of `differential` in four modes, one after the other in one run
+    Speed {
+        /// Seconds per mode
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+    },
+    /// Edges covered by fuzz/corpus/differential, and how many in googlebot::
+    Coverage,
+    /// Every fuzzing run, one per line (differential targets, then robust_<oracle>)
+    Targets,
+}
+
+fn positive_minutes(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+        _ => Err(format!("`{s}` is not a positive number of minutes")),
+    }
+}
+
+/// Print a step's errors and give the exit status.
+fn status<E: std::fmt::Display>(result: Result<(), Vec<E>>) -> i32 {
+    match result {
+        Ok(()) => 0,
+        Err(errors) => {
+            for e in errors {
+                eprintln!("error: {e}");
+            }
+            1
+        }
+    }
+}
+
+pub fn main(opts: Opts) -> Result<i32, Usage> {
     seed_findings();
-    let sub = rest.first().map(String::as_str);
+    let Some(sub) = opts.sub else {
+        return Ok(nightly::run(&nightly::Options {
+            minutes: opts.nightly.minutes,
+            jobs: opts.nightly.jobs.get(),
+            build: !opts.nightly.no_build,
+            speed_seconds: opts.nightly.speed_seconds,
+        }));
+    };
     match sub {
-        Some("minimize") => minimize_cmd(&rest[1..]),
-        Some("known") => known_cmd(),
-        Some("targets") => {
+        Sub::Minimize { finding, exact } => minimize_cmd(&finding, exact),
+        Sub::Known => known_cmd(),
+        Sub::Targets => {
             for t in fuzzcore::DIFFERENTIAL_TARGETS {
                 println!("{t}");
             }
@@ -108,42 +180,28 @@ pub fn main(rest: &[String]) -> Result<i32, Usage> {
             }
             Ok(0)
         }
-        Some("seed") => {
+        Sub::Seed => {
             let n = nightly::seed();
             println!("seeded {n} new corpus bodies into fuzz/corpus/differential_bytes");
             Ok(0)
         }
-        Some("setup") => Ok(match tools::ensure() {
-            Ok(_) => 0,
-            Err(p) => {
-                for e in p {
-                    eprintln!("error: {e}");
-                }
-                1
-            }
-        }),
-        Some("build") => {
+        Sub::Setup => Ok(status(tools::ensure().map(drop))),
+        Sub::Build => {
             let clang = ensure_tools()?;
-            Ok(match build::build_all(&clang) {
-                Ok(_) => 0,
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    1
-                }
-            })
+            Ok(status(
+                build::build_all(&clang).map(drop).map_err(|e| vec![e]),
+            ))
         }
-        Some("speed") => {
-            let a = Args::parse(&rest[1..], &[], &["seconds"])?;
-            let secs: u64 = a.number("seconds", 60)?;
+        Sub::Speed { seconds } => {
             let clang = ensure_tools()?;
             build::build_plain(&clang).map_err(Usage)?;
             let known = derive_known().map_err(Usage)?;
             write_known(&known);
-            let s = nightly::speed(secs).map_err(Usage)?;
+            let s = nightly::speed(seconds).map_err(Usage)?;
             println!("{}", s.describe());
             Ok(0)
         }
-        Some("coverage") => {
+        Sub::Coverage => {
             let clang = ensure_tools()?;
             build::build_asan(&clang, &["differential"]).map_err(Usage)?;
             let known = derive_known().map_err(Usage)?;
@@ -152,25 +210,16 @@ pub fn main(rest: &[String]) -> Result<i32, Usage> {
             println!("{}", c.describe());
             Ok(0)
         }
-        Some("help" | "--help" | "-h") => {
-            println!("{USAGE}");
-            Ok(0)
-        }
-        _ => nightly_cmd(rest),
     }
 }
 
 /// `cargo xtask fuzz minimize <finding> [--exact]`.
-fn minimize_cmd(args: &[String]) -> Result<i32, Usage> {
-    let a = Args::parse(args, &["exact"], &[])?;
-    let Some(which) = a.positional.first() else {
-        return Err(Usage(format!("minimize needs a finding\n{USAGE}")));
-    };
+fn minimize_cmd(which: &str, exact: bool) -> Result<i32, Usage> {
     crate::setup::ensure_or_reexec();
     let dir = resolve_finding(which)?;
     let known = derive_known().map_err(Usage)?;
     write_known(&known);
-    match minimize::minimize(&dir, &known, a.has("exact")) {
+    match minimize::minimize(&dir, &known, exact) {
         Ok(summary) => {
             println!("{summary}");
             Ok(0)
@@ -196,30 +245,6 @@ fn known_cmd() -> Result<i32, Usage> {
         known.unexplained_queries
     );
     Ok(0)
-}
-
-/// `cargo xtask fuzz [--minutes N] [--jobs J] ...`: the nightly job.
-fn nightly_cmd(rest: &[String]) -> Result<i32, Usage> {
-    let a = Args::parse(rest, &["no-build"], &["minutes", "jobs", "speed-seconds"])?;
-    if let Some(p) = a.positional.first() {
-        return Err(Usage(format!("unknown fuzz subcommand `{p}`\n{USAGE}")));
-    }
-    let opts = nightly::Options {
-        minutes: a.number("minutes", 10.0)?,
-        jobs: a.number("jobs", 1)?,
-        build: !a.has("no-build"),
-        speed_seconds: a
-            .one("speed-seconds")?
-            .map(|s| {
-                s.parse()
-                    .map_err(|_| Usage(format!("--speed-seconds wants a whole number, not `{s}`")))
-            })
-            .transpose()?,
-    };
-    if opts.minutes <= 0.0 || opts.jobs == 0 {
-        return Err(Usage("--minutes and --jobs must be positive".into()));
-    }
-    Ok(nightly::run(&opts))
 }
 
 fn ensure_tools() -> Result<String, Usage> {

@@ -156,33 +156,10 @@ pub fn run(
         if last.elapsed() >= every {
             last = Instant::now();
             if let Ok(s) = stats.lock() {
-                // Nothing from libFuzzer yet, or (-jobs) its workers write
-                // elsewhere: say what is known.
-                let quiet = s.execs == 0 && s.cov == 0;
-                if quiet {
-                    eprintln!(
-                        "  [{}] {}/{} no status in the main log yet{}",
-                        s.target,
-                        mmss(started.elapsed().as_secs()),
-                        mmss(l.seconds),
-                        extra()
-                    );
-                } else {
-                    eprintln!(
-                    "  [{}] {}/{} execs {} ({}/s) cov {} corpus {} oom/timeout/crash {}/{}/{}{}",
-                    s.target,
-                    mmss(started.elapsed().as_secs()),
-                    mmss(l.seconds),
-                    s.execs,
-                    s.exec_per_sec,
-                    s.cov,
-                    s.corpus,
-                    s.ooms,
-                    s.timeouts,
-                    s.crashes,
-                    extra()
+                eprintln!(
+                    "{}",
+                    progress_line(&s, started.elapsed(), l.seconds, &extra())
                 );
-                }
             }
         }
         std::thread::sleep(Duration::from_millis(200));
@@ -194,6 +171,23 @@ pub fn run(
     s.seconds = started.elapsed().as_secs_f64();
     s.exit = status.and_then(|st| st.code());
     Ok(s)
+}
+
+/// One progress line of a run, from what its log has said so far.
+fn progress_line(s: &RunStats, elapsed: Duration, seconds: u64, extra: &str) -> String {
+    let clock = format!("{}/{}", mmss(elapsed.as_secs()), mmss(seconds));
+    // Nothing from libFuzzer yet, or (-jobs) its workers write elsewhere:
+    // say what is known.
+    if s.execs == 0 && s.cov == 0 {
+        return format!(
+            "  [{}] {clock} no status in the main log yet{extra}",
+            s.target
+        );
+    }
+    format!(
+        "  [{}] {clock} execs {} ({}/s) cov {} corpus {} oom/timeout/crash {}/{}/{}{extra}",
+        s.target, s.execs, s.exec_per_sec, s.cov, s.corpus, s.ooms, s.timeouts, s.crashes,
+    )
 }
 
 pub fn mmss(secs: u64) -> String {

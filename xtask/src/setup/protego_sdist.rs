@@ -1,4 +1,5 @@
-//! Setup step `census-data`: the census's default input, the 4,231
+//! Setup step `census-data`: the census's default input (pinned in
+//! `repdiff::census_cmd::default_data`), the 4,231
 //! robots.txt files real websites served that protego 0.7.0's sdist ships
 //! in `tests/test_data/` (named by host), into
 //! `<cache>/census/protego-0.7.0-test-data/`.
@@ -9,33 +10,19 @@
 //! re-extracts.
 
 use super::{run, verified, verify, Ctx, Result};
+use repdiff::census_cmd::default_data::{
+    FILES, MEMBER, SDIST_FILE, SDIST_NAME, SDIST_SHA256, SDIST_VERSION,
+};
+use repdiff::census_cmd::{
+    default_data_dir, default_data_marker as marker, default_data_present as present,
+};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const PIECE: &str = "census-data";
-pub const SDIST_NAME: &str = "protego";
-pub const SDIST_VERSION: &str = "0.7.0";
-pub const SDIST_FILE: &str = "protego-0.7.0.tar.gz";
-/// As `pip download` fetched and checked it from PyPI on 2026-11-30 (the
-/// JSON API was not reachable from here to cross-check).
-pub const SDIST_SHA256: &str = "2c032d9736a1f4f0c4318f3558353ae34da5cd038f1a5e064ded7548df315e5a";
-const MEMBER: &str = "protego-0.7.0/tests/test_data";
-/// Files in `tests/test_data/`; fewer after extraction means a broken cache.
-pub const FILES: usize = 4231;
 
 pub fn data_dir(ctx: &Ctx) -> PathBuf {
-    ctx.cache.join("census").join("protego-0.7.0-test-data")
-}
-
-/// Next to the data, not in it: the census reads every file of the folder.
-fn marker(dir: &Path) -> PathBuf {
-    let mut name = dir.as_os_str().to_owned();
-    name.push(".sha256");
-    PathBuf::from(name)
-}
-
-fn present(dir: &Path) -> bool {
-    std::fs::read_to_string(marker(dir)).is_ok_and(|m| m.trim() == SDIST_SHA256)
+    default_data_dir(&ctx.cache)
 }
 
 pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {

@@ -228,3 +228,16 @@ pub fn tail(out: &std::process::Output) -> String {
     let lines: Vec<&str> = text.lines().rev().take(12).collect();
     lines.into_iter().rev().collect::<Vec<_>>().join("\n    ")
 }
+
+#[cfg(test)]
+mod tests {
+    /// `suites` looks for exactly the suites setup captures: a suite added
+    /// to one list and not the other would be silently never asked, or
+    /// always reported missing.
+    #[test]
+    fn setup_captures_the_suites_the_command_asks() {
+        let captured: Vec<(&str, &str)> =
+            super::specs().iter().map(|s| (s.suite, s.oracle)).collect();
+        assert_eq!(captured, repdiff::suites::SUITES);
+    }
+}

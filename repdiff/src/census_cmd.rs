@@ -1,0 +1,298 @@
+//! `census`: the census crate wired to the real oracles, started the way
+//! `check` and `conformance` start them (`select::start`).
+
+use crate::cli::{seconds, Host, Usage};
+use crate::{paths, select};
+use census::{Census, Options, Shard};
+use clap::Subcommand;
+use engine::worker::Limits;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The census's default input: the robots.txt files real websites served
+/// that protego's sdist ships in `tests/test_data/` (named by host).
+/// `cargo xtask setup` (step `census-data`) fetches the sdist from PyPI
+/// pinned by this hash and extracts the folder to [`default_data_dir`];
+/// the data is third-party and never committed.
+pub mod default_data {
+    pub const SDIST_NAME: &str = "protego";
+    pub const SDIST_VERSION: &str = "0.7.0";
+    pub const SDIST_FILE: &str = "protego-0.7.0.tar.gz";
+    /// As `pip download` fetched and checked it from PyPI on 2026-11-30 (the
+    /// JSON API was not reachable from here to cross-check).
+    pub const SDIST_SHA256: &str =
+        "2c032d9736a1f4f0c4318f3558353ae34da5cd038f1a5e064ded7548df315e5a";
+    /// The sdist member extracted.
+    pub const MEMBER: &str = "protego-0.7.0/tests/test_data";
+    /// Files in `tests/test_data/`; fewer after extraction means a broken cache.
+    pub const FILES: usize = 4231;
+}
+
+/// Where setup extracts [`default_data`] under a cache directory.
+pub fn default_data_dir(cache: &Path) -> PathBuf {
+    cache.join("census").join("protego-0.7.0-test-data")
+}
+
+/// Written next to the data, not in it (the census reads every file of the
+/// folder): the sdist hash the folder was extracted from.
+pub fn default_data_marker(dir: &Path) -> PathBuf {
+    let mut name = dir.as_os_str().to_owned();
+    name.push(".sha256");
+    PathBuf::from(name)
+}
+
+/// Whether the default data is extracted from the pinned sdist.
+pub fn default_data_present(dir: &Path) -> bool {
+    std::fs::read_to_string(default_data_marker(dir))
+        .is_ok_and(|m| m.trim() == default_data::SDIST_SHA256)
+}
+
+pub const HELP: &str = "\
+Asks every available oracle (or those named) the queries derived from each
+robots.txt of INPUT (docs/census.md) and writes census.json, census.md,
+heatmap.svg and speed.json into DIR (default reports/run/census/, ignored).
+INPUT: a directory of files, a .tar/.tar.gz, or .warc/.warc.gz files
+(response records; non-2xx responses are counted, not asked). Without
+INPUT: the 4,231 files of protego 0.7.0's sdist tests/test_data/ (fetched
+by `cargo xtask setup`). `census merge DIR...` combines shard outputs into
+the report of one run over everything.";
+
+#[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct Opts {
+    #[command(subcommand)]
+    merge: Option<Merge>,
+    #[command(flatten)]
+    run: RunOpts,
+}
+
+#[derive(Debug, Subcommand)]
+enum Merge {
+    /// Combine shard outputs (each a DIR with census.json) into one report
+    Merge {
+        /// Shard output folders
+        #[arg(required = true, value_name = "DIR")]
+        dirs: Vec<PathBuf>,
+        /// Where to write the merged report [default: reports/run/census/]
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+struct RunOpts {
+    /// Directories, .tar/.tar.gz or .warc/.warc.gz files [default: protego's test data]
+    #[arg(value_name = "INPUT")]
+    inputs: Vec<PathBuf>,
+    /// Only this oracle (repeatable)
+    #[arg(long = "oracle", value_name = "NAME")]
+    oracles: Vec<String>,
+    /// Take the files whose sha256(name) mod N is K (K from 0, as JOB_COMPLETION_INDEX)
+    #[arg(long, value_name = "K/N", value_parser = Shard::parse)]
+    shard: Option<Shard>,
+    /// Where to write [default: reports/run/census/]
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Stop after the first N input files (counted before sharding)
+    #[arg(long, value_name = "N")]
+    limit: Option<u64>,
+    /// A pair of widely used parsers for the high-impact list (repeatable)
+    /// [default: google:robots-parser, google:cpython-3.11, ...]
+    #[arg(long = "impact", value_name = "A:B", value_parser = impact_pair)]
+    impact: Vec<(String, String)>,
+    /// The oracle the others are compared with
+    #[arg(long, value_name = "NAME", default_value = "rfc9309")]
+    reference: String,
+    /// Seconds per worker call before it is given up on
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
+    timeout: Duration,
+    /// Print the shard plan (files per shard for --shard's N) and stop
+    #[arg(long)]
+    dry_run: bool,
+    /// Do not run setup first
+    #[arg(long)]
+    no_setup: bool,
+}
+
+pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
+    match opts.merge {
+        Some(Merge::Merge { dirs, out }) => merge(&dirs, out),
+        None => run(opts.run, host),
+    }
+}
+
+fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
+    select::validate(&args.oracles, &[])?;
+    if !args.no_setup {
+        (host.ensure_setup)();
+    }
+    let (inputs, input_label) = inputs(&args.inputs)?;
+    let out = args.out.unwrap_or_else(|| paths::run_dir().join("census"));
+    if args.dry_run {
+        return dry_run(&inputs, args.shard, args.limit);
+    }
+    let records = census::input::open(&inputs).map_err(|e| Usage(e.0))?;
+    let limits = Limits {
+        timeout: args.timeout,
+        ..Limits::default()
+    };
+    let mut sel = select::start(&args.oracles, &[], false, limits);
+    for u in &sel.unavailable {
+        eprintln!("ERROR: {u}");
+    }
+    let opts = Options {
+        input: input_label,
+        shard: args.shard,
+        limit: args.limit,
+        reference: args.reference,
+        impact_pairs: if args.impact.is_empty() {
+            default_impact_pairs()
+        } else {
+            args.impact
+        },
+        expected: expected_files(&inputs, args.limit, args.shard),
+    };
+    eprintln!(
+        "census: {} oracle(s): {}",
+        sel.oracles.len(),
+        sel.oracles
+            .iter()
+            .map(|o| o.name().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let (census, speed) = census::run(records, &mut sel.oracles, &opts).map_err(|e| Usage(e.0))?;
+    census::write_outputs(&out, &census, Some(&speed))
+        .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
+    print_headline(&census, &out);
+    Ok(if sel.unavailable.is_empty() { 0 } else { 1 })
+}
+
+/// The input paths and how the report names them (file names only: no
+/// machine path, so shards run on different machines agree).
+fn inputs(given: &[PathBuf]) -> Result<(Vec<PathBuf>, String), Usage> {
+    if !given.is_empty() {
+        let label = given
+            .iter()
+            .map(|p| {
+                p.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| p.display().to_string())
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+        return Ok((given.to_vec(), label));
+    }
+    let dir = default_data_dir(&oracles::cache_dir());
+    if !default_data_present(&dir) {
+        return Err(Usage(format!(
+            "no INPUT and the default data ({} {} sdist tests/test_data) is not at {}: \
+             run `cargo xtask setup` (or pass --cache DIR, or name an INPUT)",
+            default_data::SDIST_NAME,
+            default_data::SDIST_VERSION,
+            dir.display()
+        )));
+    }
+    Ok((
+        vec![dir],
+        format!(
+            "protego {} sdist tests/test_data (PyPI, sha256 {})",
+            default_data::SDIST_VERSION,
+            default_data::SDIST_SHA256
+        ),
+    ))
+}
+
+fn default_impact_pairs() -> Vec<(String, String)> {
+    census::DEFAULT_IMPACT_PAIRS
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+fn impact_pair(s: &str) -> Result<(String, String), String> {
+    s.split_once(':')
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .ok_or_else(|| format!("{s:?}: expected A:B"))
+}
+
+/// Files the run will ask about, for the ETA: counted only for
+/// directories, where it costs a listing and not a read.
+fn expected_files(inputs: &[PathBuf], limit: Option<u64>, shard: Option<Shard>) -> Option<u64> {
+    let mut total = 0u64;
+    for p in inputs {
+        if !p.is_dir() {
+            return None;
+        }
+        total += count_files(p);
+    }
+    let total = limit.map_or(total, |l| l.min(total));
+    Some(shard.map_or(total, |s| total.div_ceil(s.n)))
+}
+
+fn count_files(dir: &Path) -> u64 {
+    std::fs::read_dir(dir).map_or(0, |d| {
+        d.flatten()
+            .map(|e| {
+                let p = e.path();
+                if p.is_dir() {
+                    count_files(&p)
+                } else {
+                    1
+                }
+            })
+            .sum()
+    })
+}
+
+fn dry_run(inputs: &[PathBuf], shard: Option<Shard>, limit: Option<u64>) -> Result<i32, Usage> {
+    let n = shard.map_or(1, |s| s.n);
+    let records = census::input::open(inputs).map_err(|e| Usage(e.0))?;
+    let plan = census::shard_plan(records, n, limit).map_err(|e| Usage(e.0))?;
+    println!(
+        "{} files in {n} shard(s) (sha256 of the file name or WARC record id, mod {n}):",
+        plan.iter().sum::<u64>()
+    );
+    for (k, c) in plan.iter().enumerate() {
+        let mark = if shard.is_some_and(|s| s.k == k as u64) {
+            "  <- --shard"
+        } else {
+            ""
+        };
+        println!("  shard {k}/{n}: {c} files{mark}");
+    }
+    Ok(0)
+}
+
+fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<i32, Usage> {
+    let parts = dirs
+        .iter()
+        .map(|d| census::read_census(&d.join("census.json")))
+        .collect::<Result<Vec<Census>, String>>()
+        .map_err(Usage)?;
+    let merged = Census::merge(parts).map_err(Usage)?;
+    let out = out.unwrap_or_else(|| paths::run_dir().join("census"));
+    census::write_outputs(&out, &merged, None)
+        .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
+    print_headline(&merged, &out);
+    Ok(0)
+}
+
+fn print_headline(c: &Census, out: &Path) {
+    println!(
+        "census: {} files, {} queries, {} oracles -> {}",
+        c.tally.files,
+        c.tally.queries,
+        c.oracles.len(),
+        out.join("census.md").display()
+    );
+    for p in c.summary.pairs.iter().take(10) {
+        println!(
+            "  {} vs {}: {:.1}% of queries, {:.1}% of files",
+            p.a,
+            p.b,
+            p.query_share * 100.0,
+            p.file_share * 100.0
+        );
+    }
+}
