@@ -112,6 +112,10 @@ struct RunOpts {
     /// Do not run setup first
     #[arg(long)]
     no_setup: bool,
+    /// Write the committed snapshot reports/census/ (only a run of every
+    /// oracle over the whole default input; refused if an oracle is missing)
+    #[arg(long, conflicts_with_all = ["inputs", "oracles", "shard", "limit", "out", "dry_run"])]
+    publish: bool,
 }
 
 pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
@@ -127,7 +131,11 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
         (host.ensure_setup)();
     }
     let (inputs, input_label) = inputs(&args.inputs)?;
-    let out = args.out.unwrap_or_else(|| paths::run_dir().join("census"));
+    let out = match args.out {
+        Some(out) => out,
+        None if args.publish => paths::published_census_dir(),
+        None => paths::run_dir().join("census"),
+    };
     if args.dry_run {
         return dry_run(&inputs, args.shard, args.limit);
     }
@@ -139,6 +147,11 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
     let mut sel = select::start(&args.oracles, &[], false, limits);
     for u in &sel.unavailable {
         eprintln!("ERROR: {u}");
+    }
+    if args.publish && !sel.unavailable.is_empty() {
+        return Err(Usage(
+            "--publish: the published census covers every oracle; fix the ones above first".into(),
+        ));
     }
     let opts = Options {
         input: input_label,

@@ -26,6 +26,16 @@ pub fn published_dir() -> PathBuf {
     root().join("reports/latest")
 }
 
+/// The published census: written only by `cargo xtask census --publish`.
+pub fn published_census_dir() -> PathBuf {
+    root().join("reports/census")
+}
+
+/// The published suites scoreboard: written only by `cargo xtask suites --publish`.
+pub fn published_suites() -> PathBuf {
+    root().join("reports/suites/suites.json")
+}
+
 pub fn corpus_dir() -> PathBuf {
     root().join("cases/corpus")
 }

@@ -12,15 +12,7 @@ mod common;
 use serde_json::Value;
 use std::process::Command;
 
-/// Suites this checkout knows how to capture.
-const SUITES: &[(&str, &str)] = &[
-    ("google", "google"),
-    ("texting-robots", "texting-robots"),
-    ("cpython", "cpython-3.11"),
-    ("protego", "protego"),
-    ("robotspy", "robotspy"),
-    ("robots-parser", "robots-parser"),
-];
+use repdiff::suites::SUITES;
 
 fn run_suites() -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))

@@ -106,10 +106,14 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     let ledger =
         engine::ledger::load(&ledger_path, &corpus, &known).map_err(|e| Usage(e.to_string()))?;
     let history = history::read(&history_path).map_err(Usage)?;
+    let census = load_census(publish)?;
+    let suites = load_suites(publish)?;
     let inputs = site::Inputs {
         report: &report,
         ledger: &ledger,
         history: &history,
+        census: census.as_ref(),
+        suites: suites.as_ref(),
     };
     if !render(&inputs, &out, !opts.no_screenshot) {
         return Ok(1);
@@ -182,6 +186,38 @@ fn update_readme(path: &Path, summary: &str) {
             path.display()
         ),
     }
+}
+
+/// The first of `candidates` that exists; a published site uses only the
+/// published snapshot, a plain render prefers this checkout's last run.
+fn first_existing(candidates: Vec<PathBuf>) -> Option<PathBuf> {
+    candidates.into_iter().find(|p| p.is_file())
+}
+
+fn load_census(publish: bool) -> Result<Option<census::Census>, Usage> {
+    let published = paths::published_census_dir().join("census.json");
+    let run = paths::run_dir().join("census/census.json");
+    let candidates = if publish {
+        vec![published]
+    } else {
+        vec![run, published]
+    };
+    first_existing(candidates)
+        .map(|p| census::read_census(&p).map_err(Usage))
+        .transpose()
+}
+
+fn load_suites(publish: bool) -> Result<Option<report::suites::SuitesReport>, Usage> {
+    let published = paths::published_suites();
+    let run = paths::run_dir().join("suites.json");
+    let candidates = if publish {
+        vec![published]
+    } else {
+        vec![run, published]
+    };
+    first_existing(candidates)
+        .map(|p| report::suites::SuitesReport::read(&p).map_err(Usage))
+        .transpose()
 }
 
 fn load_report(path: &Path) -> Result<Report, Usage> {

@@ -13,7 +13,7 @@ use crate::{paths, select};
 use engine::oracle::{Ask, Oracle, Outcome, Query, Unavailable};
 use engine::worker::Limits;
 use model::{Assertion, Suite};
-use serde_json::{json, Value};
+use report::suites::{Contradiction, Miss, SuiteRow, SuitesReport, UnavailableRec};
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -60,6 +60,10 @@ pub struct Opts {
     /// Do not run setup (which captures missing suites) first
     #[arg(long)]
     no_setup: bool,
+    /// Also write the committed reports/suites/suites.json (refused with
+    /// --oracle, or when an oracle or a suite is missing)
+    #[arg(long, conflicts_with = "oracles")]
+    publish: bool,
     /// Seconds per query before a worker is given up on
     #[arg(long, default_value_t = 5.0, value_parser = positive_secs)]
     timeout: f64,
@@ -94,16 +98,25 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     };
     let mut sel = select::start(&names, &[], false, limits);
     let columns = score(&mut sel.oracles, &suites);
-    let report = to_json(&suites, &columns, &sel.unavailable, &missing);
+    let report = to_report(&suites, &columns, &sel.unavailable, &missing);
     let out = paths::run_dir().join("suites.json");
     let written = std::fs::create_dir_all(paths::run_dir()).and_then(|()| {
-        std::fs::write(&out, serde_json::to_vec_pretty(&report).unwrap_or_default())
+        engine::write_atomic(
+            &out,
+            &serde_json::to_vec_pretty(&report).unwrap_or_default(),
+        )
     });
     if let Err(e) = written {
         eprintln!("warning: cannot write {}: {e}", out.display());
     }
+    let complete = sel.unavailable.is_empty() && missing.is_empty() && !suites.is_empty();
+    if opts.publish && complete {
+        publish(&report)?;
+    } else if opts.publish {
+        eprintln!("ERROR: --publish refused: the scoreboard is incomplete (see below)");
+    }
     if opts.json {
-        println!("{report}");
+        println!("{}", serde_json::to_string(&report).unwrap_or_default());
     } else {
         print_human(&suites, &columns, &report);
     }
@@ -119,6 +132,18 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     Ok(i32::from(
         !sel.unavailable.is_empty() || !missing.is_empty() || suites.is_empty(),
     ))
+}
+
+/// Write the committed scoreboard atomically (the site's suites page).
+fn publish(report: &SuitesReport) -> Result<(), Usage> {
+    let path = paths::published_suites();
+    let bytes = serde_json::to_vec_pretty(report).unwrap_or_default();
+    path.parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| engine::write_atomic(&path, &bytes))
+        .map_err(|e| Usage(format!("cannot write {}: {e}", path.display())))?;
+    eprintln!("suites: published {}", path.display());
+    Ok(())
 }
 
 /// Ask every oracle every suite's questions, one thread per oracle, one
@@ -186,82 +211,90 @@ fn verdict(allowed: bool) -> &'static str {
     }
 }
 
-fn to_json(
+fn to_report(
     suites: &[Suite],
     columns: &[Column],
     unavailable: &[Unavailable],
     missing: &[String],
-) -> Value {
-    let mut out = serde_json::Map::new();
-    for (si, suite) in suites.iter().enumerate() {
-        let scores: serde_json::Map<String, Value> = columns
+) -> SuitesReport {
+    let rows = suites
+        .iter()
+        .enumerate()
+        .map(|(si, suite)| (suite.suite.clone(), row(suite, si, columns)))
+        .collect();
+    SuitesReport {
+        suites: rows,
+        oracles: columns
             .iter()
-            .map(|c| {
-                let passed = suite
-                    .assertions
-                    .iter()
-                    .zip(&c.outcomes[si])
-                    .filter(|(a, o)| passes(a, o))
-                    .count();
-                (c.oracle.clone(), json!(passed))
-            })
-            .collect();
-        let own_misses: Vec<Value> = columns
+            .map(|c| (c.oracle.clone(), c.version.clone()))
+            .collect(),
+        contradictions: contradictions(suites),
+        unavailable: unavailable
             .iter()
-            .filter(|c| c.oracle == suite.oracle)
-            .flat_map(|c| suite.assertions.iter().zip(&c.outcomes[si]))
-            .filter(|(a, o)| !passes(a, o))
-            .map(|(a, o)| {
-                json!({"id": a.id, "agent": a.agent, "url": a.url, "expected": verdict(a.allowed),
-                       "got": o.label(), "note": a.note})
+            .map(|u| UnavailableRec {
+                oracle: u.oracle.clone(),
+                reason: u.reason.clone(),
+                fix: u.fix.clone(),
             })
-            .collect();
-        let skipped_by_kind = count_by(suite.skipped.iter().map(|s| s.what.as_str()));
-        out.insert(
-            suite.suite.clone(),
-            json!({
-                "assertions": suite.assertions.len(),
-                "skipped": suite.skipped.len(),
-                "scores": scores,
-                "own_oracle": suite.oracle,
-                "own_misses": own_misses,
-                "skipped_by_kind": skipped_by_kind,
-                "tests_total": suite.tests_total,
-                "tests_passed": suite.tests_passed,
-                "not_passed": suite.not_passed,
-                "source": suite.source,
-                "runtime": suite.runtime,
-                "notes": suite.notes,
-            }),
-        );
+            .collect(),
+        missing_suites: missing.to_vec(),
     }
-    let versions: serde_json::Map<String, Value> = columns
-        .iter()
-        .map(|c| (c.oracle.clone(), json!(c.version)))
-        .collect();
-    let unavailable: Vec<Value> = unavailable
-        .iter()
-        .map(|u| json!({"oracle": u.oracle, "reason": u.reason, "fix": u.fix}))
-        .collect();
-    json!({
-        "suites": out,
-        "oracles": versions,
-        "contradictions": contradictions(suites),
-        "unavailable": unavailable,
-        "missing_suites": missing,
-    })
 }
 
-fn count_by<'a>(items: impl Iterator<Item = &'a str>) -> BTreeMap<&'a str, usize> {
+/// One suite's row: every oracle's score and the own parser's misses.
+fn row(suite: &Suite, si: usize, columns: &[Column]) -> SuiteRow {
+    let scores = columns
+        .iter()
+        .map(|c| {
+            let passed = suite
+                .assertions
+                .iter()
+                .zip(&c.outcomes[si])
+                .filter(|(a, o)| passes(a, o))
+                .count();
+            (c.oracle.clone(), passed)
+        })
+        .collect();
+    let own_misses = columns
+        .iter()
+        .filter(|c| c.oracle == suite.oracle)
+        .flat_map(|c| suite.assertions.iter().zip(&c.outcomes[si]))
+        .filter(|(a, o)| !passes(a, o))
+        .map(|(a, o)| Miss {
+            id: a.id.clone(),
+            agent: a.agent.clone(),
+            url: a.url.clone(),
+            expected: verdict(a.allowed).into(),
+            got: o.label(),
+            note: a.note.clone(),
+        })
+        .collect();
+    SuiteRow {
+        assertions: suite.assertions.len(),
+        skipped: suite.skipped.len(),
+        scores,
+        own_oracle: suite.oracle.clone(),
+        own_misses,
+        skipped_by_kind: count_by(suite.skipped.iter().map(|s| s.what.as_str())),
+        tests_total: suite.tests_total,
+        tests_passed: suite.tests_passed,
+        not_passed: suite.not_passed.clone(),
+        source: suite.source.clone(),
+        runtime: suite.runtime.clone(),
+        notes: suite.notes.clone(),
+    }
+}
+
+fn count_by<'a>(items: impl Iterator<Item = &'a str>) -> BTreeMap<String, usize> {
     let mut m = BTreeMap::new();
     for i in items {
-        *m.entry(i).or_default() += 1;
+        *m.entry(i.to_string()).or_default() += 1;
     }
     m
 }
 
 /// Same body, agent and URL, opposite expectations, from different suites.
-fn contradictions(suites: &[Suite]) -> Vec<Value> {
+fn contradictions(suites: &[Suite]) -> Vec<Contradiction> {
     type Sides<'a> = (Vec<&'a str>, Vec<&'a str>, Vec<&'a str>, Vec<&'a str>);
     let mut seen: BTreeMap<(&str, &str, &str), Sides> = BTreeMap::new();
     for suite in suites {
@@ -278,19 +311,22 @@ fn contradictions(suites: &[Suite]) -> Vec<Value> {
             }
         }
     }
+    let owned = |ids: Vec<&str>| ids.into_iter().map(str::to_string).collect();
     seen.into_iter()
         .filter(|(_, (yes, no, ys, ns))| {
             !yes.is_empty() && !no.is_empty() && ys.iter().any(|s| !ns.contains(s))
         })
-        .map(|((body, agent, url), (yes, no, ..))| {
-            let body =
-                String::from_utf8_lossy(&model::from_hex(body).unwrap_or_default()).into_owned();
-            json!({"body": body, "agent": agent, "url": url, "allowed": yes, "disallowed": no})
+        .map(|((body, agent, url), (yes, no, ..))| Contradiction {
+            body: String::from_utf8_lossy(&model::from_hex(body).unwrap_or_default()).into_owned(),
+            agent: agent.into(),
+            url: url.into(),
+            allowed: owned(yes),
+            disallowed: owned(no),
         })
         .collect()
 }
 
-fn print_human(suites: &[Suite], columns: &[Column], report: &Value) {
+fn print_human(suites: &[Suite], columns: &[Column], report: &SuitesReport) {
     let width = columns
         .iter()
         .map(|c| c.oracle.len())
@@ -303,17 +339,17 @@ fn print_human(suites: &[Suite], columns: &[Column], report: &Value) {
     }
     println!();
     for suite in suites {
-        let entry = &report["suites"][&suite.suite];
         print!(
             "{:<16} {:>7} {:>5}",
             suite.suite,
             suite.assertions.len(),
             suite.skipped.len()
         );
+        let row = report.suites.get(&suite.suite);
         for c in columns {
-            let passed = entry["scores"][&c.oracle].as_u64().unwrap_or(0);
+            let passed = row.and_then(|r| r.scores.get(&c.oracle)).copied();
             let own = if c.oracle == suite.oracle { "*" } else { "" };
-            let cell = format!("{own}{passed}/{}", suite.assertions.len());
+            let cell = format!("{own}{}/{}", passed.unwrap_or(0), suite.assertions.len());
             print!(" {cell:>width$}");
         }
         println!();
@@ -321,48 +357,35 @@ fn print_human(suites: &[Suite], columns: &[Column], report: &Value) {
     println!(
         "\n* = the parser's own suite; asserts = allow/disallow calls made by passing tests; skip = calls the protocol cannot express."
     );
-    for suite in suites {
-        let misses = report["suites"][&suite.suite]["own_misses"]
-            .as_array()
-            .cloned()
-            .unwrap_or_default();
-        if misses.is_empty() {
+    for (name, row) in &report.suites {
+        if row.own_misses.is_empty() {
             continue;
         }
         println!(
-            "\n{} on its own suite `{}`: {} miss(es)",
-            suite.oracle,
-            suite.suite,
-            misses.len()
+            "\n{} on its own suite `{name}`: {} miss(es)",
+            row.own_oracle,
+            row.own_misses.len()
         );
-        for m in misses {
+        for m in &row.own_misses {
+            let note = m
+                .note
+                .as_ref()
+                .map(|n| format!(" ({n})"))
+                .unwrap_or_default();
             println!(
-                "  {}  {} {}: expected {}, got {}{}",
-                m["id"].as_str().unwrap_or(""),
-                m["agent"].as_str().unwrap_or(""),
-                m["url"].as_str().unwrap_or(""),
-                m["expected"].as_str().unwrap_or(""),
-                m["got"].as_str().unwrap_or(""),
-                m["note"]
-                    .as_str()
-                    .map(|n| format!(" ({n})"))
-                    .unwrap_or_default()
+                "  {}  {} {}: expected {}, got {}{note}",
+                m.id, m.agent, m.url, m.expected, m.got
             );
         }
     }
-    let contradictions = report["contradictions"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    println!("\n{} contradiction(s) between suites", contradictions.len());
-    for c in contradictions {
+    println!(
+        "\n{} contradiction(s) between suites",
+        report.contradictions.len()
+    );
+    for c in &report.contradictions {
         println!(
-            "  agent {:?} url {}: allowed by {}, disallowed by {}\n    body {:?}",
-            c["agent"].as_str().unwrap_or(""),
-            c["url"].as_str().unwrap_or(""),
-            c["allowed"],
-            c["disallowed"],
-            c["body"].as_str().unwrap_or("")
+            "  agent {:?} url {}: allowed by {:?}, disallowed by {:?}\n    body {:?}",
+            c.agent, c.url, c.allowed, c.disallowed, c.body
         );
     }
 }

@@ -96,7 +96,8 @@ pub fn page(title: &str, root: &str, generated: &str, body: &str) -> String {
 <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
 <title>{} — repdiff</title><style>{CSS}</style></head><body>\
 <header><a href=\"{root}index.html\">repdiff</a><a href=\"{root}cases.html\">cases</a>\
-<a href=\"{root}ledger.html\">ledger</a><a href=\"{root}history.html\">versions</a></header>\
+<a href=\"{root}ledger.html\">ledger</a><a href=\"{root}history.html\">versions</a>\
+<a href=\"{root}suites.html\">suites</a><a href=\"{root}census.html\">census</a></header>\
 <main>{body}<p class=\"muted\">{}</p></main></body></html>\n",
         esc(title),
         esc(generated)

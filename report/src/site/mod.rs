@@ -29,6 +29,10 @@ pub struct Inputs<'a> {
     /// Earlier runs (`reports/history.jsonl`); the report's own records are
     /// added in memory.
     pub history: &'a [history::Record],
+    /// The published census, if any (its page says how to make one).
+    pub census: Option<&'a ::census::Census>,
+    /// The published suites scoreboard, if any.
+    pub suites: Option<&'a crate::suites::SuitesReport>,
 }
 
 /// Every file of the site: relative path and bytes.
@@ -39,6 +43,8 @@ pub fn render(inp: &Inputs<'_>) -> Vec<(String, Vec<u8>)> {
         ("cases.html".into(), pages::cases(&cx).into_bytes()),
         ("ledger.html".into(), pages::ledger(&cx).into_bytes()),
         ("history.html".into(), pages::history_page(&cx).into_bytes()),
+        ("census.html".into(), pages::census_page(&cx).into_bytes()),
+        ("suites.html".into(), pages::suites_page(&cx).into_bytes()),
     ];
     for o in &inp.report.oracles {
         files.push((

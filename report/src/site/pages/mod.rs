@@ -1,23 +1,27 @@
 //! The pages of the site, one module per page: the index, one per oracle,
-//! one per case, the case list, the ledger, the version history, and the
-//! README summary. This module holds what they share (the context computed
+//! one per case, the case list, the ledger, the version history, the
+//! census, the suites scoreboard and the README summary. This module holds what they share (the context computed
 //! once, links, score cells); the pages import it whole (`use super::*`) so
 //! that they read alike.
 
 mod case;
 mod cases;
+mod census;
 mod history;
 mod index;
 mod ledger;
 mod oracle;
+mod suites;
 mod summary;
 
 pub use case::case;
 pub use cases::cases;
+pub use census::census_page;
 pub use history::history_page;
 pub use index::index;
 pub use ledger::ledger;
 pub use oracle::oracle;
+pub use suites::suites_page;
 pub use summary::summary_markdown;
 
 use super::html::{
