@@ -1,0 +1,107 @@
+//! The census and suites pages: rendered from the committed census snapshot
+//! and from a scoreboard built here, with what each page must show.
+
+use report::compat::Report;
+use report::site::{render, Inputs};
+use report::suites::{Contradiction, Miss, SuiteRow, SuitesReport};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn page(files: &[(String, Vec<u8>)], name: &str) -> String {
+    let (_, bytes) = files
+        .iter()
+        .find(|(p, _)| p == name)
+        .unwrap_or_else(|| panic!("no {name} in the site"));
+    String::from_utf8(bytes.clone()).unwrap()
+}
+
+fn scoreboard() -> SuitesReport {
+    let row = SuiteRow {
+        assertions: 4,
+        skipped: 1,
+        scores: BTreeMap::from([("own".to_string(), 3), ("other".to_string(), 1)]),
+        own_oracle: "own".into(),
+        own_misses: vec![Miss {
+            id: "own:test_relative#2".into(),
+            agent: "Bot".into(),
+            url: "/x".into(),
+            expected: "allowed".into(),
+            got: "disallowed".into(),
+            note: Some("the suite passes a relative URL".into()),
+        }],
+        skipped_by_kind: BTreeMap::from([("crawl_delay".to_string(), 1)]),
+        tests_total: 5,
+        tests_passed: 5,
+        ..SuiteRow::default()
+    };
+    SuitesReport {
+        suites: BTreeMap::from([("own".to_string(), row)]),
+        oracles: BTreeMap::from([
+            ("own".to_string(), "1.0".to_string()),
+            ("other".to_string(), "2.0".to_string()),
+        ]),
+        contradictions: vec![Contradiction {
+            body: "User-agent: <b>\nDisallow: /".into(),
+            agent: "Bot".into(),
+            url: "http://example.test/".into(),
+            allowed: vec!["own:a#1".into()],
+            disallowed: vec!["theirs:b#1".into()],
+        }],
+        ..SuitesReport::default()
+    }
+}
+
+#[test]
+fn the_census_and_suites_pages_show_their_snapshots() {
+    let report = Report::load(&root().join("reports/latest/compat.json")).unwrap();
+    let census = census::read_census(&root().join("reports/census/census.json"))
+        .unwrap_or_else(|e| panic!("the committed census does not read: {e}"));
+    let suites = scoreboard();
+    let ledger = engine::ledger::Ledger::default();
+    let files = render(&Inputs {
+        report: &report,
+        ledger: &ledger,
+        history: &[],
+        census: Some(&census),
+        suites: Some(&suites),
+    });
+
+    let c = page(&files, "census.html");
+    assert!(c.contains("<svg"), "the heatmap is inline");
+    for o in &census.oracles {
+        assert!(c.contains(&format!("<code>{}</code>", o.name)), "{}", o.name);
+    }
+    let top = &census.summary.top_signatures[0];
+    assert!(c.contains(&format!("{} files, {} queries", top.files, top.queries)));
+    assert!(c.contains(&format!("{} files asked", census.tally.files)));
+
+    let s = page(&files, "suites.html");
+    assert!(s.contains("*3/4"), "the own parser's cell is starred");
+    assert!(s.contains(">1/4<"), "another oracle's cell");
+    assert!(s.contains("own:test_relative#2") && s.contains("relative URL"));
+    assert!(s.contains("User-agent: &lt;b&gt;"), "bodies are escaped");
+    assert!(!s.contains("<b>\n"), "no raw body HTML");
+    for p in ["census.html", "suites.html", "index.html"] {
+        let html = page(&files, p);
+        assert!(html.contains("href=\"census.html\"") && html.contains("href=\"suites.html\""));
+    }
+}
+
+#[test]
+fn without_snapshots_the_pages_say_how_to_make_them() {
+    let report = Report::load(&root().join("reports/latest/compat.json")).unwrap();
+    let ledger = engine::ledger::Ledger::default();
+    let files = render(&Inputs {
+        report: &report,
+        ledger: &ledger,
+        history: &[],
+        census: None,
+        suites: None,
+    });
+    assert!(page(&files, "census.html").contains("cargo xtask census --publish"));
+    assert!(page(&files, "suites.html").contains("cargo xtask suites --publish"));
+}
