@@ -73,7 +73,11 @@ fn the_census_and_suites_pages_show_their_snapshots() {
     let c = page(&files, "census.html");
     assert!(c.contains("<svg"), "the heatmap is inline");
     for o in &census.oracles {
-        assert!(c.contains(&format!("<code>{}</code>", o.name)), "{}", o.name);
+        assert!(
+            c.contains(&format!("<code>{}</code>", o.name)),
+            "{}",
+            o.name
+        );
     }
     let top = &census.summary.top_signatures[0];
     assert!(c.contains(&format!("{} files, {} queries", top.files, top.queries)));

@@ -28,7 +28,11 @@ realistic: several groups with `*`, `$` and comments):
            as conformance runs it; overhead = repdiff / raw, target < 1.5x.
 
 Then `rfc9309` against `google` on the small and large bodies, per query,
-with the 100 queries in one call and asked one call each.
+with the 100 queries in one call and asked one call each. Then the
+external oracles, direct script vs protocol (full runs only), and a census
+sample: the first 200 files of the census's default input (20 with --quick)
+through every oracle as `cargo xtask census` runs them, in files/s and
+queries/s.
 
 A full run writes reports/run/bench/latest.md and latest.json (ignored by
 git); a --quick or --oracle-filtered run writes partial.md and partial.json
@@ -719,6 +723,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         eprintln!("bench: external oracles, direct script vs protocol");
         crate::bench_external::measure(&bodies, &names)
     };
+    let census_row = crate::bench_census::measure(&names, quick);
     let meta = Meta {
         quick,
         filtered,
@@ -731,10 +736,12 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     };
     let mut md = to_markdown(&meta, &bodies, &mix, &rows, &h2h, &unavailable);
     md.push_str(&crate::bench_external::to_markdown(&external));
+    md.push_str(&crate::bench_census::to_markdown(&census_row));
     let json = to_json(&meta, &bodies, &mix, &rows, &h2h, &unavailable);
     let json = match serde_json::from_str::<Value>(&json) {
         Ok(mut doc) => {
             doc["external"] = crate::bench_external::to_json(&external);
+            doc["census"] = crate::bench_census::to_json(&census_row);
             serde_json::to_string_pretty(&doc).unwrap_or(json) + "\n"
         }
         Err(_) => json,

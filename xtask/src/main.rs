@@ -5,6 +5,7 @@
 //! (`/proc/self/exe worker NAME`), hence `worker` among its commands.
 
 mod bench;
+mod bench_census;
 mod bench_external;
 mod fuzz;
 mod gen_metamorphic;
