@@ -3,14 +3,39 @@
 //! `/<case-id>/robots.txt` with its status, headers, redirect chain, body
 //! and fault, so oracles that own a fetcher (CPython's `read()`) really
 //! fetch over a socket.
+//!
+//! The HTTP itself (request parsing, response framing, connections) is
+//! `tiny_http`'s; this module only decides what each case answers. The
+//! three faults:
+//!
+//! * `slow`: the handler sleeps [`SLOW`] before answering, on its own
+//!   thread so other fetches are not held up.
+//! * `redirect-loop`: a 302 whose `Location` is the URL just asked for.
+//! * `reset`: the request is turned into its raw writer
+//!   (`Request::into_writer`) and that writer is dropped unwritten, so not
+//!   one response byte is sent and tiny_http's automatic 500 (what it sends
+//!   for a `Request` dropped unanswered) is never triggered. tiny_http then
+//!   closes the socket because the request was the connection's last:
+//!   it said `Connection: close` or was HTTP/1.0, as every fetcher of the
+//!   matrix's does (the RFC 9309 oracle's and the profiles' client in
+//!   `oracles::rfc9309::fetch`, CPython's urllib). A keep-alive request
+//!   would instead be left waiting for an answer that never comes (a
+//!   timeout, not a reset; measured: no byte and no close in 3 s):
+//!   tiny_http 0.12 gives no public way to close a connection that expects
+//!   more requests, so `reset` is the one fault that would need the raw
+//!   socket, and only for a keep-alive fetcher.
+//!
+//! What tiny_http adds to a response besides the case's own: `Server` and
+//! `Date` headers, and its own reason phrases (418 reads "Unknown"). No
+//! fetcher's answer depends on either.
 
 use engine::case::{Case, Fault, HttpSpec};
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::io::Write;
+use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::Duration;
+use tiny_http::{Header, Request, Response};
 
 /// How long a `slow` response waits: longer than the fetchers' socket
 /// timeout (`oracles::fetch_timeout`, 1 s unless `REPDIFF_FETCH_TIMEOUT`
@@ -37,9 +62,11 @@ struct Served {
     body: Vec<u8>,
 }
 
+type Table = BTreeMap<String, Served>;
+
 pub struct Server {
     port: u16,
-    stop: Arc<AtomicBool>,
+    http: Arc<tiny_http::Server>,
     ids: Vec<String>,
 }
 
@@ -47,7 +74,7 @@ impl Server {
     /// None when no case needs HTTP or the socket cannot be bound (the HTTP
     /// cases are then `Unsupported` for everyone, and the run says why).
     pub fn start(cases: &[&Case]) -> Option<Server> {
-        let served: BTreeMap<String, Served> = cases
+        let served: Table = cases
             .iter()
             .filter_map(|c| {
                 c.http.as_ref().map(|spec| {
@@ -64,6 +91,8 @@ impl Server {
         if served.is_empty() {
             return None;
         }
+        // Bound here rather than by tiny_http so the port is known without
+        // its listen-address type and a bind failure reads like any other.
         let listener = match TcpListener::bind("127.0.0.1:0") {
             Ok(l) => l,
             Err(e) => {
@@ -72,23 +101,28 @@ impl Server {
             }
         };
         let port = listener.local_addr().ok()?.port();
-        let stop = Arc::new(AtomicBool::new(false));
+        let http = match tiny_http::Server::from_listener(listener, None) {
+            Ok(s) => Arc::new(s),
+            Err(e) => {
+                eprintln!("ERROR: cannot start the local HTTP server: {e}");
+                return None;
+            }
+        };
         let ids = served.keys().cloned().collect();
+        let inbox = http.clone();
         let served = Arc::new(served);
-        let flag = stop.clone();
         std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                if flag.load(Ordering::SeqCst) {
-                    break;
-                }
-                let Ok(stream) = stream else { continue };
+            // Ends when `Drop` unblocks it (or tiny_http's accept fails).
+            while let Ok(request) = inbox.recv() {
                 let served = served.clone();
+                // One thread per request: a slow answer must not hold up
+                // the fetches of other cases running in parallel.
                 std::thread::spawn(move || {
-                    let _ = handle(stream, &served);
+                    let _ = handle(request, &served);
                 });
             }
         });
-        Some(Server { port, stop, ids })
+        Some(Server { port, http, ids })
     }
 
     pub fn url_for(&self, case: &Case) -> Option<String> {
@@ -99,70 +133,43 @@ impl Server {
 }
 
 impl Drop for Server {
+    /// Wakes the request loop, which then drops the last handle on the
+    /// tiny_http server; that stops its accept thread and frees the port.
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::SeqCst);
-        // Wake the accept loop so it sees the flag.
-        let _ = TcpStream::connect(("127.0.0.1", self.port));
+        self.http.unblock();
     }
 }
 
-fn reason(status: u16) -> &'static str {
-    match status {
-        200 => "OK",
-        301 => "Moved Permanently",
-        302 => "Found",
-        307 => "Temporary Redirect",
-        308 => "Permanent Redirect",
-        401 => "Unauthorized",
-        403 => "Forbidden",
-        404 => "Not Found",
-        410 => "Gone",
-        418 => "I'm a teapot",
-        429 => "Too Many Requests",
-        500 => "Internal Server Error",
-        503 => "Service Unavailable",
-        _ => "Status",
-    }
-}
-
-fn handle(stream: TcpStream, served: &BTreeMap<String, Served>) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut request_line = String::new();
-    reader.read_line(&mut request_line)?;
-    loop {
-        let mut header = String::new();
-        if reader.read_line(&mut header)? == 0 || header.trim().is_empty() {
-            break;
-        }
-    }
-    let path = request_line.split_whitespace().nth(1).unwrap_or("/");
-    // /<id>/robots.txt or /<id>/hop/<k>/robots.txt
+/// The answer to one request: `/<id>/robots.txt` starts the case's redirect
+/// chain, `/<id>/hop/<k>/robots.txt` is its k-th hop, and after the last
+/// hop comes the fault or the final response.
+fn handle(request: Request, served: &Table) -> std::io::Result<()> {
+    let path = request.url().to_owned();
     let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     let (id, hop) = match parts.as_slice() {
         [id, "robots.txt"] => (*id, 0usize),
         [id, "hop", k, "robots.txt"] => (*id, k.parse().unwrap_or(usize::MAX)),
         _ => ("", 0),
     };
-    let mut out = stream;
     let Some(s) = served.get(id) else {
-        return respond(&mut out, 404, &[], b"no such case\n");
+        return respond(request, 404, &[], b"no such case\n".to_vec());
     };
     if hop < s.spec.redirects.len() {
         let location = format!("/{id}/hop/{}/robots.txt", hop + 1);
-        return respond(
-            &mut out,
-            s.spec.redirects[hop],
-            &[("Location", &location)],
-            b"",
-        );
+        let status = s.spec.redirects[hop];
+        return respond(request, status, &[("Location", &location)], Vec::new());
     }
     match s.spec.fault {
-        Some(Fault::Reset) => return Ok(()), // dropped: closed without a response
+        Some(Fault::Reset) => {
+            // See the module doc: the raw writer, dropped unwritten, sends
+            // nothing, and the connection is closed behind it.
+            drop(request.into_writer());
+            return Ok(());
+        }
         Some(Fault::Slow) => std::thread::sleep(SLOW),
         Some(Fault::RedirectLoop) => {
             let location = format!("/{id}/robots.txt");
-            return respond(&mut out, 302, &[("Location", &location)], b"");
+            return respond(request, 302, &[("Location", &location)], Vec::new());
         }
         None => {}
     }
@@ -173,36 +180,43 @@ fn handle(stream: TcpStream, served: &BTreeMap<String, Served>) -> std::io::Resu
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
     if s.spec.gzip {
-        let gz = gzip(&s.body)?;
         headers.push(("Content-Encoding", "gzip"));
-        return respond(&mut out, s.spec.status, &headers, &gz);
+        return respond(request, s.spec.status, &headers, gzip(&s.body)?);
     }
-    respond(&mut out, s.spec.status, &headers, &s.body)
+    respond(request, s.spec.status, &headers, s.body.clone())
 }
 
+/// One response with a `Content-Length` (never chunked, whatever the body's
+/// size: the 600 KiB case must reach the fetchers framed as before) and
+/// `Content-Type: text/plain` unless the case names its own.
 fn respond(
-    out: &mut TcpStream,
+    request: Request,
     status: u16,
     headers: &[(&str, &str)],
-    body: &[u8],
+    body: Vec<u8>,
 ) -> std::io::Result<()> {
-    let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
-    if !headers
+    let mut response = Response::from_data(body)
+        .with_status_code(status)
+        .with_chunked_threshold(usize::MAX);
+    let has_type = headers
         .iter()
-        .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
-    {
-        head.push_str("Content-Type: text/plain\r\n");
+        .any(|(k, _)| k.eq_ignore_ascii_case("content-type"));
+    let default_type: &[(&str, &str)] = if has_type {
+        &[]
+    } else {
+        &[("Content-Type", "text/plain")]
+    };
+    for (k, v) in default_type.iter().chain(headers) {
+        match Header::from_bytes(k.as_bytes(), v.as_bytes()) {
+            Ok(h) => response.add_header(h),
+            // tiny_http takes ASCII headers only; a case's other header is
+            // said, not sent silently wrong.
+            Err(()) => {
+                eprintln!("warning: status matrix header {k:?}: {v:?} is not ASCII, not sent")
+            }
+        }
     }
-    for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str(&format!(
-        "Content-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    ));
-    out.write_all(head.as_bytes())?;
-    out.write_all(body)?;
-    out.flush()
+    request.respond(response)
 }
 
 fn gzip(body: &[u8]) -> std::io::Result<Vec<u8>> {
