@@ -40,7 +40,7 @@ with a verdict and the verdicts differ.</p>",
     b.push_str(&heatmap(c));
     b.push_str("</div>");
     pairs(&mut b, c);
-    oracles(&mut b, c);
+    oracles(cx, &mut b, c);
     signatures(&mut b, c);
     impact(&mut b, c);
     crate::site::html::page("census", "", &cx.footer, &b)
@@ -71,7 +71,7 @@ files, of {}.</p><table><thead><tr><th>pair</th><th class=\"n\">queries disagree
     b.push_str("</tbody></table>");
 }
 
-fn oracles(b: &mut String, c: &Census) {
+fn oracles(cx: &Ctx, b: &mut String, c: &Census) {
     let _ = write!(
         b,
         "<h2>Oracles</h2><table><thead><tr><th>oracle</th><th>version</th><th class=\"n\">files \
@@ -82,10 +82,9 @@ queries departing from <code>{}</code></th></tr></thead><tbody>",
     for o in &c.summary.oracles {
         let _ = write!(
             b,
-            "<tr><td><a href=\"oracles/{}.html\"><code>{}</code></a></td><td>{}</td>\
+            "<tr><td>{}</td><td>{}</td>\
 <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-            slug(&o.name),
-            esc(&o.name),
+            cx.oracle_ref("", &o.name),
             esc(&o.version),
             share(o.files_error_share),
             share(o.files_crash_share),

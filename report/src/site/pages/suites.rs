@@ -20,7 +20,7 @@ passed, with the verdict the test accepted. Every oracle is then asked the same 
 is the number of assertions the oracle answers as the suite expects; <b>*</b> marks the suite's \
 own parser.</p>",
     );
-    matrix(&mut b, s);
+    matrix(cx, &mut b, s);
     for (name, row) in &s.suites {
         own_misses(&mut b, name, row);
     }
@@ -29,7 +29,7 @@ own parser.</p>",
     crate::site::html::page("suites", "", &cx.footer, &b)
 }
 
-fn matrix(b: &mut String, s: &SuitesReport) {
+fn matrix(cx: &Ctx, b: &mut String, s: &SuitesReport) {
     b.push_str(
         "<div class=\"wrap\"><table><thead><tr><th>suite</th><th class=\"n\">assertions</th>\
 <th class=\"n\">skipped</th>",
@@ -37,9 +37,8 @@ fn matrix(b: &mut String, s: &SuitesReport) {
     for o in s.oracles.keys() {
         let _ = write!(
             b,
-            "<th class=\"m\"><a href=\"oracles/{}.html\">{}</a></th>",
-            slug(o),
-            esc(o)
+            "<th class=\"m\">{}</th>",
+            cx.oracle_ref("", o)
         );
     }
     b.push_str("</tr></thead><tbody>");
