@@ -12,6 +12,18 @@ cd "$SRC/repdiff"
 # developer's machine.
 cargo xtask setup
 
+# Everything xtask does runs before the sanitizer flags below are exported:
+# xtask links the oracles crate, and Google's C++ built with
+# -fsanitize=fuzzer-no-link does not link into a binary without libFuzzer
+# (fuzz/tools/cflite-local found this).
+# The fuzzer list comes from the registry.
+TARGETS=$(cargo xtask fuzz targets)
+# The known-signature list (a corpus run through the oracles, triaged
+# against the ledger): the runner has no corpus to derive it from.
+cargo xtask fuzz known
+# Seed the differential_bytes target with the corpus bodies.
+cargo xtask fuzz seed 2>/dev/null || true
+
 # Google's C++ goes through the cc crate: give it the sanitizer flags
 # ClusterFuzzLite chose ($CXXFLAGS carries -fsanitize=address/... and
 # -fsanitize=fuzzer-no-link), so the C++ is instrumented like the Rust.
@@ -24,7 +36,6 @@ export RUSTC_WRAPPER="$PWD/fuzz/tools/coverage-scope"
 cargo fuzz build -O
 
 FUZZ_OUT=fuzz/target/x86_64-unknown-linux-gnu/release
-TARGETS=$(cargo xtask fuzz targets)
 for name in $TARGETS; do
   case "$name" in
     robust_*) cp "$FUZZ_OUT/robust" "$OUT/$name" ;;
@@ -37,9 +48,6 @@ done
 # derive the known-signature list.
 mkdir -p "$OUT/repdiff-cache"
 cp -r .cache/. "$OUT/repdiff-cache/"
-# The known-signature list (a corpus run through the oracles, triaged
-# against the ledger): the runner has no corpus to derive it from.
-cargo xtask fuzz known
 cp fuzz/known-signatures.json "$OUT/"
 
 # libpython: the runner image has none, so ship the one PyO3 linked and
@@ -51,8 +59,6 @@ for name in $TARGETS; do
   patchelf --set-rpath '$ORIGIN/lib' "$OUT/$name" 2>/dev/null || true
 done
 
-# Seed the differential_bytes target with the corpus bodies.
-cargo xtask fuzz seed 2>/dev/null || true
 if [ -d fuzz/corpus/differential_bytes ]; then
   (cd fuzz/corpus/differential_bytes && zip -q "$OUT/differential_bytes_seed_corpus.zip" ./* ) || true
 fi
