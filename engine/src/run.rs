@@ -146,11 +146,12 @@ pub fn run(
     )
 }
 
-/// [`run`], with `references` asked every query on threads of their own
-/// beside the oracles (so they cost no wall time while a slower oracle
-/// runs): their answers come back as [`ReferenceRun`]s and take no part in
-/// cells, signatures, splits or triage. Progress is reported for the
-/// oracles only.
+/// [`run`], with `references` asked every query once the oracles are done
+/// (each on its own thread): asked alongside, they took CPU from the
+/// oracles on a loaded 2-core machine and pushed robotstxt-rs's slowest
+/// case past its timeout. Their answers come back as [`ReferenceRun`]s and
+/// take no part in cells, signatures, splits or triage. Progress is
+/// reported for the oracles only.
 pub fn run_with_references(
     cases: &[&Case],
     oracles: Vec<Box<dyn Oracle>>,
@@ -168,7 +169,14 @@ pub fn run_with_references(
         .map(|o| (o.name().to_string(), o.version(), o.capabilities()))
         .collect();
     let abouts: Vec<About> = all.iter().map(|o| o.about()).collect();
-    let (mut answers, times) = ask_all(cases, all, &infos, subjects, http_url, progress);
+    let mut all = all;
+    let refs = all.split_off(subjects);
+    let (mut answers, mut times) =
+        ask_all(cases, all, &infos[..subjects], subjects, http_url, progress);
+    let (ref_answers, ref_times) =
+        ask_all(cases, refs, &infos[subjects..], 0, http_url, &mut |_| {});
+    answers.extend(ref_answers);
+    times.extend(ref_times);
     let mut infos_all: Vec<OracleInfo> = infos
         .iter()
         .cloned()
