@@ -81,9 +81,22 @@ pub struct QuerySignature {
     pub signature: String,
 }
 
+/// A reference asked every query beside the parsers (an expectation
+/// profile): its answers are expectations, never compared, split or
+/// triaged, so they cannot move a parser's cells or the ledger.
+#[derive(Debug, Clone, Serialize)]
+pub struct ReferenceRun {
+    pub info: OracleInfo,
+    /// `answers[case][query]`, in the run's case order.
+    pub answers: Vec<Vec<Outcome>>,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct RunResult {
     pub oracles: Vec<OracleInfo>,
+    /// The references asked beside the oracles (empty unless
+    /// [`run_with_references`] was given some).
+    pub references: Vec<ReferenceRun>,
     pub unavailable: Vec<Unavailable>,
     pub cells: Vec<Cell>,
     pub signatures: Vec<QuerySignature>,
@@ -122,28 +135,80 @@ pub fn run(
     http_url: HttpUrlFor<'_>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> RunResult {
+    run_with_references(
+        cases,
+        oracles,
+        Vec::new(),
+        unavailable,
+        ledger,
+        http_url,
+        progress,
+    )
+}
+
+/// [`run`], with `references` asked every query once the oracles are done
+/// (each on its own thread): asked alongside, they took CPU from the
+/// oracles on a loaded 2-core machine and pushed robotstxt-rs's slowest
+/// case past its timeout. Their answers come back as [`ReferenceRun`]s and
+/// take no part in cells, signatures, splits or triage. Progress is
+/// reported for the oracles only.
+pub fn run_with_references(
+    cases: &[&Case],
+    oracles: Vec<Box<dyn Oracle>>,
+    references: Vec<Box<dyn Oracle>>,
+    unavailable: Vec<Unavailable>,
+    ledger: &Ledger,
+    http_url: HttpUrlFor<'_>,
+    progress: &mut dyn FnMut(Progress<'_>),
+) -> RunResult {
     let started = Instant::now();
-    let infos: Vec<(String, String, Capabilities)> = oracles
+    let subjects = oracles.len();
+    let all: Vec<Box<dyn Oracle>> = oracles.into_iter().chain(references).collect();
+    let mut infos: Vec<(String, String, Capabilities)> = all
         .iter()
         .map(|o| (o.name().to_string(), o.version(), o.capabilities()))
         .collect();
-    let abouts: Vec<About> = oracles.iter().map(|o| o.about()).collect();
-    let (answers, times) = ask_all(cases, oracles, &infos, http_url, progress);
+    let abouts: Vec<About> = all.iter().map(|o| o.about()).collect();
+    let mut all = all;
+    let refs = all.split_off(subjects);
+    let (mut answers, mut times) =
+        ask_all(cases, all, &infos[..subjects], subjects, http_url, progress);
+    let (ref_answers, ref_times) =
+        ask_all(cases, refs, &infos[subjects..], 0, http_url, &mut |_| {});
+    answers.extend(ref_answers);
+    times.extend(ref_times);
+    let mut infos_all: Vec<OracleInfo> = infos
+        .iter()
+        .cloned()
+        .zip(times)
+        .zip(abouts)
+        .map(|(((name, version, capabilities), t), about)| OracleInfo {
+            name,
+            version,
+            about,
+            capabilities,
+            millis: t.as_millis(),
+        })
+        .collect();
+    let reference_answers = answers.split_off(subjects);
+    infos.truncate(subjects);
+    let references: Vec<ReferenceRun> = infos_all
+        .split_off(subjects)
+        .into_iter()
+        .zip(reference_answers)
+        .map(|(info, per_case)| ReferenceRun {
+            info,
+            answers: per_case
+                .into_iter()
+                .map(|qs| qs.into_iter().map(|a| a.outcome).collect())
+                .collect(),
+        })
+        .collect();
     let (cells, signatures) = compare_all(cases, &infos, &answers, ledger);
     let stale = stale_entries(ledger, &cells, cases, &infos);
     RunResult {
-        oracles: infos
-            .into_iter()
-            .zip(times)
-            .zip(abouts)
-            .map(|(((name, version, capabilities), t), about)| OracleInfo {
-                name,
-                version,
-                about,
-                capabilities,
-                millis: t.as_millis(),
-            })
-            .collect(),
+        oracles: infos_all,
+        references,
         unavailable,
         cells,
         signatures,
@@ -157,11 +222,12 @@ type Answers = Vec<Vec<Vec<Answer>>>;
 
 /// Answers per oracle per case (`answers[oracle][case]`, one per query)
 /// and each oracle's time: every oracle on its own thread, progress
-/// reported as each case completes.
+/// reported as each case completes for the first `subjects` oracles.
 fn ask_all(
     cases: &[&Case],
     oracles: Vec<Box<dyn Oracle>>,
     infos: &[(String, String, Capabilities)],
+    subjects: usize,
     http_url: HttpUrlFor<'_>,
     progress: &mut dyn FnMut(Progress<'_>),
 ) -> (Answers, Vec<Duration>) {
@@ -189,7 +255,7 @@ fn ask_all(
         drop(tx);
         drop(ptx);
         let mut done = vec![0usize; infos.len()];
-        for k in prx {
+        for k in prx.into_iter().filter(|&k| k < subjects) {
             done[k] += 1;
             progress(Progress::CaseDone {
                 oracle: &infos[k].0,

@@ -91,17 +91,19 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     }
     crate::http::check_fetch_timeout();
     let sel = select::start(&opts.oracles, &extra, opts.in_process, limits);
-    for u in &sel.unavailable {
+    let refs = select::start(&profiles, &[], opts.in_process, limits);
+    for u in sel.unavailable.iter().chain(&refs.unavailable) {
         eprintln!("ERROR: {u}");
     }
     let out_dir = out_dir(&opts, sel.has_chaos, host)?;
-    let result = run_cases(&cases, sel, &ledger);
+    let result = run_cases(&cases, sel, refs, &ledger);
     let compat = report::compat::Report::from_run(&result, &cases, &corpus.hash, &paths::root());
     if let Err(e) = write_reports(&out_dir, &compat, &ledger) {
         eprintln!("error: {e}");
         return Ok(1);
     }
     print_summary(&compat);
+    print_profile_matrix(&compat);
     let untriaged = print_untriaged(&result);
     print_stale(&result, opts.strict);
     print_next_step(&result, &out_dir, host);
@@ -171,8 +173,15 @@ fn out_dir(opts: &Opts, has_chaos: bool, host: &Host) -> Result<PathBuf, Usage> 
 }
 
 /// The run itself, with the local HTTP server for the status matrix up for
-/// its duration.
-fn run_cases(cases: &[&Case], sel: select::Selection, ledger: &Ledger) -> RunResult {
+/// its duration. The expectation profiles' references (`refs`) are asked
+/// every query through the same workers and server, for the profile matrix;
+/// one that cannot start is unavailable like an oracle (the run fails, named).
+fn run_cases(
+    cases: &[&Case],
+    sel: select::Selection,
+    refs: select::Selection,
+    ledger: &Ledger,
+) -> RunResult {
     let queries: usize = cases.iter().map(|c| c.queries.len()).sum();
     eprintln!(
         "conformance: {} cases, {} queries, {} oracles",
@@ -183,10 +192,13 @@ fn run_cases(cases: &[&Case], sel: select::Selection, ledger: &Ledger) -> RunRes
     let mut progress = crate::progress::Reporter::new(cases.len() * sel.oracles.len());
     let http = crate::http::Server::start(cases);
     let url_for = |case: &Case| http.as_ref().and_then(|s| s.url_for(case));
-    let result = run::run(
+    let mut unavailable = sel.unavailable;
+    unavailable.extend(refs.unavailable);
+    let result = run::run_with_references(
         cases,
         sel.oracles,
-        sel.unavailable,
+        refs.oracles,
+        unavailable,
         ledger,
         &url_for,
         &mut |p| progress.update(p),
@@ -258,6 +270,37 @@ fn print_next_step(result: &RunResult, out_dir: &Path, host: &Host) {
         println!(
             "publish it (snapshot, site, history, README summary): {} report --publish",
             host.program
+        );
+    }
+}
+
+/// The oracle x profile matrix (share of the queries each oracle answers as
+/// each profile expects) and the closest profile, as compat.md shows it.
+fn print_profile_matrix(report: &report::compat::Report) {
+    let profiles = report.profile_names();
+    if profiles.is_empty() {
+        return;
+    }
+    print!("\n{:<16}", "oracle x profile");
+    for p in &profiles {
+        print!(" {p:>12}");
+    }
+    println!("  closest");
+    for o in &report.oracles {
+        print!("{:<16}", o.name);
+        let row = report.profile_matrix.get(&o.name);
+        for p in &profiles {
+            match row.and_then(|r| r.get(p)).and_then(|s| s.share()) {
+                Some(v) => print!(" {:>11.1}%", v),
+                None => print!(" {:>12}", "-"),
+            }
+        }
+        println!(
+            "  {}",
+            report
+                .closest_profile
+                .get(&o.name)
+                .map_or("-", String::as_str)
         );
     }
 }

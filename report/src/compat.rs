@@ -7,8 +7,9 @@
 //! report alone (no re-run, no corpus needed): the body travels as hex.
 
 use engine::case::{Case, HttpSpec};
+use engine::oracle::Outcome;
 use engine::oracle::{About, Answer, Capabilities, Unavailable};
-use engine::run::RunResult;
+use engine::run::{ReferenceRun, RunResult};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -27,6 +28,22 @@ pub const READABLE: &[&str] = &[FORMAT];
 /// How the case model displays an `either` expectation: the one expectation
 /// that is not scored when matched.
 pub const EITHER: &str = "either";
+
+/// The profile whose expectations are the corpus's own (`expect:`), and the
+/// ledger's: the first column of the profile matrix.
+pub const RFC9309: &str = "rfc9309";
+
+/// What one expectation profile other than RFC 9309 expects of a query:
+/// the case's hand pin for it when there is one (with its citation), else
+/// what the profile's reference answered. Only `allowed` or `disallowed`:
+/// a query the reference could not decide has no entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProfileExpect {
+    pub expect: String,
+    /// The pin's citation; absent when the reference decided.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cite: Option<String>,
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct OracleRec {
@@ -59,6 +76,10 @@ pub struct QueryRec {
     /// The agreement-class signature of the oracles' answers.
     #[serde(default)]
     pub signature: String,
+    /// Profile name -> what it expects here (absent before the profile
+    /// matrix, and for queries no profile decides).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub profiles: BTreeMap<String, ProfileExpect>,
 }
 
 impl QueryRec {
@@ -145,6 +166,19 @@ pub struct Report {
     /// readers without this crate, recomputed from the cells by this one.
     #[serde(default)]
     pub scores: BTreeMap<String, Score>,
+    /// The expectation profiles' references asked beside the oracles
+    /// (`robots-1996`, ...): references, not parsers, so they have no cells.
+    /// Absent in snapshots before the profile matrix.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub profiles: Vec<OracleRec>,
+    /// Oracle -> profile -> counts, as [`crate::score::profile_matrix`]
+    /// counts them; written for readers without this crate.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub profile_matrix: BTreeMap<String, BTreeMap<String, Score>>,
+    /// Oracle -> the profile it is closest to
+    /// ([`crate::score::closest_profiles`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub closest_profile: BTreeMap<String, String>,
     pub cases: Vec<CaseRec>,
     pub cells: Vec<CellRec>,
     #[serde(default)]
@@ -175,9 +209,17 @@ impl Report {
             oracles: result.oracles.iter().map(OracleRec::from_run).collect(),
             unavailable: result.unavailable.clone(),
             scores: BTreeMap::new(),
+            profiles: result
+                .references
+                .iter()
+                .map(|r| OracleRec::from_run(&r.info))
+                .collect(),
+            profile_matrix: BTreeMap::new(),
+            closest_profile: BTreeMap::new(),
             cases: cases
                 .iter()
-                .map(|c| CaseRec::from_case(c, base, &sigs))
+                .enumerate()
+                .map(|(ci, c)| CaseRec::from_case(c, base, &sigs, ci, &result.references))
                 .collect(),
             cells: result.cells.iter().map(CellRec::from_run).collect(),
             stale: result.stale.clone(),
@@ -186,7 +228,20 @@ impl Report {
             .into_iter()
             .map(|(name, card)| (name, card.all))
             .collect();
+        report.profile_matrix = crate::score::profile_matrix(&report);
+        report.closest_profile = crate::score::closest_profiles(&report, &report.profile_matrix);
         report
+    }
+
+    /// The columns of the profile matrix: `rfc9309`, then every profile
+    /// whose reference ran; none for a report without profiles.
+    pub fn profile_names(&self) -> Vec<String> {
+        if self.profiles.is_empty() {
+            return Vec::new();
+        }
+        std::iter::once(RFC9309.to_string())
+            .chain(self.profiles.iter().map(|p| p.name.clone()))
+            .collect()
     }
 
     /// The `compat.json` text.
@@ -287,7 +342,15 @@ impl CellRec {
 }
 
 impl CaseRec {
-    fn from_case(c: &Case, base: &Path, sigs: &BTreeMap<(&str, usize), &str>) -> CaseRec {
+    /// `ci`: the case's index in the run, which indexes the references'
+    /// answers.
+    fn from_case(
+        c: &Case,
+        base: &Path,
+        sigs: &BTreeMap<(&str, usize), &str>,
+        ci: usize,
+        refs: &[ReferenceRun],
+    ) -> CaseRec {
         CaseRec {
             id: c.id.clone(),
             title: c.title.clone(),
@@ -320,10 +383,41 @@ impl CaseRec {
                         .copied()
                         .unwrap_or("")
                         .to_string(),
+                    profiles: profile_expects(q, ci, i, refs),
                 })
                 .collect(),
         }
     }
+}
+
+/// What each profile that ran expects of query `qi` of case `ci`: its pin,
+/// else its reference's verdict. Pins of profiles that did not run are
+/// left out, so a column never mixes pins with nothing.
+fn profile_expects(
+    q: &engine::case::CaseQuery,
+    ci: usize,
+    qi: usize,
+    refs: &[ReferenceRun],
+) -> BTreeMap<String, ProfileExpect> {
+    let mut out = BTreeMap::new();
+    for r in refs {
+        let name = &r.info.name;
+        let expect = match q.profiles.get(name) {
+            Some(pin) => ProfileExpect {
+                expect: engine::case::Expect::Verdict(pin.expect).to_string(),
+                cite: Some(pin.cite.clone()),
+            },
+            None => match r.answers.get(ci).and_then(|a| a.get(qi)) {
+                Some(o @ (Outcome::Allowed | Outcome::Disallowed)) => ProfileExpect {
+                    expect: o.label(),
+                    cite: None,
+                },
+                _ => continue,
+            },
+        };
+        out.insert(name.clone(), expect);
+    }
+    out
 }
 
 /// The RFC 9309 section a query's basis cites (`RFC 9309 §2.2.1 MUST (...)`

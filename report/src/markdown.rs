@@ -19,6 +19,7 @@ pub fn render(report: &Report, ledger: &Ledger) -> String {
     let cards = cards(report);
     scorecard(&mut md, report, &cards);
     per_tag(&mut md, report, &cards);
+    profile_matrix(&mut md, report);
     status_matrix(&mut md, report);
     metamorphic(&mut md, report);
     divergences(&mut md, report, ledger);
@@ -103,6 +104,53 @@ fn per_tag(md: &mut String, report: &Report, cards: &BTreeMap<String, Card>) {
             }
         }
         md.push('\n');
+    }
+}
+
+/// How the profile matrix counts, for every reader of it (compat.md, the
+/// site); [`crate::score::profile_matrix`] is the code.
+pub const PROFILE_RULES: &str = "Each cell is the share of the queries an oracle answers as the profile expects: \
+matched / (matched + deviated + failed). `rfc9309` uses the corpus's own expectations and is the RFC 9309 score \
+above (a matched `either` query and a split are not scored). Every other profile expects its hand pin where the \
+case has one (with its citation), else what its reference answered; queries it cannot decide (crawl-delay, \
+request-rate, sitemaps) are not counted, and since it always decides allowed or disallowed, RFC 9309's `either` \
+queries count like any other. An error, crash or timeout counts as a miss (failed); an unsupported query (e.g. \
+an HTTP case for a parser without a fetcher) is not scored. Profiles are references, never triaged: the ledger \
+stays RFC 9309's. Closest: the highest share; a tie goes to more matched queries, then to the earlier column.";
+
+/// The oracle x profile matrix: which standard each parser follows.
+fn profile_matrix(md: &mut String, report: &Report) {
+    let profiles = report.profile_names();
+    if profiles.is_empty() {
+        return;
+    }
+    // Recomputed from the cells, as the scorecard is.
+    let matrix = crate::score::profile_matrix(report);
+    let closest = crate::score::closest_profiles(report, &matrix);
+    let _ = writeln!(md, "\n## Which standard? Oracle × profile\n");
+    let _ = writeln!(md, "{PROFILE_RULES}\n");
+    let _ = write!(md, "| oracle |");
+    for p in &profiles {
+        let _ = write!(md, " `{p}` |");
+    }
+    let _ = write!(md, " closest |\n|---|");
+    for _ in &profiles {
+        md.push_str("---|");
+    }
+    md.push_str("---|\n");
+    for o in &report.oracles {
+        let _ = write!(md, "| `{}` |", o.name);
+        let row = matrix.get(&o.name);
+        for p in &profiles {
+            match row.and_then(|r| r.get(p)) {
+                Some(s) if s.scored() > 0 => {
+                    let _ = write!(md, " {:.1}% ({}/{}) |", s.percent(), s.matched, s.scored());
+                }
+                _ => md.push_str(" – |"),
+            }
+        }
+        let c = closest.get(&o.name);
+        let _ = writeln!(md, " {} |", c.map_or("–".into(), |c| format!("`{c}`")));
     }
 }
 

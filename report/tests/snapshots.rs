@@ -83,6 +83,14 @@ fn stored_scores_are_what_the_cells_count_to() {
     for (name, card) in &cards {
         assert_eq!(report.scores.get(name), Some(&card.all), "{name}");
     }
+    // Likewise the profile matrix and the closest profiles (absent before
+    // the matrix: then both are empty).
+    let matrix = score::profile_matrix(&report);
+    assert_eq!(report.profile_matrix, matrix);
+    assert_eq!(
+        report.closest_profile,
+        score::closest_profiles(&report, &matrix)
+    );
 }
 
 #[test]
@@ -165,8 +173,11 @@ fn a_run_and_its_file_give_the_same_report_markdown_and_history() {
     let corpus = engine::case::load_dir(&root().join("cases/corpus")).unwrap();
     let cases: Vec<&Case> = corpus.cases.iter().collect();
     let ledger = engine::ledger::Ledger::default();
-    let result = engine::run::run(
+    // AllowAll is also asked as a reference, so the profile fields make
+    // the round trip too.
+    let result = engine::run::run_with_references(
         &cases,
+        vec![Box::new(AllowAll) as Box<dyn Oracle>],
         vec![Box::new(AllowAll) as Box<dyn Oracle>],
         Vec::new(),
         &ledger,
@@ -186,6 +197,12 @@ fn a_run_and_its_file_give_the_same_report_markdown_and_history() {
     assert_eq!(records.len(), 1);
     let all = run.scores["allow-all"];
     assert!(all.matched > 0 && all.deviated > 0, "{all:?}");
+    // Against itself as a profile: every decided query matches.
+    assert_eq!(run.profile_names(), ["rfc9309", "allow-all"]);
+    let itself = run.profile_matrix["allow-all"]["allow-all"];
+    assert!(itself.matched > all.matched, "{itself:?}");
+    assert_eq!(itself.share(), Some(100.0), "{itself:?}");
+    assert_eq!(back.profile_matrix, run.profile_matrix);
     assert_eq!(records[0].matched, all.matched);
     // Nothing is triaged by an empty ledger.
     assert_eq!(all.triaged, 0);

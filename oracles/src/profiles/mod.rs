@@ -10,9 +10,10 @@
 //!   ([`googlebot`]).
 //!
 //! A profile is a reference, not a parser under test: the ledger stays
-//! RFC 9309's, and the registry marks profiles with
-//! [`crate::Role::Profile`] so a conformance run compares parsers with
-//! them instead of triaging them.
+//! RFC 9309's, and [`crate::profiles()`] lists profiles apart from the
+//! registry, so a conformance run asks them every query to compare the
+//! parsers with them (the report's oracle x profile matrix) instead of
+//! triaging them.
 
 pub mod classic;
 pub mod googlebot;

@@ -7,6 +7,7 @@ pub fn index(cx: &Ctx) -> String {
     let mut b = String::new();
     intro(&mut b, cx);
     scorecard(&mut b, cx);
+    standards(&mut b, cx);
     matrices(&mut b, cx);
     version_moves(&mut b, cx);
     ledger_glance(&mut b, cx);
@@ -94,6 +95,22 @@ count when the oracle sides with a minority (split).</p>",
     }
     b.push_str("</tbody></table></div>");
     b.push_str(band_legend());
+}
+
+/// Oracles x expectation profiles: which standard each parser follows.
+fn standards(b: &mut String, cx: &Ctx) {
+    let oracles: Vec<&str> = cx.report.oracles.iter().map(|o| o.name.as_str()).collect();
+    let table = profile_table(cx, "", &oracles);
+    if table.is_empty() {
+        return;
+    }
+    b.push_str(
+        "<h2 id=\"profiles\">Which standard? Oracles × profiles</h2>\
+<p>The same answers scored against four generations of robots.txt rules: RFC 9309, the 1996 draft \
+(<code>robots-1996</code>), the 1994 standard (<code>robots-1994</code>) and Google's documented \
+behaviour (<code>googlebot</code>), each an executable reference.</p>",
+    );
+    b.push_str(&table);
 }
 
 /// Oracles x tags and oracles x RFC sections.

@@ -47,6 +47,10 @@ pub struct Ctx<'a> {
     pub explained: BTreeMap<&'a str, Vec<&'a CellRec>>,
     pub points: BTreeMap<String, Vec<Point>>,
     pub footer: String,
+    /// Oracle -> profile -> counts ([`crate::score::profile_matrix`]).
+    pub profiles: BTreeMap<String, BTreeMap<String, Score>>,
+    /// Oracle -> the profile it is closest to.
+    pub closest: BTreeMap<String, String>,
 }
 
 impl<'a> Ctx<'a> {
@@ -69,9 +73,13 @@ impl<'a> Ctx<'a> {
             report.oracles.len(),
             report.cells.len()
         );
+        let profiles = crate::score::profile_matrix(report);
+        let closest = crate::score::closest_profiles(report, &profiles);
         Ctx {
             inp,
             report,
+            profiles,
+            closest,
             cards: cards(report),
             cells: report
                 .cells
@@ -228,6 +236,68 @@ fn matrix(
     }
     s.push_str("</tbody></table></div>");
     s
+}
+
+/// The oracle x profile matrix for `oracles` (every oracle on the index, one
+/// on its own page): the share each answers as each profile expects, and
+/// the profile it is closest to. Empty for a report without profiles.
+fn profile_table(cx: &Ctx, root: &str, oracles: &[&str]) -> String {
+    let profiles = cx.report.profile_names();
+    if profiles.is_empty() {
+        return String::new();
+    }
+    let mut s = String::from(
+        "<div class=\"wrap\"><table id=\"matrix-profiles\"><thead><tr><th>oracle</th>",
+    );
+    for p in &profiles {
+        let version = cx
+            .report
+            .profiles
+            .iter()
+            .find(|r| &r.name == p)
+            .map_or("RFC 9309 (the corpus's expectations)", |r| {
+                r.version.as_str()
+            });
+        let _ = write!(
+            s,
+            "<th class=\"m\" title=\"{}\"><code>{}</code></th>",
+            esc(version),
+            esc(p)
+        );
+    }
+    s.push_str("<th>closest</th></tr></thead><tbody>");
+    for o in oracles {
+        let _ = write!(s, "<tr><th>{}</th>", oracle_link(root, o));
+        let row = cx.profiles.get(*o);
+        for p in &profiles {
+            let t = row.and_then(|r| r.get(p)).copied().unwrap_or_default();
+            s.push_str(&score_td(&t, None));
+        }
+        let closest = cx.closest.get(*o).map_or("–".into(), |c| {
+            format!("<strong><code>{}</code></strong>", esc(c))
+        });
+        let _ = write!(s, "<td>{closest}</td></tr>");
+    }
+    s.push_str("</tbody></table></div>");
+    let _ = write!(
+        s,
+        "<p class=\"muted\">{}</p>",
+        ticks(&esc(crate::markdown::PROFILE_RULES))
+    );
+    s
+}
+
+/// `code` spans of already escaped text as `<code>`.
+fn ticks(escaped: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in escaped.split('`').enumerate() {
+        if i % 2 == 1 {
+            let _ = write!(out, "<code>{part}</code>");
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
 }
 
 fn section_heading(sec: &str) -> String {

@@ -13,6 +13,7 @@ pub fn oracle(cx: &Ctx, name: &str) -> String {
     let card = cx.cards.get(name).cloned().unwrap_or_default();
     let mut b = String::new();
     identity(&mut b, o, &card);
+    standards(&mut b, cx, name);
     scores(&mut b, &card);
     ledger_entries(&mut b, cx, name);
     divergences(&mut b, cx, name);
@@ -79,6 +80,22 @@ fn score_table(b: &mut String, id: &str, rows: Vec<(String, String, Score)>) {
         );
     }
     b.push_str("</tbody></table></div>");
+}
+
+/// Its row of the oracle x profile matrix: which standard it follows.
+fn standards(b: &mut String, cx: &Ctx, name: &str) {
+    let table = profile_table(cx, ROOT, &[name]);
+    if table.is_empty() {
+        return;
+    }
+    let _ = write!(
+        b,
+        "<h2 id=\"profiles\">Which standard? Closest profile: {}</h2>",
+        cx.closest
+            .get(name)
+            .map_or("–".into(), |c| format!("<code>{}</code>", esc(c)))
+    );
+    b.push_str(&table);
 }
 
 fn scores(b: &mut String, card: &Card) {
@@ -201,19 +218,6 @@ fn versions(b: &mut String, cx: &Ctx, name: &str) {
             );
         }
     }
-}
-
-/// `code` spans of already escaped text as `<code>`.
-fn ticks(escaped: &str) -> String {
-    let mut out = String::new();
-    for (i, part) in escaped.split('`').enumerate() {
-        if i % 2 == 1 {
-            let _ = write!(out, "<code>{part}</code>");
-        } else {
-            out.push_str(part);
-        }
-    }
-    out
 }
 
 fn capabilities(c: &engine::oracle::Capabilities) -> String {
