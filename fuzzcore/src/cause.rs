@@ -216,6 +216,11 @@ pub fn lines(body: &[u8]) -> Vec<Vec<u8>> {
 /// worker oracle cost up to a millisecond each.
 const MINIMISE_BUDGET: u64 = 1_500;
 
+/// And at most this long: some parsers are super-linear on some inputs (the
+/// robotstxt crate takes seconds on a 16 KiB line of `*`), and a
+/// half-minimised input still classifies.
+const MINIMISE_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Shrink `input` while the pair keeps exactly the outcomes it gives now
 /// (see the module docs for the steps). Structure-preserving: lines are
 /// deleted whole and only values are cut, so a key is never misspelt by the
@@ -223,7 +228,8 @@ const MINIMISE_BUDGET: u64 = 1_500;
 pub fn minimise(pair: &mut dyn PairAsk, input: &Input) -> Input {
     let want = pair.ask(input);
     let asked = std::cell::Cell::new(0u64);
-    let spent = || asked.get() >= MINIMISE_BUDGET;
+    let started = std::time::Instant::now();
+    let spent = || asked.get() >= MINIMISE_BUDGET || started.elapsed() > MINIMISE_TIME;
     let mut holds = |cand: &Input| {
         if spent() {
             return false;
