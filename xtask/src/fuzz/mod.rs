@@ -12,6 +12,7 @@
 //! - `cargo xtask fuzz setup | build | speed | coverage`: the pieces alone.
 
 mod build;
+mod causes;
 mod minimize;
 mod nightly;
 mod report;
@@ -28,6 +29,7 @@ use std::path::{Path, PathBuf};
 const USAGE: &str = "\
 usage: cargo xtask fuzz [--minutes N] [--jobs J] [--no-build] [--speed-seconds S]
        cargo xtask fuzz minimize <finding dir or hash> [--exact]
+       cargo xtask fuzz causes [--entry ID] [--oracle NAME] [--verbose]
        cargo xtask fuzz known | seed | setup | build | speed [--seconds S] | coverage | targets
 
   (no subcommand)  the nightly job: setup, build, fuzz all targets for about N minutes
@@ -38,6 +40,8 @@ usage: cargo xtask fuzz [--minutes N] [--jobs J] [--no-build] [--speed-seconds S
                    (--exact: while its whole signature holds); writes case.yaml and
                    ledger-draft.yaml beside it
   known            derive fuzz/known-signatures.json from the corpus and the ledger
+  causes           classify every ledger entry's cells with the cause catalogue
+                   (--entry ID, --oracle NAME, --verbose: each minimised pair)
   seed             copy the corpus bodies into fuzz/corpus/differential_bytes
   setup            check/install nightly, cargo-fuzz and clang
   build            cargo fuzz build (plain and AddressSanitizer builds)
@@ -99,6 +103,7 @@ pub fn main(rest: &[String]) -> Result<i32, Usage> {
     match sub {
         Some("minimize") => minimize_cmd(&rest[1..]),
         Some("known") => known_cmd(),
+        Some("causes") => causes::main(&rest[1..]),
         Some("targets") => {
             for t in fuzzcore::DIFFERENTIAL_TARGETS {
                 println!("{t}");
@@ -304,6 +309,11 @@ impl Probe {
             readings: Readings::default(),
             scratch: Vec::new(),
         })
+    }
+
+    /// The pair (reference, `oracle`) for root-cause triage.
+    pub fn pair(&mut self, oracle: &str) -> Option<fuzzcore::cause::OraclePair<'_>> {
+        causes::pair_of(&mut self.oracles, triage::REFERENCE, oracle)
     }
 
     pub fn replay(&mut self, body: &[u8], agent: &str, url: &str) -> Replay {
