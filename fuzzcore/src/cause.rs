@@ -314,10 +314,15 @@ fn shrink_values(
         let head = content[..colon + 1 + lead].to_vec();
         let value = &content[colon + 1 + lead..];
         let end = end.to_vec();
+        // A pattern that starts with `/` keeps it: one without is a cause
+        // of its own (read as relative, or as a literal prefix).
+        let slash = value.first() == Some(&b'/');
         let mut try_value = |v: &[u8]| {
             let mut cand = ls.clone();
             cand[i] = [head.as_slice(), v, end.as_slice()].concat();
-            !v.is_empty() && holds(&with_body(cur, cand.concat()))
+            !v.is_empty()
+                && (!slash || v.first() == Some(&b'/'))
+                && holds(&with_body(cur, cand.concat()))
         };
         let value: Vec<u8> = match std::str::from_utf8(value) {
             Ok(text) => {
@@ -379,16 +384,21 @@ fn shrink_url(
         }
     }
     let (host, path) = split_url(&url);
+    // An empty path (http://h) is a cause of its own: keep the `/`.
+    let slash = path.starts_with('/');
     let chars: Vec<char> = path.chars().collect();
     let path: String = ddmin_until(
         chars,
         |c| {
             let p: String = c.iter().collect();
-            (host.is_empty() || p.is_empty() || p.starts_with('/'))
-                && holds(&Input {
-                    url: format!("{host}{p}"),
-                    ..cur.clone()
-                })
+            (if slash {
+                p.starts_with('/')
+            } else {
+                host.is_empty() || p.is_empty() || p.starts_with('/')
+            }) && holds(&Input {
+                url: format!("{host}{p}"),
+                ..cur.clone()
+            })
         },
         spent,
     )

@@ -18,6 +18,11 @@ pub const CATALOGUE: &[Transformation] = &[
         strip_partial_bom,
     ),
     t(
+        "remove-inner-bom",
+        "a U+FEFF at the start of a later line trimmed (String#trim), or kept in the key",
+        remove_inner_bom,
+    ),
+    t(
         "decode-utf16",
         "a UTF-16LE file (FF FE) decoded as UTF-16 or read as bytes",
         decode_utf16,
@@ -280,6 +285,12 @@ fn strip_partial_bom(i: &Input) -> Option<Input> {
         .strip_prefix(b"\xEF\xBB")
         .or_else(|| i.body.strip_prefix(b"\xEF"))?;
     body(i, rest.to_vec())
+}
+
+fn remove_inner_bom(i: &Input) -> Option<Input> {
+    let (head, rest) = i.body.split_at(i.body.len().min(3));
+    let rest = remove_all(rest, &[b"\xEF\xBB\xBF"]);
+    body(i, [head, rest.as_slice()].concat())
 }
 
 fn decode_utf16(i: &Input) -> Option<Input> {

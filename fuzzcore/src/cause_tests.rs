@@ -81,7 +81,7 @@ fn neutralises(name: &str, entry: &str, cell: &str, oracle: &str) {
 /// Transformations whose ledger cases are only shown by external oracles
 /// (Perl, Python subprocesses): tested through their workers in
 /// xtask/tests/causes_external.rs.
-const THROUGH_WORKERS: &[&str] = &["decode-utf16", "normalise-line-ends"];
+const THROUGH_WORKERS: &[&str] = &["remove-inner-bom", "decode-utf16", "normalise-line-ends"];
 
 macro_rules! neutralises {
     ($($test:ident: $name:literal, $entry:literal, $cell:literal, $oracle:literal;)*) => {
@@ -200,4 +200,20 @@ fn transformations_leave_inputs_without_their_feature_alone() {
         (t.apply)(&dots).map(|i| i.url),
         Some("http://example.test/a/x".into())
     );
+}
+
+/// Every `cause:` of the ledger is a catalogue name or `uncatalogued:
+/// <reason>` (the engine checks only the form; it knows no catalogue).
+#[test]
+fn ledger_causes_name_the_catalogue() {
+    let (_, ledger) = corpus_and_ledger();
+    for e in &ledger.entries {
+        if let Some(c) = &e.cause {
+            assert!(
+                valid_ledger_cause(c),
+                "{}: cause `{c}` is not in the catalogue",
+                e.id
+            );
+        }
+    }
 }

@@ -92,3 +92,13 @@ fn normalise_line_ends_neutralises_robotspy_on_a_lone_cr() {
         "robotspy",
     );
 }
+
+#[test]
+fn remove_inner_bom_neutralises_robots_parser_on_a_bom_mid_file() {
+    neutralises(
+        "remove-inner-bom",
+        "string-trim-strips-bom-robots-parser",
+        "google-bom-in-the-middle#2",
+        "robots-parser",
+    );
+}
