@@ -59,6 +59,14 @@ pub struct Entry {
     /// the opposite verdict is untriaged again.
     pub outcomes: BTreeMap<String, Pin>,
     pub explanation: String,
+    /// The root cause, in the words fuzz triage uses: a name from the cause
+    /// catalogue (`fuzzcore::cause::CATALOGUE`, docs/causes.md) that the
+    /// classifier gave for this entry's cells, or `uncatalogued: <reason>`.
+    /// The engine knows no catalogue (it names no parser behaviour), so it
+    /// checks the form here; fuzzcore's tests check every name against the
+    /// catalogue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<String>,
     /// Filled by the loader.
     #[serde(skip)]
     pub line: usize,
@@ -138,6 +146,22 @@ fn valid_label(label: &str) -> bool {
         "allowed" | "disallowed" | "crash" | "timeout" | "unsupported"
     ) || label.strip_prefix("error:").is_some_and(|k| !k.is_empty())
         || label.strip_prefix("value:").is_some_and(|v| !v.is_empty())
+}
+
+/// Is `cause` well formed: a kebab-case name (`strip-bom`), or
+/// `uncatalogued: <reason>` with a reason?
+pub fn valid_cause(cause: &str) -> bool {
+    if let Some(reason) = cause.strip_prefix("uncatalogued") {
+        return reason
+            .strip_prefix(':')
+            .is_some_and(|r| !r.trim().is_empty());
+    }
+    !cause.is_empty()
+        && !cause.starts_with('-')
+        && !cause.ends_with('-')
+        && cause
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 /// Check an entry's `outcomes` against its `oracles` and `cases`.
@@ -279,6 +303,11 @@ pub fn parse(
             }
         }
         check_pins(&entry).map_err(err)?;
+        if let Some(c) = entry.cause.as_deref().filter(|c| !valid_cause(c)) {
+            return Err(err(format!(
+                "cause `{c}` is neither a catalogue name (docs/causes.md) nor `uncatalogued: <reason>`"
+            )));
+        }
         for r in &entry.cases {
             let (case_id, n) = match r.split_once('#') {
                 Some((c, n)) => (c, Some(n)),

@@ -184,7 +184,29 @@ fn ledger_errors_name_file_and_line() {
 "#;
     let load = |t: &str| engine::ledger::parse(Path::new("l.yaml"), t, &corpus, &["a", "b"]);
     assert!(load(entry).is_ok());
+    for cause in ["strip-bom", "uncatalogued: an HTTP status case"] {
+        let with = entry.replace(
+            "    explanation: x\n",
+            &format!("    explanation: x\n    cause: \"{cause}\"\n"),
+        );
+        let l = load(&with).expect(cause);
+        assert_eq!(l.entries[0].cause.as_deref(), Some(cause));
+    }
     for (bad, needle) in [
+        (
+            entry.replace(
+                "    explanation: x\n",
+                "    explanation: x\n    cause: \"uncatalogued\"\n",
+            ),
+            "cause `uncatalogued`",
+        ),
+        (
+            entry.replace(
+                "    explanation: x\n",
+                "    explanation: x\n    cause: \"Strip BOM\"\n",
+            ),
+            "cause `Strip BOM`",
+        ),
         (entry.replace("[a]", "[zzz]"), "unknown oracle `zzz`"),
         (entry.replace("[one]", "[two]"), "unknown case `two`"),
         (entry.replace("[one]", "[one#2]"), "queries 1..=1"),

@@ -24,6 +24,7 @@
 //! | `REPDIFF_FUZZ_ALLOW_MISSING=1` | run without oracles that are unavailable, instead of refusing |
 //! | `REPDIFF_FUZZ_PYTHON_LANE=0` | run the Python oracles on the fuzzing thread (see [`lane`]) |
 
+pub mod cause;
 pub mod generate;
 mod harness;
 pub mod lane;

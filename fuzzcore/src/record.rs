@@ -161,6 +161,32 @@ pub struct Minimized {
     /// Oracle replays the shrinking took.
     pub replays: u64,
     pub case_id: String,
+    /// Each departing oracle's root cause (`fuzzcore::cause`): its pair with
+    /// the reference minimised alone and classified with the catalogue.
+    /// Missing in minimisations made before causes were named.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<PairCause>,
+}
+
+/// One oracle's departure on a finding, named by its cause. A finding's
+/// identity is (oracle, cause); its signature and cell key stay as facts.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PairCause {
+    pub oracle: String,
+    /// A catalogue name, or `new` when no transformation neutralises it.
+    pub cause: String,
+    /// The reference's and the oracle's outcomes (`allowed->disallowed`).
+    pub answers: String,
+    /// The cell key the in-loop triage gave this departure.
+    pub cell_key: String,
+    /// The finding's signature.
+    pub signature: String,
+    /// The pair's own minimised input; the body as escaped bytes
+    /// (`<[u8]>::escape_ascii`: `\n`, `\xef`).
+    pub agent: String,
+    pub url: String,
+    pub body: String,
 }
 
 /// Pretty JSON of a record. The types hold only strings, numbers and maps

@@ -12,7 +12,8 @@
 
 use super::triage::{self, Known};
 use super::{Finding, Probe, Replay};
-use fuzzcore::record::{self, Minimized};
+use fuzzcore::cause::{self, ddmin as shrink, lines, Input};
+use fuzzcore::record::{self, Minimized, PairCause};
 use std::path::Path;
 
 /// At most this many replays per finding (about 100 us each).
@@ -42,53 +43,6 @@ impl Shrinker {
             Want::Exact(sig) => t.signature() == *sig,
         }
     }
-}
-
-/// Remove chunks of `units` while `test` holds (ddmin, chunk sizes halving).
-fn shrink<T: Clone>(units: Vec<T>, mut test: impl FnMut(&[T]) -> bool) -> Vec<T> {
-    let mut cur = units;
-    let mut n = (cur.len() / 2).max(1);
-    loop {
-        let mut progress = false;
-        let mut i = 0;
-        while i < cur.len() {
-            let end = (i + n).min(cur.len());
-            let mut cand = Vec::with_capacity(cur.len());
-            cand.extend_from_slice(&cur[..i]);
-            cand.extend_from_slice(&cur[end..]);
-            if test(&cand) {
-                cur = cand;
-                progress = true;
-            } else {
-                i += n;
-            }
-        }
-        if n == 1 && !progress {
-            return cur;
-        }
-        if !progress || n > 1 {
-            n = (n / 2).max(1);
-        }
-    }
-}
-
-/// Lines with their line ends (`\n`, `\r\n` or a lone `\r`).
-fn lines(body: &[u8]) -> Vec<Vec<u8>> {
-    let mut out = Vec::new();
-    let mut cur = Vec::new();
-    let mut i = 0;
-    while i < body.len() {
-        let b = body[i];
-        cur.push(b);
-        if b == b'\n' || (b == b'\r' && body.get(i + 1) != Some(&b'\n')) {
-            out.push(std::mem::take(&mut cur));
-        }
-        i += 1;
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
 }
 
 fn split_url(url: &str) -> (String, String) {
@@ -176,12 +130,13 @@ pub fn minimize(dir: &Path, known: &Known, exact: bool) -> Result<String, String
         cells: t.cells.clone(),
         replays: s.tests as u64,
         case_id,
+        causes: name_causes(&mut s.probe, &f, &t),
     };
     std::fs::write(dir.join("minimized.json"), record::to_pretty(&min))
         .map_err(|e| e.to_string())?;
     Ok(format!(
         "finding {}: body {} -> {} bytes, agent {} -> {} chars, URL {} -> {} chars in {} replays\n  \
-         signature: {}\n  wrote {}/case.yaml and ledger-draft.yaml",
+         signature: {}\n  causes: {}\n  wrote {}/case.yaml and ledger-draft.yaml",
         f.hash,
         original.0,
         body.len(),
@@ -191,8 +146,45 @@ pub fn minimize(dir: &Path, known: &Known, exact: bool) -> Result<String, String
         url.len(),
         s.tests,
         t.signature(),
+        min.causes
+            .iter()
+            .map(|c| format!("{}: {}", c.oracle, c.cause))
+            .collect::<Vec<_>>()
+            .join(", "),
         dir.display()
     ))
+}
+
+/// Each departing oracle's cause: its pair with the reference minimised
+/// alone from the finding's original input, then classified
+/// (`fuzzcore::cause`). One entry per oracle, the cell key kept as a fact.
+fn name_causes(probe: &mut Probe, f: &Finding, t: &triage::Triaged) -> Vec<PairCause> {
+    let input = Input {
+        body: f.body.clone(),
+        agent: f.record.agent.clone(),
+        url: f.record.url.clone(),
+    };
+    let mut out = Vec::new();
+    for key in &t.cells {
+        let oracle = triage::cell_oracle(key);
+        let Some(mut pair) = probe.pair(oracle) else {
+            continue;
+        };
+        let Some(named) = cause::name_cause(&mut pair, &input) else {
+            continue;
+        };
+        out.push(PairCause {
+            oracle: oracle.to_string(),
+            cause: named.cause.to_string(),
+            answers: format!("{}->{}", named.answers.0, named.answers.1),
+            cell_key: key.clone(),
+            signature: t.signature(),
+            agent: named.minimised.agent,
+            url: named.minimised.url,
+            body: named.minimised.body.escape_ascii().to_string(),
+        });
+    }
+    out
 }
 
 /// A YAML double-quoted string (JSON's escapes are YAML's).

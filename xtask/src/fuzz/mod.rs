@@ -12,6 +12,7 @@
 //! - `cargo xtask fuzz setup | build | speed | coverage`: the pieces alone.
 
 mod build;
+mod causes;
 mod minimize;
 mod nightly;
 mod report;
@@ -32,7 +33,8 @@ The nightly differential fuzz job and its tools (see fuzz/README.md).
 Without a subcommand: set up, build, fuzz every target for about --minutes
 on fuzz/corpus/ with libFuzzer -fork=J, merge, minimise new findings and
 write reports/fuzz/<date>.md and .json; exit 1 when a finding is new and
-untriaged. `speed` measures exec/s in four modes (Python lane, no lane,
+untriaged. `causes` names the root cause of every ledger entry's cells with
+the catalogue of neutralising transformations (docs/causes.md). `speed` measures exec/s in four modes (Python lane, no lane,
 -jobs=2, Rust/C++ oracles only); `targets` lists the differential targets,
 then robust_<oracle> for each registered oracle (the `robust` binary with
 REPDIFF_FUZZ_ORACLE=<oracle>).";
@@ -120,6 +122,18 @@ enum Sub {
     },
     /// Derive fuzz/known-signatures.json from the corpus and the ledger
     Known,
+    /// Classify every ledger entry's cells with the cause catalogue (docs/causes.md)
+    Causes {
+        /// Only this ledger entry (repeatable)
+        #[arg(long)]
+        entry: Vec<String>,
+        /// Only this oracle's departures (repeatable)
+        #[arg(long)]
+        oracle: Vec<String>,
+        /// Print each minimised pair
+        #[arg(long)]
+        verbose: bool,
+    },
     /// Copy the corpus bodies into fuzz/corpus/differential_bytes
     Seed,
     /// Check/install nightly, cargo-fuzz and clang
@@ -171,6 +185,11 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     match sub {
         Sub::Minimize { finding, exact } => minimize_cmd(&finding, exact),
         Sub::Known => known_cmd(),
+        Sub::Causes {
+            entry,
+            oracle,
+            verbose,
+        } => causes::main(&entry, &oracle, verbose),
         Sub::Targets => {
             for t in fuzzcore::DIFFERENTIAL_TARGETS {
                 println!("{t}");
@@ -329,6 +348,11 @@ impl Probe {
             readings: Readings::default(),
             scratch: Vec::new(),
         })
+    }
+
+    /// The pair (reference, `oracle`) for root-cause triage.
+    pub fn pair(&mut self, oracle: &str) -> Option<fuzzcore::cause::OraclePair<'_>> {
+        causes::pair_of(&mut self.oracles, triage::REFERENCE, oracle)
     }
 
     pub fn replay(&mut self, body: &[u8], agent: &str, url: &str) -> Replay {

@@ -200,6 +200,7 @@ pub fn write(r: &Report) -> Result<(i32, Vec<PathBuf>), String> {
         md_per_oracle(&t, &per_oracle),
         md_signatures(r, &t, &judged),
         md_findings(r, &judged),
+        md_causes(r)?,
     ]
     .concat();
     Ok((judged.exit_code(), save(&day, &stamp, &md, &j)))
@@ -494,6 +495,38 @@ fn md_findings(r: &Report, judged: &Judged) -> String {
         ));
     }
     md
+}
+
+/// The findings by identity, (oracle, cause) (`fuzzcore::cause`): many
+/// findings (cell keys) may share one cause, and one finding may show
+/// several. Empty when no minimisation named causes.
+fn md_causes(r: &Report) -> Result<String, String> {
+    let mut by: std::collections::BTreeMap<(String, String), Vec<String>> = Default::default();
+    for f in &r.findings {
+        for c in minimized(f)?.map(|m| m.causes).unwrap_or_default() {
+            by.entry((c.oracle, c.cause))
+                .or_default()
+                .push(format!("`{}` ({}; `{}`)", f.hash, c.answers, c.cell_key));
+        }
+    }
+    if by.is_empty() {
+        return Ok(String::new());
+    }
+    let mut md = String::from(
+        "\n### Findings by (oracle, cause)\n\nCauses from docs/causes.md; `new` = no transformation of the catalogue neutralises the pair.\n\n| oracle | cause | findings (answers; cell key) |\n|---|---|---|\n",
+    );
+    for ((oracle, cause), found) in by {
+        let cause = if cause == fuzzcore::cause::NEW {
+            "**new**".to_string()
+        } else {
+            format!("`{cause}`")
+        };
+        md.push_str(&format!(
+            "| `{oracle}` | {cause} | {} |\n",
+            found.join("<br>")
+        ));
+    }
+    Ok(md)
 }
 
 /// Write the two files under reports/run/fuzz/. Ignored by git: a plain run

@@ -1,0 +1,455 @@
+//! Root-cause triage: name *why* an oracle departs from the reference.
+//!
+//! A cell key (`cpython-3.11: allowed->disallowed @ disallow/star`) says
+//! what kind of departure an input shows, not why: two different bugs of one
+//! parser behind the same kind of rule share it, so the second one hid behind
+//! the first. Here a departure is named by an experiment instead:
+//!
+//! 1. [`minimise`] the input for the pair (reference, oracle) alone, keeping
+//!    the pair's two outcomes: delete lines, normalise line ends, shorten
+//!    rule and group values, shorten the URL and the agent. Every step keeps
+//!    the file's structure (keys are never cut), so the cause survives.
+//! 2. [`classify`] it with the [`CATALOGUE`]: named transformations, each
+//!    removing one input feature that parsers are known to read differently
+//!    (a BOM, a NUL, a misspelt key, a fragment, lower-case escape hex...).
+//!    The first transformation that makes the pair agree names the cause; a
+//!    pair that none neutralises is [`NEW`].
+//!
+//! A finding's identity is then (oracle, cause). The catalogue is ordered
+//! from the narrowest transformation to the broadest, so a broad one (reverse
+//! the rule order) cannot claim a pair that a narrow one (strip the BOM)
+//! explains. docs/causes.md lists it with the ledger case each is tested on.
+
+use engine::ledger::pin_label;
+use engine::oracle::{Ask, Oracle, Outcome, Query};
+
+/// What one question is: the robots.txt body, the caller's agent and URL.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Input {
+    pub body: Vec<u8>,
+    pub agent: String,
+    pub url: String,
+}
+
+/// One named, neutralising transformation.
+pub struct Transformation {
+    /// The cause's name, as findings and ledger entries carry it.
+    pub name: &'static str,
+    /// The parser behaviour it neutralises.
+    pub neutralises: &'static str,
+    /// The input without the feature, or `None` when the input lacks it.
+    pub apply: fn(&Input) -> Option<Input>,
+}
+
+/// The cause of a pair that no transformation neutralises.
+pub const NEW: &str = "new";
+
+/// The ledger's word for a cause the catalogue does not name (followed by
+/// `: <reason>`).
+pub const UNCATALOGUED: &str = "uncatalogued";
+
+/// Is `name` a cause the ledger may carry: a catalogue name, or
+/// `uncatalogued: <reason>` with a reason?
+pub fn valid_ledger_cause(name: &str) -> bool {
+    if let Some(reason) = name.strip_prefix(UNCATALOGUED) {
+        return reason
+            .strip_prefix(':')
+            .is_some_and(|r| !r.trim().is_empty());
+    }
+    CATALOGUE.iter().any(|t| t.name == name)
+}
+
+/// The pair under triage: how the reference and the oracle answer an input.
+pub trait PairAsk {
+    /// The two outcomes as ledger pins (`allowed`, `error:ValueError`...).
+    fn ask(&mut self, input: &Input) -> (String, String);
+}
+
+/// Two oracles asked one `can_fetch` question each time.
+pub struct OraclePair<'a> {
+    pub reference: &'a mut dyn Oracle,
+    pub oracle: &'a mut dyn Oracle,
+    /// Questions asked so far (both oracles count as one).
+    pub asked: u64,
+}
+
+impl<'a> OraclePair<'a> {
+    pub fn new(reference: &'a mut dyn Oracle, oracle: &'a mut dyn Oracle) -> Self {
+        OraclePair {
+            reference,
+            oracle,
+            asked: 0,
+        }
+    }
+}
+
+/// One `can_fetch` answer of `oracle` as its pin label; no answer is a crash.
+pub fn ask_one(oracle: &mut dyn Oracle, input: &Input) -> String {
+    let q = [Query {
+        ask: Ask::CanFetch,
+        agent: input.agent.clone(),
+        url: input.url.clone(),
+    }];
+    let outcome = oracle
+        .run(&input.body, &q)
+        .pop()
+        .map(|a| a.outcome)
+        .unwrap_or(Outcome::Crash {
+            detail: "no answer".into(),
+        });
+    pin_label(&outcome)
+}
+
+impl PairAsk for OraclePair<'_> {
+    fn ask(&mut self, input: &Input) -> (String, String) {
+        self.asked += 1;
+        (ask_one(self.reference, input), ask_one(self.oracle, input))
+    }
+}
+
+/// Do the two answers agree? `unsupported` is no answer to disagree with.
+pub fn agree(answers: &(String, String)) -> bool {
+    answers.0 == answers.1 || answers.0 == "unsupported" || answers.1 == "unsupported"
+}
+
+/// The first catalogue transformation under which the pair agrees on
+/// `input`, or [`NEW`]; `None` when the pair already agrees.
+pub fn classify(pair: &mut dyn PairAsk, input: &Input) -> Option<&'static str> {
+    if agree(&pair.ask(input)) {
+        return None;
+    }
+    for t in CATALOGUE {
+        let Some(changed) = (t.apply)(input) else {
+            continue;
+        };
+        if changed != *input && agree(&pair.ask(&changed)) {
+            return Some(t.name);
+        }
+    }
+    Some(NEW)
+}
+
+/// One pair's departure, named: the minimised input and its cause.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Named {
+    /// The reference's and the oracle's outcomes (pin labels).
+    pub answers: (String, String),
+    pub minimised: Input,
+    /// A [`CATALOGUE`] name, or [`NEW`].
+    pub cause: &'static str,
+}
+
+/// Minimise `input` for the pair, then classify it; `None` when the pair
+/// agrees on `input` (nothing to name).
+pub fn name_cause(pair: &mut dyn PairAsk, input: &Input) -> Option<Named> {
+    let answers = pair.ask(input);
+    if agree(&answers) {
+        return None;
+    }
+    let minimised = minimise(pair, input);
+    let cause = classify(pair, &minimised)?;
+    Some(Named {
+        answers,
+        minimised,
+        cause,
+    })
+}
+
+/// Remove chunks of `units` while `test` holds (ddmin, chunk sizes halving).
+pub fn ddmin<T: Clone>(units: Vec<T>, test: impl FnMut(&[T]) -> bool) -> Vec<T> {
+    ddmin_until(units, test, &|| false)
+}
+
+/// [`ddmin`] that stops as soon as `spent` says the question budget is
+/// gone (a 16 KiB line would otherwise be walked octet by octet for nothing).
+pub fn ddmin_until<T: Clone>(
+    units: Vec<T>,
+    mut test: impl FnMut(&[T]) -> bool,
+    spent: &dyn Fn() -> bool,
+) -> Vec<T> {
+    let mut cur = units;
+    let mut n = (cur.len() / 2).max(1);
+    loop {
+        let mut progress = false;
+        let mut i = 0;
+        while i < cur.len() {
+            if spent() {
+                return cur;
+            }
+            let end = (i + n).min(cur.len());
+            let mut cand = Vec::with_capacity(cur.len());
+            cand.extend_from_slice(&cur[..i]);
+            cand.extend_from_slice(&cur[end..]);
+            if test(&cand) {
+                cur = cand;
+                progress = true;
+            } else {
+                i += n;
+            }
+        }
+        if n == 1 && !progress {
+            return cur;
+        }
+        if !progress || n > 1 {
+            n = (n / 2).max(1);
+        }
+    }
+}
+
+/// Lines with their line ends (`\n`, `\r\n` or a lone `\r`).
+pub fn lines(body: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut cur = Vec::new();
+    for (i, &b) in body.iter().enumerate() {
+        cur.push(b);
+        if b == b'\n' || (b == b'\r' && body.get(i + 1) != Some(&b'\n')) {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// At most this many questions per pair minimisation: pairs with a Python or
+/// worker oracle cost up to a millisecond each.
+const MINIMISE_BUDGET: u64 = 1_500;
+
+/// And at most this long: some parsers are super-linear on some inputs (the
+/// robotstxt crate takes seconds on a 16 KiB line of `*`), and a
+/// half-minimised input still classifies.
+const MINIMISE_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Shrink `input` while the pair keeps exactly the outcomes it gives now
+/// (see the module docs for the steps). Structure-preserving: lines are
+/// deleted whole and only values are cut, so a key is never misspelt by the
+/// shrinking itself.
+pub fn minimise(pair: &mut dyn PairAsk, input: &Input) -> Input {
+    let want = pair.ask(input);
+    let asked = std::cell::Cell::new(0u64);
+    let started = std::time::Instant::now();
+    let spent = || asked.get() >= MINIMISE_BUDGET || started.elapsed() > MINIMISE_TIME;
+    let mut holds = |cand: &Input| {
+        if spent() {
+            return false;
+        }
+        asked.set(asked.get() + 1);
+        pair.ask(cand) == want
+    };
+    let mut cur = input.clone();
+    let normal = normalise_line_ends(&cur.body);
+    if normal != cur.body && holds(&with_body(&cur, normal.clone())) {
+        cur.body = normal;
+    }
+    cur.body = shrink_lines(input, &cur, &mut holds, &spent);
+    cur.body = shrink_values(&cur, &mut holds, &spent);
+    cur.url = shrink_url(&cur, &mut holds, &spent);
+    let chars: Vec<char> = cur.agent.chars().collect();
+    let agent = ddmin_until(
+        chars,
+        |c| {
+            let a: String = c.iter().collect();
+            !a.is_empty()
+                && holds(&Input {
+                    agent: a,
+                    ..cur.clone()
+                })
+        },
+        &spent,
+    );
+    cur.agent = agent.into_iter().collect();
+    cur.body = shrink_lines(input, &cur, &mut holds, &spent);
+    cur
+}
+
+/// Delete whole lines of `cur` while the outcomes hold and the file keeps
+/// the shape of `original` (see [`keeps_shape`]).
+fn shrink_lines(
+    original: &Input,
+    cur: &Input,
+    holds: &mut dyn FnMut(&Input) -> bool,
+    spent: &dyn Fn() -> bool,
+) -> Vec<u8> {
+    let kept = ddmin_until(
+        lines(&cur.body),
+        |c| {
+            let b = c.concat();
+            keeps_shape(&original.body, &b) && holds(&with_body(cur, b))
+        },
+        spent,
+    );
+    kept.concat()
+}
+
+fn with_body(input: &Input, body: Vec<u8>) -> Input {
+    Input {
+        body,
+        ..input.clone()
+    }
+}
+
+/// Each rule's value (after the colon) cut by ddmin over its characters
+/// (its bytes when it is not UTF-8), never to empty; leading whitespace and
+/// line end kept. Group names are left whole: cutting `*` to an empty name
+/// would itself be a cause (CPython's substring match).
+fn shrink_values(
+    cur: &Input,
+    holds: &mut dyn FnMut(&Input) -> bool,
+    spent: &dyn Fn() -> bool,
+) -> Vec<u8> {
+    let mut ls = lines(&cur.body);
+    for i in 0..ls.len() {
+        let (content, end) = split_end(&ls[i]);
+        if !catalogue::is_rule(content) {
+            continue;
+        }
+        let Some(colon) = content.iter().position(|&b| b == b':') else {
+            continue;
+        };
+        let lead = content[colon + 1..]
+            .iter()
+            .take_while(|b| **b == b' ' || **b == b'\t')
+            .count();
+        let head = content[..colon + 1 + lead].to_vec();
+        let value = &content[colon + 1 + lead..];
+        let end = end.to_vec();
+        // A pattern that starts with `/` keeps it: one without is a cause
+        // of its own (read as relative, or as a literal prefix).
+        let slash = value.first() == Some(&b'/');
+        let mut try_value = |v: &[u8]| {
+            let mut cand = ls.clone();
+            cand[i] = [head.as_slice(), v, end.as_slice()].concat();
+            !v.is_empty()
+                && (!slash || v.first() == Some(&b'/'))
+                && holds(&with_body(cur, cand.concat()))
+        };
+        let value: Vec<u8> = match std::str::from_utf8(value) {
+            Ok(text) => {
+                let chars: Vec<char> = text.chars().collect();
+                let kept = ddmin_until(
+                    chars,
+                    |c| try_value(c.iter().collect::<String>().as_bytes()),
+                    spent,
+                );
+                kept.into_iter().collect::<String>().into_bytes()
+            }
+            Err(_) => ddmin_until(value.to_vec(), |v| try_value(v), spent),
+        };
+        ls[i] = [head, value, end].concat();
+    }
+    ls.concat()
+}
+
+/// Does deleting lines keep the file's shape? Rules must not lose their
+/// group (orphan rules are a cause of their own: texting_robots applies
+/// them to all), and the body must not become empty of user-agent lines.
+fn keeps_shape(original: &[u8], cand: &[u8]) -> bool {
+    let orphans = |b: &[u8]| {
+        let mut seen = false;
+        lines(b).iter().any(|l| {
+            let c = split_end(l).0;
+            seen |= catalogue::is_agent_line(c);
+            !seen && catalogue::is_rule(c)
+        })
+    };
+    // Nor may a blank line come to split a group (CPython 3.11 ends one
+    // there): no rule or user-agent line newly right after a blank line.
+    let split = |b: &[u8]| {
+        let ls = lines(b);
+        ls.windows(2).any(|w| {
+            let (a, c) = (split_end(&w[0]).0, split_end(&w[1]).0);
+            a.iter().all(|x| *x == b' ' || *x == b'\t')
+                && (catalogue::is_rule(c) || catalogue::is_agent_line(c))
+        })
+    };
+    (orphans(original) || !orphans(cand)) && (split(original) || !split(cand))
+}
+
+/// The URL on a plain host, then its path cut by ddmin over its characters.
+fn shrink_url(
+    cur: &Input,
+    holds: &mut dyn FnMut(&Input) -> bool,
+    spent: &dyn Fn() -> bool,
+) -> String {
+    let (host, path) = split_url(&cur.url);
+    let mut url = cur.url.clone();
+    if !host.is_empty() && host != "http://example.test" {
+        let plain = format!("http://example.test{path}");
+        if holds(&Input {
+            url: plain.clone(),
+            ..cur.clone()
+        }) {
+            url = plain;
+        }
+    }
+    let (host, path) = split_url(&url);
+    // An empty path (http://h) is a cause of its own: keep the `/`.
+    let slash = path.starts_with('/');
+    let chars: Vec<char> = path.chars().collect();
+    let path: String = ddmin_until(
+        chars,
+        |c| {
+            let p: String = c.iter().collect();
+            (if slash {
+                p.starts_with('/')
+            } else {
+                host.is_empty() || p.is_empty() || p.starts_with('/')
+            }) && holds(&Input {
+                url: format!("{host}{p}"),
+                ..cur.clone()
+            })
+        },
+        spent,
+    )
+    .into_iter()
+    .collect();
+    format!("{host}{path}")
+}
+
+/// `scheme://host[:port]` and the rest (path, query, fragment).
+pub fn split_url(url: &str) -> (String, String) {
+    match url.find("://") {
+        Some(i) => {
+            let after = &url[i + 3..];
+            let end = after.find(['/', '?', '#']).map_or(url.len(), |j| i + 3 + j);
+            (url[..end].to_string(), url[end..].to_string())
+        }
+        None => (String::new(), url.to_string()),
+    }
+}
+
+/// A line's content and its line end.
+fn split_end(line: &[u8]) -> (&[u8], &[u8]) {
+    let n = line
+        .iter()
+        .rev()
+        .take_while(|b| **b == b'\n' || **b == b'\r')
+        .count();
+    line.split_at(line.len() - n)
+}
+
+fn normalise_line_ends(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len());
+    let mut i = 0;
+    while i < body.len() {
+        if body[i] == b'\r' {
+            out.push(b'\n');
+            if body.get(i + 1) == Some(&b'\n') {
+                i += 1;
+            }
+        } else {
+            out.push(body[i]);
+        }
+        i += 1;
+    }
+    out
+}
+
+#[path = "cause_catalogue.rs"]
+mod catalogue;
+pub use catalogue::CATALOGUE;
+
+#[cfg(test)]
+#[path = "cause_tests.rs"]
+mod tests;

@@ -1,0 +1,104 @@
+//! The cause catalogue's transformations whose only ledger cases are shown
+//! by external oracles (fuzzcore's own tests cover the in-process ones):
+//! each neutralises its case on the real parser, run through its worker.
+//! Fails (never skips) when an oracle is missing: run `cargo xtask setup`.
+
+mod common;
+
+use engine::oracle::Oracle;
+use fuzzcore::cause::{agree, Input, OraclePair, PairAsk, CATALOGUE};
+use std::path::Path;
+use std::time::Duration;
+
+fn input(case_ref: &str) -> Input {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let corpus = engine::case::load_dir(&root.join("cases/corpus")).expect("corpus loads");
+    let (id, n) = case_ref.split_once('#').expect("case#N");
+    let case = corpus.get(id).expect("case in the corpus");
+    let q = &case.queries[n.parse::<usize>().expect("N") - 1].query;
+    Input {
+        body: case.body.clone(),
+        agent: q.agent.clone(),
+        url: q.url.clone(),
+    }
+}
+
+/// `name` neutralises `oracle` (external, through its worker) on `case_ref`,
+/// which ledger entry `entry` lists for it.
+fn neutralises(name: &str, entry: &str, case_ref: &str, oracle: &str) {
+    let ledger = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../cases/divergences/{oracle}.yaml")),
+    )
+    .unwrap_or_default()
+        + &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/divergences.yaml"),
+        )
+        .expect("ledger");
+    let at = ledger
+        .find(&format!("id: {entry}\n"))
+        .unwrap_or_else(|| panic!("no ledger entry {entry}"));
+    let rest = &ledger[at..];
+    let end = rest[4..].find("\n  - id:").map_or(rest.len(), |e| e + 4);
+    assert!(
+        rest[..end].contains(case_ref),
+        "{entry} does not list {case_ref}"
+    );
+    let registered = common::registered();
+    let o = registered
+        .iter()
+        .find(|o| o.name == oracle)
+        .unwrap_or_else(|| panic!("{oracle} is not registered"));
+    let mut worker = common::start(o, Duration::from_secs(30));
+    let mut reference = oracles::registry()
+        .into_iter()
+        .find(|e| e.name == "rfc9309")
+        .map(|e| (e.make)().expect("rfc9309 is always built"))
+        .expect("rfc9309 registered");
+    let mut pair = OraclePair::new(reference.as_mut(), &mut worker as &mut dyn Oracle);
+    let before = input(case_ref);
+    let answers = pair.ask(&before);
+    assert!(
+        !agree(&answers),
+        "{oracle} agrees on {case_ref}: {answers:?}"
+    );
+    let t = CATALOGUE
+        .iter()
+        .find(|t| t.name == name)
+        .expect("in the catalogue");
+    let after = (t.apply)(&before).unwrap_or_else(|| panic!("{name} does not apply"));
+    let now = pair.ask(&after);
+    assert!(
+        agree(&now),
+        "{name} does not neutralise {oracle}: {answers:?} -> {now:?}"
+    );
+}
+
+#[test]
+fn decode_utf16_neutralises_www_robotrules_on_a_utf16_file() {
+    neutralises(
+        "decode-utf16",
+        "utf16-file-decoded-or-read-as-bytes",
+        "enc-utf16le-file#1",
+        "www-robotrules",
+    );
+}
+
+#[test]
+fn normalise_line_ends_neutralises_robotspy_on_a_lone_cr() {
+    neutralises(
+        "normalise-line-ends",
+        "cr-is-not-a-line-end-robotspy",
+        "rfc-line-ends-cr-lf-crlf#1",
+        "robotspy",
+    );
+}
+
+#[test]
+fn remove_inner_bom_neutralises_robots_parser_on_a_bom_mid_file() {
+    neutralises(
+        "remove-inner-bom",
+        "string-trim-strips-bom-robots-parser",
+        "google-bom-in-the-middle#2",
+        "robots-parser",
+    );
+}
