@@ -238,7 +238,13 @@ print $rules->allowed($url) ? \"allowed\\n\" : \"disallowed\\n\";\n{}",
 }
 
 fn webrobots(inp: &Input) -> Option<String> {
-    let u = interpolating_text(&inp.query.url);
+    // webrobots wants a URL for every ask; the harness asks about this one
+    // when a crawl-delay or sitemaps query has none.
+    let url = match inp.query.url.as_str() {
+        "" if inp.query.ask != Ask::CanFetch => "http://example.test/",
+        u => u,
+    };
+    let u = interpolating_text(url);
     let call = match inp.query.ask {
         Ask::CanFetch => format!("robots.allowed?({u})"),
         Ask::CrawlDelay => format!("robots.crawl_delay({u})"),
