@@ -97,7 +97,7 @@ pub fn page(title: &str, root: &str, generated: &str, body: &str) -> String {
 <title>{} — repdiff</title><style>{CSS}</style></head><body>\
 <header><a href=\"{root}index.html\">repdiff</a><a href=\"{root}cases.html\">cases</a>\
 <a href=\"{root}ledger.html\">ledger</a><a href=\"{root}history.html\">versions</a>\
-<a href=\"{root}suites.html\">suites</a><a href=\"{root}census.html\">census</a></header>\
+<a href=\"{root}suites.html\">suites</a><a href=\"{root}census.html\">census</a><a href=\"{root}findings.html\">findings</a></header>\
 <main>{body}<p class=\"muted\">{}</p></main></body></html>\n",
         esc(title),
         esc(generated)

@@ -45,6 +45,10 @@ pub fn render(inp: &Inputs<'_>) -> Vec<(String, Vec<u8>)> {
         ("history.html".into(), pages::history_page(&cx).into_bytes()),
         ("census.html".into(), pages::census_page(&cx).into_bytes()),
         ("suites.html".into(), pages::suites_page(&cx).into_bytes()),
+        (
+            "findings.html".into(),
+            pages::findings_page(&cx).into_bytes(),
+        ),
     ];
     for o in &inp.report.oracles {
         files.push((

@@ -99,6 +99,18 @@ fn entry_table(b: &mut String, cx: &Ctx) {
     b.push_str("</tbody></table>");
 }
 
+/// The classification, with a link to the write-up for a `bug`.
+fn classification_html(e: &Entry) -> String {
+    if e.classification == engine::ledger::Classification::Bug {
+        format!(
+            "bug · <a href=\"{}\">write-up</a>",
+            esc(&write_up_href(ROOT, &e.id))
+        )
+    } else {
+        esc(e.classification.as_str())
+    }
+}
+
 /// One entry: its facts and explanation, then the cells that show it.
 fn entry(b: &mut String, cx: &Ctx, e: &Entry) {
     let root = ROOT;
@@ -111,7 +123,7 @@ fn entry(b: &mut String, cx: &Ctx, e: &Entry) {
         slug(&e.id),
         esc(&e.id),
         esc(&e.title),
-        esc(e.classification.as_str()),
+        classification_html(e),
         esc(&e.rfc),
         link_or_text(&e.upstream),
         e.oracles

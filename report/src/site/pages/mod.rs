@@ -7,6 +7,7 @@
 mod case;
 mod cases;
 mod census;
+mod findings;
 mod history;
 mod index;
 mod ledger;
@@ -17,6 +18,7 @@ mod summary;
 pub use case::case;
 pub use cases::cases;
 pub use census::census_page;
+pub use findings::{findings_page, write_up_href};
 pub use history::history_page;
 pub use index::index;
 pub use ledger::ledger;

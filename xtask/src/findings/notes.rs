@@ -1,0 +1,78 @@
+//! `cases/findings.yaml`: what a person wrote for a write-up that no data
+//! holds, keyed by ledger entry id (the suggested fix). Kept apart from the
+//! ledger so that the ledger stays about explaining cells. Every id must be
+//! a ledger entry classified `bug`; anything else is an error naming the
+//! file and line, as the corpus and ledger loaders do.
+
+use engine::case::find_line;
+use engine::ledger::{Classification, Ledger};
+use repdiff::cli::Usage;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Raw {
+    findings: Vec<Note>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Note {
+    /// The ledger entry this note is for.
+    id: String,
+    /// The suggested fix, naming the library's function where possible.
+    fix: String,
+}
+
+/// Entry id -> suggested fix. A missing file is no notes at all.
+pub fn load(path: &Path, ledger: &Ledger) -> Result<BTreeMap<String, String>, Usage> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(e) => return Err(Usage(format!("cannot read {}: {e}", path.display()))),
+    };
+    parse(path, &text, ledger)
+}
+
+/// Parse and check the notes against the ledger.
+pub fn parse(path: &Path, text: &str, ledger: &Ledger) -> Result<BTreeMap<String, String>, Usage> {
+    let raw: Raw = serde_yaml::from_str(text).map_err(|e| {
+        let line = e
+            .location()
+            .map_or(String::new(), |l| format!(":{}", l.line()));
+        Usage(format!("{}{line}: {e}", path.display()))
+    })?;
+    let mut out = BTreeMap::new();
+    for note in raw.findings {
+        let line = find_line(text, "id", &note.id).unwrap_or(1);
+        let fail = |m: String| {
+            Usage(format!(
+                "{}:{line}: finding `{}`: {m}",
+                path.display(),
+                note.id
+            ))
+        };
+        match ledger.get(&note.id) {
+            None => return Err(fail("no ledger entry has this id".into())),
+            Some(e) if e.classification != Classification::Bug => {
+                return Err(fail(format!(
+                    "the ledger classifies it `{}`; write-ups are for `bug` entries",
+                    e.classification.as_str()
+                )))
+            }
+            Some(_) => {}
+        }
+        if note.fix.trim().is_empty() {
+            return Err(fail("empty fix".into()));
+        }
+        if out
+            .insert(note.id.clone(), note.fix.trim().to_string())
+            .is_some()
+        {
+            return Err(fail("duplicate id".into()));
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,279 @@
+//! The Markdown of a write-up and of the index. Plain text built from
+//! typed data; every section a maintainer needs has its own heading, which
+//! the xtask test checks.
+
+use super::repro::{self, escape_bytes};
+use super::{Finding, Pick};
+use engine::oracle::Ask;
+use std::fmt::Write as _;
+
+/// The headings every write-up has, in order (checked by the tests).
+#[cfg(test)]
+pub const SECTIONS: &[&str] = &[
+    "## Upstream",
+    "## Affected versions",
+    "## Minimal input",
+    "## Expected behaviour (RFC 9309)",
+    "## Actual behaviour",
+    "## Reproducer",
+    "## Direct reproducer",
+    "## Suggested fix",
+    "## Why (from the ledger)",
+];
+
+/// Bodies longer than this are shown by their start only, and the direct
+/// reproducers point to the case instead of embedding them.
+const SHOWN_BYTES: usize = 2000;
+
+/// The upstream link, or `None` when the ledger knows of none.
+pub fn upstream<'a>(f: &Finding<'a>) -> Option<&'a str> {
+    let u = f.entry.upstream.trim();
+    (u.starts_with("http://") || u.starts_with("https://")).then_some(u)
+}
+
+pub fn write_up(f: &Finding) -> String {
+    let e = f.entry;
+    let mut s = format!(
+        "<!-- Written by `cargo xtask findings` from the ledger, the corpus and cases/findings.yaml; \
+do not edit (--check fails). -->\n# {}\n\n\
+Ledger entry [`{}`](../site/ledger.html#{}) · classification `bug` · RFC 9309 {} · \
+oracles: {}\n\n",
+        e.title,
+        e.id,
+        e.id,
+        e.rfc,
+        e.oracles.iter().map(|o| format!("`{o}`")).collect::<Vec<_>>().join(", ")
+    );
+    s.push_str("## Upstream\n\n");
+    match upstream(f) {
+        Some(u) => {
+            let _ = writeln!(s, "Already reported or discussed upstream: <{u}>\n");
+        }
+        None => s.push_str("No upstream issue known (`upstream: none known` in the ledger).\n\n"),
+    }
+    affected(&mut s, f);
+    minimal_input(&mut s, f);
+    expected(&mut s, f);
+    actual(&mut s, f);
+    reproducer(&mut s, f);
+    direct(&mut s, f);
+    s.push_str("## Suggested fix\n\n");
+    s.push_str(f.fix.unwrap_or("No suggested fix written yet."));
+    s.push_str("\n\n## Why (from the ledger)\n\n");
+    s.push_str(e.explanation.trim());
+    s.push('\n');
+    s
+}
+
+fn affected(s: &mut String, f: &Finding) {
+    s.push_str("## Affected versions\n\n| oracle | library and version tested | obtained from |\n|---|---|---|\n");
+    for o in &f.entry.oracles {
+        let (version, from) = f
+            .versions
+            .get(o)
+            .cloned()
+            .unwrap_or_else(|| ("not in the published run".into(), String::new()));
+        let _ = writeln!(s, "| `{o}` | {version} | {from} |");
+    }
+    s.push_str(
+        "\nThe versions are the ones the published run (`reports/latest/compat.json`) tested; \
+other versions were not checked.\n\n",
+    );
+}
+
+/// Which queries a pick shows, as `case#N`.
+fn cell_ref(p: &Pick) -> String {
+    format!("{}#{}", p.case.id, p.index + 1)
+}
+
+fn oracles_of(p: &Pick) -> String {
+    p.oracles
+        .iter()
+        .map(|(o, _)| format!("`{o}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn minimal_input(s: &mut String, f: &Finding) {
+    s.push_str("## Minimal input\n\n");
+    for p in &f.picks {
+        let q = &p.case.queries[p.index].query;
+        let _ = writeln!(
+            s,
+            "Case `{}` ({}, line {}), shown for {}: {}\n",
+            cell_ref(p),
+            p.case
+                .file
+                .strip_prefix(crate::paths::root())
+                .unwrap_or(&p.case.file)
+                .display(),
+            p.case.line,
+            oracles_of(p),
+            p.case.title
+        );
+        let body = &p.case.body;
+        let shown = &body[..body.len().min(SHOWN_BYTES)];
+        let more = if body.len() > SHOWN_BYTES {
+            format!(" (the first {SHOWN_BYTES} of {} bytes)", body.len())
+        } else {
+            format!(" ({} bytes)", body.len())
+        };
+        let _ = writeln!(
+            s,
+            "robots.txt body{more}, as escaped bytes:\n\n```text\nb\"{}\"\n```\n",
+            escape_bytes(shown)
+        );
+        let _ = writeln!(
+            s,
+            "- ask: `{}`\n- agent: `{}`\n- URL: `{}`",
+            q.ask.as_str(),
+            escape_bytes(q.agent.as_bytes()),
+            escape_bytes(q.url.as_bytes())
+        );
+        if let Some(h) = &p.case.http {
+            let _ = writeln!(
+                s,
+                "- served over HTTP: status {}{}{}",
+                h.status,
+                if h.gzip { ", gzip-encoded" } else { "" },
+                if h.redirects.is_empty() {
+                    String::new()
+                } else {
+                    format!(", after redirects {:?}", h.redirects)
+                }
+            );
+        }
+        s.push('\n');
+    }
+}
+
+fn expected(s: &mut String, f: &Finding) {
+    s.push_str("## Expected behaviour (RFC 9309)\n\n");
+    for p in &f.picks {
+        let q = &p.case.queries[p.index];
+        let reference = match &p.reference {
+            Some(r) => format!("the `rfc9309` reference answers **{r}**"),
+            None => "an HTTP case: the reference answers it over a local server".into(),
+        };
+        let _ = writeln!(
+            s,
+            "`{}`: expected **{}** ({}); {reference}.",
+            cell_ref(p),
+            q.expect,
+            q.basis
+        );
+        if let Some(why) = &q.why {
+            let _ = writeln!(s, "Why: {}", why.trim());
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(s, "The ledger entry cites RFC 9309 {}.\n", f.entry.rfc);
+}
+
+fn actual(s: &mut String, f: &Finding) {
+    s.push_str("## Actual behaviour\n\n| oracle | case | answer |\n|---|---|---|\n");
+    for p in &f.picks {
+        for (o, pin) in &p.oracles {
+            let _ = writeln!(s, "| `{o}` | `{}` | **{pin}** |", cell_ref(p));
+        }
+    }
+    let n = f.entry.cases.len();
+    let _ = writeln!(
+        s,
+        "\nThese are the outcomes the ledger pins; every conformance run checks them against the real \
+library and fails if one changes. The entry explains {n} case reference(s) in all: {}.\n",
+        f.entry.cases.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
+    );
+}
+
+fn reproducer(s: &mut String, f: &Finding) {
+    s.push_str("## Reproducer\n\n```sh\n");
+    for p in &f.picks {
+        let mut line = format!("cargo xtask check --case {}", cell_ref(p));
+        for (o, _) in &p.oracles {
+            let _ = write!(line, " --oracle {o}");
+        }
+        line.push_str(" --oracle rfc9309");
+        let _ = writeln!(s, "{line}");
+    }
+    s.push_str("```\n\n");
+}
+
+fn direct(s: &mut String, f: &Finding) {
+    s.push_str("## Direct reproducer\n\n");
+    for p in &f.picks {
+        let q = &p.case.queries[p.index];
+        for (o, pin) in &p.oracles {
+            let _ = writeln!(s, "### `{o}`\n");
+            if p.case.http.is_some() {
+                s.push_str("This case depends on the HTTP response (see the minimal input), so the direct \
+reproducer is the `cargo xtask check` line above, which serves it from a local server.\n\n");
+                continue;
+            }
+            if p.case.body.len() > SHOWN_BYTES {
+                let _ = writeln!(
+                    s,
+                    "The body is {} bytes; take it from the case file named above.\n",
+                    p.case.body.len()
+                );
+                continue;
+            }
+            let expected = q.expect.to_string();
+            let inp = repro::Input {
+                body: &p.case.body,
+                query: &q.query,
+                expected: &expected,
+                actual: pin,
+            };
+            match repro::direct(o, &inp) {
+                Some((lang, code)) => {
+                    let _ = writeln!(s, "```{lang}\n{code}```\n");
+                }
+                None => {
+                    let ask = if q.query.ask == Ask::CanFetch {
+                        "this oracle"
+                    } else {
+                        q.query.ask.as_str()
+                    };
+                    let _ = writeln!(
+                        s,
+                        "No direct template for {ask} yet; use the `cargo xtask check` line.\n"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// `reports/findings/README.md`: one row per write-up.
+pub fn index(findings: &[Finding]) -> String {
+    let fixed = findings.iter().filter(|f| f.fix.is_some()).count();
+    let up = findings.iter().filter(|f| upstream(f).is_some()).count();
+    let mut s = format!(
+        "<!-- Written by `cargo xtask findings`; do not edit (--check fails). -->\n# Findings: upstream-ready write-ups\n\n\
+One write-up per ledger entry classified `bug` ({} in all; {fixed} with a hand-written suggested fix, \
+{up} with a known upstream issue). Each has the affected versions, the minimal input as escaped bytes, \
+the RFC 9309 expectation, the actual answer, a `cargo xtask check` line and a program in the library's \
+own language. Regenerate with `cargo xtask findings`; suggested fixes live in `cases/findings.yaml`.\n\n\
+| write-up | oracles | RFC 9309 | upstream | fix |\n|---|---|---|---|---|\n",
+        findings.len()
+    );
+    for f in findings {
+        let e = f.entry;
+        let _ = writeln!(
+            s,
+            "| [{}]({}.md) | {} | {} | {} | {} |",
+            e.title.replace('|', "\\|"),
+            e.id,
+            e.oracles
+                .iter()
+                .map(|o| format!("`{o}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            e.rfc,
+            upstream(f).map_or("none known".to_string(), |u| format!("<{u}>")),
+            if f.fix.is_some() { "yes" } else { "–" }
+        );
+    }
+    s
+}

@@ -1,0 +1,356 @@
+//! Direct reproducers: one small program per oracle, in the library's own
+//! language, calling the library the way the repdiff harness for that
+//! oracle calls it (oracles/src/python/glue.py, oracles/harness/*), so the
+//! program shows what a maintainer sees without repdiff in between.
+
+use engine::oracle::{Ask, Query};
+
+/// One input, as the templates need it.
+pub struct Input<'a> {
+    pub body: &'a [u8],
+    pub query: &'a Query,
+    /// What RFC 9309 expects, in words (`allowed`, `disallowed`, ...).
+    pub expected: &'a str,
+    /// What the ledger pins for this oracle here.
+    pub actual: &'a str,
+}
+
+/// The fenced code block language and the program, or `None` when this
+/// oracle has no template for the query's ask (the `cargo xtask` line is
+/// then the reproducer).
+pub fn direct(oracle: &str, inp: &Input) -> Option<(&'static str, String)> {
+    let out = match oracle {
+        "cpython-3.11" | "cpython-3.15" => ("python", cpython(oracle, inp)?),
+        "protego" | "protego-0.6.1" => ("python", protego(oracle, inp)?),
+        "robotspy" => ("python", robotspy(inp)?),
+        "robots-parser" => ("js", robots_parser(inp)?),
+        "www-robotrules" => ("perl", www_robotrules(inp)?),
+        "webrobots" => ("ruby", webrobots(inp)?),
+        "texting-robots" => ("rust", texting_robots(inp)?),
+        "robotstxt-rs" => ("rust", robotstxt_rs(inp)?),
+        "spider" => ("rust", spider(inp)?),
+        "google" => ("cpp", google(inp)?),
+        _ => return None,
+    };
+    Some(out)
+}
+
+/// Rust-style escaping (also valid for Python bytes, JS, Ruby and Perl
+/// double-quoted strings once `$`, `@` and `#` are handled by the caller):
+/// printable ASCII stays readable, everything else is `\xNN`.
+pub fn escape_bytes(body: &[u8]) -> String {
+    let mut s = String::new();
+    for &b in body {
+        match b {
+            b'\n' => s.push_str("\\n"),
+            b'\r' => s.push_str("\\r"),
+            b'\t' => s.push_str("\\t"),
+            b'\\' => s.push_str("\\\\"),
+            b'"' => s.push_str("\\\""),
+            0x20..=0x7e => s.push(b as char),
+            _ => s.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    s
+}
+
+/// A text (agent or URL) as a double-quoted literal in any of the
+/// languages: ASCII controls escaped, other characters kept as written
+/// (every template's source is UTF-8), since `\xNN` means a byte in some
+/// of these languages and a character in others.
+fn text_lit(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        if c.is_ascii() {
+            out.push_str(&escape_bytes(&[c as u8]));
+        } else {
+            out.push(c);
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Perl and Ruby interpolate `$`/`@` (Perl) and `#{` (Ruby) in "..." strings.
+fn interpolating_lit(s: &[u8]) -> String {
+    let e = escape_bytes(s)
+        .replace('$', "\\$")
+        .replace('@', "\\@")
+        .replace('#', "\\#");
+    format!("\"{e}\"")
+}
+
+/// [`text_lit`] for Perl and Ruby.
+fn interpolating_text(s: &str) -> String {
+    text_lit(s)
+        .replace('$', "\\$")
+        .replace('@', "\\@")
+        .replace('#', "\\#")
+}
+
+/// C++: octal escapes, which cannot swallow a following hex digit.
+fn cpp_lit(s: &[u8]) -> String {
+    let mut out = String::from("\"");
+    for &b in s {
+        match b {
+            b'\n' => out.push_str("\\n"),
+            b'\\' => out.push_str("\\\\"),
+            b'"' => out.push_str("\\\""),
+            b'?' => out.push_str("\\?"),
+            0x20..=0x7e => out.push(b as char),
+            _ => out.push_str(&format!("\\{b:03o}")),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn trailer(inp: &Input, comment: &str) -> String {
+    format!(
+        "{comment} RFC 9309 expects: {}; this library answers: {}\n",
+        inp.expected, inp.actual
+    )
+}
+
+fn cpython(oracle: &str, inp: &Input) -> Option<String> {
+    let (a, u) = (text_lit(&inp.query.agent), text_lit(&inp.query.url));
+    let call = match inp.query.ask {
+        Ask::CanFetch => format!("rp.can_fetch({a}, {u})"),
+        Ask::CrawlDelay => format!("rp.crawl_delay({a})"),
+        Ask::RequestRate => format!("rp.request_rate({a})"),
+        Ask::Sitemaps => "rp.site_maps()".into(),
+    };
+    let run = if oracle == "cpython-3.11" {
+        "python3.11"
+    } else {
+        "python3.15"
+    };
+    Some(format!(
+        "# run: {run} repro.py\nimport urllib.robotparser\n\nbody = b\"{}\"\n\
+rp = urllib.robotparser.RobotFileParser()\n\
+# the lines RobotFileParser.read() would parse from a 200 response with this body\n\
+rp.parse(body.decode(\"utf-8\", \"surrogateescape\").splitlines())\n\
+print({call})\n{}",
+        escape_bytes(inp.body),
+        trailer(inp, "#")
+    ))
+}
+
+fn protego(oracle: &str, inp: &Input) -> Option<String> {
+    let (a, u) = (text_lit(&inp.query.agent), text_lit(&inp.query.url));
+    let call = match inp.query.ask {
+        Ask::CanFetch => format!("rp.can_fetch({u}, {a})"),
+        Ask::CrawlDelay => format!("rp.crawl_delay({a})"),
+        Ask::RequestRate => format!("rp.request_rate({a})"),
+        Ask::Sitemaps => "list(rp.sitemaps)".into(),
+    };
+    let pin = if oracle == "protego" {
+        "0.7.0"
+    } else {
+        "0.6.1"
+    };
+    Some(format!(
+        "# pip install protego=={pin}; run: python3 repro.py\nfrom protego import Protego\n\n\
+body = b\"{}\"\nrp = Protego.parse(body.decode(\"utf-8\", \"surrogateescape\"))\nprint({call})\n{}",
+        escape_bytes(inp.body),
+        trailer(inp, "#")
+    ))
+}
+
+fn robotspy(inp: &Input) -> Option<String> {
+    let (a, u) = (text_lit(&inp.query.agent), text_lit(&inp.query.url));
+    let call = match inp.query.ask {
+        Ask::CanFetch => format!("parser.can_fetch({a}, {u})"),
+        Ask::Sitemaps => "parser.sitemaps".into(),
+        _ => return None,
+    };
+    Some(format!(
+        r#"# pip install robotspy==0.13.0; run: python3 repro.py
+import io
+import robots
+
+body = b"{}"
+# decoded line by line as RobotsParser.from_uri reads a 200 response
+lines, not_utf8 = [], False
+for line in io.BytesIO(body):
+    try:
+        lines.append(line.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        not_utf8 = True
+        break
+parser = robots.RobotsParser.from_string("".join(lines))
+if not_utf8:
+    parser.allow_all = True  # what from_uri does on UnicodeDecodeError
+print({call})
+{}"#,
+        escape_bytes(inp.body),
+        trailer(inp, "#")
+    ))
+}
+
+fn robots_parser(inp: &Input) -> Option<String> {
+    let (a, u) = (text_lit(&inp.query.agent), text_lit(&inp.query.url));
+    let call = match inp.query.ask {
+        Ask::CanFetch => format!("robots.isAllowed({u}, {a})"),
+        Ask::CrawlDelay => format!("robots.getCrawlDelay({a})"),
+        Ask::Sitemaps => "robots.getSitemaps()".into(),
+        Ask::RequestRate => return None,
+    };
+    Some(format!(
+        "// npm install robots-parser@3.0.1; run: node repro.js\nconst robotsParser = require('robots-parser');\n\n\
+// the bytes, one JS char per byte, then decoded as UTF-8\n\
+const body = Buffer.from({}, 'latin1');\n\
+const url = {u};\n\
+let origin = 'null';\ntry {{ origin = new URL(url).origin; }} catch (e) {{}}\n\
+const robotsUrl = origin === 'null' ? 'http://robots-relative.samclarke.com/robots.txt' : origin + '/robots.txt';\n\
+const robots = robotsParser(robotsUrl, new TextDecoder('utf-8').decode(body));\n\
+console.log({call});\n{}",
+        text_lit_bytes(inp.body),
+        trailer(inp, "//")
+    ))
+}
+
+/// A JS string literal holding one char per byte (`\xNN` is a code unit).
+fn text_lit_bytes(b: &[u8]) -> String {
+    format!("\"{}\"", escape_bytes(b))
+}
+
+fn www_robotrules(inp: &Input) -> Option<String> {
+    if inp.query.ask != Ask::CanFetch {
+        return None;
+    }
+    Some(format!(
+        "# apt install libwww-robotrules-perl libwww-perl; run: perl repro.pl\nuse strict;\nuse warnings;\n\
+use HTTP::Response;\nuse URI;\nuse WWW::RobotRules;\n\n\
+my $body = {};\nmy $url = {};\n\
+# what LWP::RobotUA 6.68 hands to parse(): the decoded content, or \"\" without a Disallow line\n\
+my $response = HTTP::Response->new(200, 'OK', ['Content-Type' => 'text/plain'], $body);\n\
+my $text = $response->decoded_content;\n\
+$text = '' unless $text && $text =~ /^\\s*Disallow\\s*:/mi;\n\
+my $rules = WWW::RobotRules->new({});\n\
+$rules->parse(URI->new_abs('/robots.txt', URI->new($url)), $text);\n\
+print $rules->allowed($url) ? \"allowed\\n\" : \"disallowed\\n\";\n{}",
+        interpolating_lit(inp.body),
+        interpolating_text(&inp.query.url),
+        interpolating_text(&inp.query.agent),
+        trailer(inp, "#")
+    ))
+}
+
+fn webrobots(inp: &Input) -> Option<String> {
+    // webrobots wants a URL for every ask; the harness asks about this one
+    // when a crawl-delay or sitemaps query has none.
+    let url = match inp.query.url.as_str() {
+        "" if inp.query.ask != Ask::CanFetch => "http://example.test/",
+        u => u,
+    };
+    let u = interpolating_text(url);
+    let call = match inp.query.ask {
+        Ask::CanFetch => format!("robots.allowed?({u})"),
+        Ask::CrawlDelay => format!("robots.crawl_delay({u})"),
+        Ask::Sitemaps => format!("robots.sitemaps({u})"),
+        Ask::RequestRate => return None,
+    };
+    Some(format!(
+        "# apt install ruby-webrobots (or gem install webrobots -v 0.1.2); run: ruby repro.rb\nrequire 'webrobots'\n\n\
+body = {}.b\n\
+robots = WebRobots.new({}, http_get: ->(_uri) {{ body.dup }}, crawl_delay: :ignore)\n\
+p {call}\n{}",
+        interpolating_lit(inp.body),
+        interpolating_text(&inp.query.agent),
+        trailer(inp, "#")
+    ))
+}
+
+fn texting_robots(inp: &Input) -> Option<String> {
+    if inp.query.ask != Ask::CanFetch {
+        return None;
+    }
+    Some(format!(
+        r#"// Cargo.toml: texting_robots = "=0.2.2"; run: cargo run
+fn main() {{
+    let body: &[u8] = b"{}";
+    match texting_robots::Robot::new({}, body) {{
+        Ok(robot) => println!("{{}}", if robot.allowed({}) {{ "allowed" }} else {{ "disallowed" }}),
+        Err(e) => println!("error: {{e}}"),
+    }}
+}}
+{}"#,
+        escape_bytes(inp.body),
+        text_lit(&inp.query.agent),
+        text_lit(&inp.query.url),
+        trailer(inp, "//")
+    ))
+}
+
+fn robotstxt_rs(inp: &Input) -> Option<String> {
+    if inp.query.ask != Ask::CanFetch {
+        return None;
+    }
+    Some(format!(
+        r#"// Cargo.toml: robotstxt = "=0.3.0"; run: cargo run
+fn main() {{
+    let body: &[u8] = b"{}";
+    let text = String::from_utf8_lossy(body);
+    let mut matcher = robotstxt::DefaultMatcher::default();
+    let ok = matcher.one_agent_allowed_by_robots(&text, {}, {});
+    println!("{{}}", if ok {{ "allowed" }} else {{ "disallowed" }});
+}}
+{}"#,
+        escape_bytes(inp.body),
+        text_lit(&inp.query.agent),
+        text_lit(&inp.query.url),
+        trailer(inp, "//")
+    ))
+}
+
+fn spider(inp: &Input) -> Option<String> {
+    let (a, u) = (text_lit(&inp.query.agent), text_lit(&inp.query.url));
+    let call = match inp.query.ask {
+        Ask::CanFetch => format!("parser.can_fetch({a}, {u})"),
+        Ask::RequestRate => format!("parser.get_req_rate({a}).map(|r| (r.requests, r.seconds))"),
+        _ => return None,
+    };
+    Some(format!(
+        r#"// Cargo.toml: spider = "=2.53.9"; run: cargo run
+use spider::packages::robotparser::parser::RobotFileParser;
+
+fn main() {{
+    let body: &[u8] = b"{}";
+    let body = body.strip_prefix(b"\xef\xbb\xbf").unwrap_or(body);
+    let mut parser = RobotFileParser::new();
+    parser.parse_str(&String::from_utf8_lossy(body));
+    parser.modified(); // as read() does after a fetch; without it every can_fetch is false
+    println!("{{:?}}", {call});
+}}
+{}"#,
+        escape_bytes(inp.body),
+        trailer(inp, "//")
+    ))
+}
+
+fn google(inp: &Input) -> Option<String> {
+    if inp.query.ask != Ask::CanFetch {
+        return None;
+    }
+    Some(format!(
+        r#"// build: g++ -std=c++17 -I. repro.cc robots.cc -labsl_strings -labsl_strings_internal \
+//   -labsl_int128 -labsl_raw_logging_internal -labsl_throw_delegate  (in a google/robotstxt checkout)
+#include <iostream>
+#include <string>
+#include "robots.h"
+
+int main() {{
+  const std::string body({}, {});
+  googlebot::RobotsMatcher matcher;
+  bool ok = matcher.OneAgentAllowedByRobots(body, {}, {});
+  std::cout << (ok ? "allowed" : "disallowed") << std::endl;
+}}
+{}"#,
+        cpp_lit(inp.body),
+        inp.body.len(),
+        cpp_lit(inp.query.agent.as_bytes()),
+        cpp_lit(inp.query.url.as_bytes()),
+        trailer(inp, "//")
+    ))
+}
