@@ -4,12 +4,12 @@
 //! the `cause:` of a ledger entry is found, never by hand: an entry takes a
 //! catalogue name only when the classifier gives it.
 
-use repdiff::cli::Usage;
 use engine::case::Corpus;
 use engine::ledger::{Entry, Ledger};
 use engine::oracle::{Ask, Oracle};
 use fuzzcore::cause::{self, Input, OraclePair};
 use fuzzcore::triage::REFERENCE;
+use repdiff::cli::Usage;
 use std::collections::BTreeMap;
 
 /// Two distinct oracles of `all` borrowed at once, by name.

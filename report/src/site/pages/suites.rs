@@ -35,11 +35,7 @@ fn matrix(cx: &Ctx, b: &mut String, s: &SuitesReport) {
 <th class=\"n\">skipped</th>",
     );
     for o in s.oracles.keys() {
-        let _ = write!(
-            b,
-            "<th class=\"m\">{}</th>",
-            cx.oracle_ref("", o)
-        );
+        let _ = write!(b, "<th class=\"m\">{}</th>", cx.oracle_ref("", o));
     }
     b.push_str("</tr></thead><tbody>");
     for (name, row) in &s.suites {
