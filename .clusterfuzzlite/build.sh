@@ -8,21 +8,27 @@
 # name. The list comes from the registry (`cargo xtask fuzz targets`).
 cd "$SRC/repdiff"
 
+# xtask is a plain host tool: it links the oracles crate, and Google's C++
+# compiled with the image's $CFLAGS/$CXXFLAGS (-fsanitize=address,
+# -fsanitize=fuzzer-no-link) does not link into a binary without libFuzzer.
+# So xtask runs without the sanitizer flags (fuzz/tools/cflite-local found
+# this).
+xtask() {
+  env -u CFLAGS -u CXXFLAGS -u RUSTFLAGS -u CXXFLAGS_x86_64_unknown_linux_gnu \
+    -u RUSTC_WRAPPER cargo xtask "$@"
+}
+
 # Fetch and verify the pinned third-party parsers (.cache/), as on a
 # developer's machine.
-cargo xtask setup
+xtask setup
 
-# Everything xtask does runs before the sanitizer flags below are exported:
-# xtask links the oracles crate, and Google's C++ built with
-# -fsanitize=fuzzer-no-link does not link into a binary without libFuzzer
-# (fuzz/tools/cflite-local found this).
 # The fuzzer list comes from the registry.
-TARGETS=$(cargo xtask fuzz targets)
+TARGETS=$(xtask fuzz targets)
 # The known-signature list (a corpus run through the oracles, triaged
 # against the ledger): the runner has no corpus to derive it from.
-cargo xtask fuzz known
+xtask fuzz known
 # Seed the differential_bytes target with the corpus bodies.
-cargo xtask fuzz seed 2>/dev/null || true
+xtask fuzz seed 2>/dev/null || true
 
 # Google's C++ goes through the cc crate: give it the sanitizer flags
 # ClusterFuzzLite chose ($CXXFLAGS carries -fsanitize=address/... and
