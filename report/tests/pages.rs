@@ -82,6 +82,36 @@ fn the_census_and_suites_pages_show_their_snapshots() {
     let top = &census.summary.top_signatures[0];
     assert!(c.contains(&format!("{} files, {} queries", top.files, top.queries)));
     assert!(c.contains(&format!("{} files asked", census.tally.files)));
+    // Each top signature is joined to the corpus queries with the same
+    // signature, and through their cells to the ledger entries explaining
+    // them; the expectation is computed here from the two snapshots.
+    let in_corpus = |sig: &str| {
+        report
+            .cases
+            .iter()
+            .flat_map(|c| &c.queries)
+            .filter(|q| q.signature == sig)
+            .count()
+    };
+    let (seen, unseen): (Vec<_>, Vec<_>) = census
+        .summary
+        .top_signatures
+        .iter()
+        .partition(|s| in_corpus(&s.signature) > 0);
+    for s in &seen {
+        let n = in_corpus(&s.signature);
+        let noun = if n == 1 { "query" } else { "queries" };
+        assert!(
+            c.contains(&format!("In the corpus: {n} {noun} with this signature")),
+            "{}",
+            s.signature
+        );
+    }
+    assert_eq!(
+        c.matches("no corpus query has this signature").count(),
+        unseen.len()
+    );
+    assert!(!seen.is_empty() && c.contains("href=\"ledger.html#"));
 
     let s = page(&files, "suites.html");
     assert!(s.contains("*3/4"), "the own parser's cell is starred");

@@ -41,7 +41,7 @@ with a verdict and the verdicts differ.</p>",
     b.push_str("</div>");
     pairs(&mut b, c);
     oracles(cx, &mut b, c);
-    signatures(&mut b, c);
+    signatures(cx, &mut b, c);
     impact(&mut b, c);
     crate::site::html::page("census", "", &cx.footer, &b)
 }
@@ -97,13 +97,16 @@ queries departing from <code>{}</code></th></tr></thead><tbody>",
     b.push_str("</tbody></table>");
 }
 
-fn signatures(b: &mut String, c: &Census) {
+fn signatures(cx: &Ctx, b: &mut String, c: &Census) {
     b.push_str(
         "<h2>Top signatures by files affected</h2><p>A signature is the agreement classes of one \
-query, as the conformance run writes them. None is linked to a ledger entry yet: each is \
-<span class=\"untri\">unexplained</span> until triaged. The example is the smallest affected \
-file.</p>",
+query, as the conformance run writes them. Where corpus queries of this run have the same \
+signature, the ledger entries that explain their cells are listed per oracle, with the cause \
+each names: a lead, not a proof, since one signature can have several causes. A signature no \
+corpus query shows is <span class=\"untri\">unexplained</span> until triaged. The example is \
+the smallest affected file.</p>",
     );
+    let corpus = corpus_signatures(cx);
     for (i, sig) in c.summary.top_signatures.iter().enumerate() {
         let e = &sig.example;
         let cut = if e.body_bytes as usize > e.body.len() {
@@ -125,7 +128,80 @@ file.</p>",
             e.body_bytes,
             body_view(e.body.as_bytes())
         );
+        explained_by(cx, b, corpus.get(sig.signature.as_str()));
     }
+}
+
+/// Corpus signature -> the (case, query) pairs that show it in this run.
+fn corpus_signatures<'a>(cx: &Ctx<'a>) -> BTreeMap<&'a str, Vec<(&'a str, usize)>> {
+    let mut out: BTreeMap<&str, Vec<(&str, usize)>> = BTreeMap::new();
+    for case in &cx.report.cases {
+        for q in &case.queries {
+            out.entry(q.signature.as_str())
+                .or_default()
+                .push((case.id.as_str(), q.index));
+        }
+    }
+    out
+}
+
+/// The ledger entries (and their causes) explaining the cells of the corpus
+/// queries with a census signature, per oracle.
+fn explained_by(cx: &Ctx, b: &mut String, hits: Option<&Vec<(&str, usize)>>) {
+    let Some(hits) = hits else {
+        b.push_str(
+            "<p><span class=\"untri\">Unexplained</span>: no corpus query has this \
+signature.</p>",
+        );
+        return;
+    };
+    let mut per_oracle: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for &(case, q) in hits {
+        for o in &cx.report.oracles {
+            if let Some(e) = cx
+                .cell(case, q, &o.name)
+                .and_then(|c| c.triaged_by.as_deref())
+            {
+                per_oracle.entry(o.name.as_str()).or_default().insert(e);
+            }
+        }
+    }
+    let (case, q) = hits[0];
+    let _ = write!(
+        b,
+        "<p>In the corpus: {} quer{} with this signature (first {}).</p>",
+        hits.len(),
+        if hits.len() == 1 { "y" } else { "ies" },
+        case_link("", case, Some(q))
+    );
+    if per_oracle.is_empty() {
+        return;
+    }
+    b.push_str(
+        "<table><thead><tr><th>oracle</th><th>ledger entries (cause)</th></tr></thead><tbody>",
+    );
+    for (oracle, entries) in per_oracle {
+        let list: Vec<String> = entries
+            .iter()
+            .map(|id| {
+                let cause = cx
+                    .inp
+                    .ledger
+                    .get(id)
+                    .and_then(|e| e.cause.as_deref())
+                    .map(|c| format!(" ({})", esc(c)))
+                    .unwrap_or_default();
+                format!("{}{cause}", entry_link("", id))
+            })
+            .collect();
+        let _ = write!(
+            b,
+            "<tr><td>{}</td><td>{}</td></tr>",
+            cx.oracle_ref("", oracle),
+            list.join(", ")
+        );
+    }
+    b.push_str("</tbody></table>");
 }
 
 fn impact(b: &mut String, c: &Census) {
