@@ -35,6 +35,11 @@ enum Command {
     #[command(flatten)]
     Product(Product),
     /// Fetch and verify every third-party parser (idempotent)
+    #[command(
+        long_about = "Fetch and verify every third-party parser, test suite and data set \
+(idempotent). Steps: apt, python, google, external, suites, census-data; \
+REPDIFF_SETUP_SKIP=step,step skips some (here and in the setup other commands run first)."
+    )]
     Setup,
     /// The nightly differential fuzz job (--minutes N --jobs J); `fuzz minimize FINDING`
     #[command(long_about = fuzz::HELP)]

@@ -129,19 +129,39 @@ pub fn run(ctx: &Ctx, piece: &str, cmd: &mut Command, fix: &str) -> Result<Strin
 /// One setup step: fetch, verify, or install one piece.
 type Step = fn(&Ctx, bool) -> Result<()>;
 
+/// Steps named in this variable (comma-separated) are skipped, by `setup`
+/// and by the setup every other command runs first. The ClusterFuzzLite build
+/// skips what fuzzing does not use (`suites`, `census-data`): its image has
+/// only a nightly toolchain, on which the texting-robots suite's locked
+/// proc-macro2 does not compile.
+pub const SKIP_VAR: &str = "REPDIFF_SETUP_SKIP";
+
 /// Every setup step, in order. Each prints what it fetched; a step with
 /// nothing to do prints nothing unless `verbose`.
 pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
-    let steps: Vec<(&str, Step)> = vec![
-        ("apt", apt_packages),
-        ("python", python::ensure),
-        ("google", google::ensure),
-        ("external", external::ensure),
-        ("suites", suites::ensure),
-        ("census-data", protego_sdist::ensure),
-    ];
+    let skip_list = std::env::var(SKIP_VAR).unwrap_or_default();
+    let skip: Vec<&str> = skip_list
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    let steps = steps();
+    if let Some(bad) = skip.iter().find(|s| !steps.iter().any(|(n, _)| n == *s)) {
+        let names: Vec<&str> = steps.iter().map(|(n, _)| *n).collect();
+        return vec![ctx.err(
+            "setup",
+            format!("{SKIP_VAR} names `{bad}`, which is no setup step"),
+            format!("use some of: {}", names.join(", ")),
+        )];
+    }
     let mut errors = Vec::new();
     for (name, step) in steps {
+        if skip.contains(&name) {
+            if verbose {
+                eprintln!("setup: {name} skipped ({SKIP_VAR})");
+            }
+            continue;
+        }
         if verbose {
             eprintln!("setup: {name}");
         }
@@ -150,6 +170,17 @@ pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
         }
     }
     errors
+}
+
+fn steps() -> Vec<(&'static str, Step)> {
+    vec![
+        ("apt", apt_packages),
+        ("python", python::ensure),
+        ("google", google::ensure),
+        ("external", external::ensure),
+        ("suites", suites::ensure),
+        ("census-data", protego_sdist::ensure),
+    ]
 }
 
 /// Run setup before `conformance`/`check`. Failures are printed, not fatal:
