@@ -6,7 +6,7 @@
 //! prose), so a published `compat.json` can be rendered again.
 
 use crate::compat::{CaseRec, CellRec, Report};
-use crate::score::{cards, tags, Card};
+use crate::score::{cards, tags, Card, Score};
 use engine::ledger::Ledger;
 use engine::run::Status;
 use std::collections::{BTreeMap, BTreeSet};
@@ -120,16 +120,39 @@ stays RFC 9309's. Closest: the highest share; a tie goes to more matched queries
 
 /// The oracle x profile matrix: which standard each parser follows.
 fn profile_matrix(md: &mut String, report: &Report) {
-    let profiles = report.profile_names();
-    if profiles.is_empty() {
+    if report.profile_names().is_empty() {
         return;
     }
-    // Recomputed from the cells, as the scorecard is.
-    let matrix = crate::score::profile_matrix(report);
-    let closest = crate::score::closest_profiles(report, &matrix);
     let _ = writeln!(md, "\n## Which standard? Oracle × profile\n");
     let _ = writeln!(md, "{PROFILE_RULES}\n");
-    let _ = write!(md, "| oracle |");
+    profile_table(
+        md,
+        report,
+        "oracle",
+        |s| match s {
+            Some(s) if s.scored() > 0 => {
+                format!("{:.1}% ({}/{})", s.percent(), s.matched, s.scored())
+            }
+            _ => "–".into(),
+        },
+        |c| format!("`{c}`"),
+    );
+}
+
+/// The oracle x profile table in Markdown, recomputed from the cells as the
+/// scorecard is; compat.md and the README summary differ only in how a cell
+/// and the closest profile are written.
+pub fn profile_table(
+    md: &mut String,
+    report: &Report,
+    corner: &str,
+    cell: impl Fn(Option<&Score>) -> String,
+    closest_name: impl Fn(&str) -> String,
+) {
+    let profiles = report.profile_names();
+    let matrix = crate::score::profile_matrix(report);
+    let closest = crate::score::closest_profiles(report, &matrix);
+    let _ = write!(md, "| {corner} |");
     for p in &profiles {
         let _ = write!(md, " `{p}` |");
     }
@@ -142,15 +165,10 @@ fn profile_matrix(md: &mut String, report: &Report) {
         let _ = write!(md, "| `{}` |", o.name);
         let row = matrix.get(&o.name);
         for p in &profiles {
-            match row.and_then(|r| r.get(p)) {
-                Some(s) if s.scored() > 0 => {
-                    let _ = write!(md, " {:.1}% ({}/{}) |", s.percent(), s.matched, s.scored());
-                }
-                _ => md.push_str(" – |"),
-            }
+            let _ = write!(md, " {} |", cell(row.and_then(|r| r.get(p))));
         }
         let c = closest.get(&o.name);
-        let _ = writeln!(md, " {} |", c.map_or("–".into(), |c| format!("`{c}`")));
+        let _ = writeln!(md, " {} |", c.map_or("–".into(), |c| closest_name(c)));
     }
 }
 

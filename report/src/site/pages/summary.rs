@@ -70,37 +70,18 @@ pub fn summary_markdown(report: &Report) -> String {
 /// The oracle x profile matrix: the share of queries each oracle answers as
 /// each profile expects, and the closest profile (rules in compat.md).
 fn profile_matrix(s: &mut String, report: &Report) {
-    let profiles = report.profile_names();
-    if profiles.is_empty() {
+    if report.profile_names().is_empty() {
         return;
     }
-    let matrix = crate::score::profile_matrix(report);
-    let closest = crate::score::closest_profiles(report, &matrix);
-    let _ = write!(
-        s,
+    s.push_str(
         "\nWhich standard? The share of the queries each oracle answers as each expectation profile \
-         expects, and the closest profile (counting rules in [compat.md](reports/latest/compat.md)).\n\
-         \n| oracle × profile |"
+         expects, and the closest profile (counting rules in [compat.md](reports/latest/compat.md)).\n\n",
     );
-    for p in &profiles {
-        let _ = write!(s, " `{p}` |");
-    }
-    let _ = write!(s, " closest |\n|---|");
-    for _ in &profiles {
-        s.push_str("---|");
-    }
-    s.push_str("---|\n");
-    for o in &report.oracles {
-        let _ = write!(s, "| `{}` |", o.name);
-        for p in &profiles {
-            let t = matrix
-                .get(&o.name)
-                .and_then(|r| r.get(p))
-                .copied()
-                .unwrap_or_default();
-            let _ = write!(s, " {} |", pct(t.share()));
-        }
-        let c = closest.get(&o.name);
-        let _ = writeln!(s, " {} |", c.map_or("–".into(), |c| format!("**`{c}`**")));
-    }
+    crate::markdown::profile_table(
+        s,
+        report,
+        "oracle × profile",
+        |t| pct(t.copied().unwrap_or_default().share()),
+        |c| format!("**`{c}`**"),
+    );
 }
