@@ -495,6 +495,10 @@ mod tests {
     fn names_are_unique_and_prefixed_by_family() {
         let names: BTreeSet<&str> = InputClass::ALL.iter().map(|c| c.name()).collect();
         assert_eq!(names.len(), InputClass::ALL.len());
+        // The harness counts by `class as usize` into arrays laid out like ALL.
+        for (i, c) in InputClass::ALL.iter().enumerate() {
+            assert_eq!(*c as usize, i, "{c:?}");
+        }
         assert_eq!(AgentEmpty.family(), Family::Agent);
         assert_eq!(UrlPort.family(), Family::Url);
         assert_eq!(Indented.family(), Family::Line);

@@ -6,7 +6,9 @@
 //!   bytes, comments, blank lines, other records, long lines, a BOM and the
 //!   three line-end styles — rendered to bytes, plus queries whose agent and
 //!   URL are drawn from the file's own groups and rules so that they hit
-//!   them most of the time.
+//!   them most of the time. Every class of [`crate::classes`] is reachable
+//!   (the tests check it): a class the generator cannot produce is a
+//!   disagreement the fuzzer cannot find.
 //! - [`queries_for_body`]: queries for a raw body (the `differential_bytes`
 //!   target and corpus seeds), aimed at the body's first group and rule.
 //!
