@@ -6,7 +6,9 @@
 //!   bytes, comments, blank lines, other records, long lines, a BOM and the
 //!   three line-end styles — rendered to bytes, plus queries whose agent and
 //!   URL are drawn from the file's own groups and rules so that they hit
-//!   them most of the time.
+//!   them most of the time. Every class of [`crate::classes`] is reachable
+//!   (the tests check it): a class the generator cannot produce is a
+//!   disagreement the fuzzer cannot find.
 //! - [`queries_for_body`]: queries for a raw body (the `differential_bytes`
 //!   target and corpus seeds), aimed at the body's first group and rule.
 //!
@@ -37,7 +39,8 @@ pub struct Model {
 
 #[derive(Arbitrary, Debug, Clone, Copy)]
 pub struct Style {
-    /// < 14: a UTF-8 BOM; < 18: two; < 20: a BOM after the first line.
+    /// < 14: a UTF-8 BOM; < 18: two; < 20: a BOM after the first line;
+    /// < 24: a partial BOM (`EF BB`) at the start.
     pub bom: u8,
     /// < 180 LF, < 215 CRLF, < 235 CR, else each line its own.
     pub eol: u8,
@@ -101,13 +104,18 @@ pub enum Line {
     Garbage(Vec<u8>),
     /// A long line: (kind, length knob).
     Long(u8, u8),
+    /// A rule with an [`ODD`] octet sequence spliced in: (rule, where,
+    /// which).
+    Odd(RuleLine, u8, u8),
 }
 
 #[derive(Arbitrary, Debug, Clone, Copy)]
 pub struct QuerySpec {
     /// Which agent: < 200 one of the file's group names, else the pool.
     pub agent: u8,
-    /// < 10: add a version `/1.0`; < 40: change case; < 48: leading space.
+    /// < 10: add a version `/1.0`; < 40: change case; < 48: leading space;
+    /// < 54: empty; < 64: a full User-Agent header around it; < 72:
+    /// punctuation; < 78: non-ASCII.
     pub agent_tweak: u8,
     /// Which rule the URL aims at (modulo the rules rendered).
     pub target: u8,
@@ -118,6 +126,8 @@ pub struct QuerySpec {
     /// Bits: 0 decode `%XX` in the URL, 1 encode non-ASCII, 2 upper-case
     /// escapes, 3-4 scheme/host form, 5 aim at no rule.
     pub form: u8,
+    /// >= 176: one of RFC 3986's rarer URL shapes (see [`url_shape`]).
+    pub shape: u8,
 }
 
 fn pick<'a>(pool: &[&'a str], k: u8) -> &'a str {
@@ -137,9 +147,12 @@ const UA_KEYS: &[&str] = &[
     "user-agnet",
     " User-agent",
     "User-agent ",
+    "\tUser-agent",
+    "X-User-agent",
+    "User-agent #c",
 ];
 const SEPS: &[&str] = &[
-    ": ", ": ", ": ", ":", ":  ", " : ", "\t:\t", " ", ":\t", "=",
+    ": ", ": ", ": ", ":", ":  ", " : ", "\t:\t", " ", ":\t", "=", ": # ",
 ];
 const AGENT_NAMES: &[&str] = &[
     "*",
@@ -162,6 +175,7 @@ const AGENT_NAMES: &[&str] = &[
     "bot",
     "b",
     "\u{c4}bot",
+    "Mozilla/5.0 (compatible; foobot/2.1)",
     "foobot;x",
     "FOOBOT",
     "foobot*",
@@ -181,7 +195,9 @@ const CALLER_POOL: &[&str] = &[
     "mybot",
     "\u{c4}bot",
 ];
-const ALLOW_KEYS: &[&str] = &["Allow", "Allow", "allow", "ALLOW", "Alow", "allow "];
+const ALLOW_KEYS: &[&str] = &[
+    "Allow", "Allow", "allow", "ALLOW", "Alow", "allow ", " Allow", "X-Allow", "Allow #c",
+];
 const DISALLOW_KEYS: &[&str] = &[
     "Disallow",
     "Disallow",
@@ -195,6 +211,10 @@ const DISALLOW_KEYS: &[&str] = &[
     "disallaw",
     "Dis-allow",
     "Disallow ",
+    "  Disallow",
+    "\tDisallow",
+    "x-Disallow",
+    "Disallow#c ",
 ];
 const WORDS: &[&str] = &[
     "a", "b", "fish", "foo", "bar", "x.html", "index", "tmp", "private", "page", "c", "A", "Fish",
@@ -239,9 +259,43 @@ const UTF8S: &[(&str, &str)] = &[
     ("\u{feff}", "%EF%BB%BF"),
     ("\u{1f916}", "%F0%9F%A4%96"),
     ("\u{c4}", "%C3%84"),
+    ("\u{2000}", "%E2%80%80"),
+    ("\u{2003}", "%E2%80%83"),
+    ("\u{200a}", "%E2%80%8A"),
+    ("\u{3000}", "%E3%80%80"),
+    ("\u{200b}", "%E2%80%8B"),
+    ("\u{200e}", "%E2%80%8E"),
+    ("\u{9b}", "%C2%9B"),
 ];
 const BYTES: &[u8] = &[
     0xFF, 0x80, 0x00, 0x0B, 0x0C, 0x1C, 0x1D, 0x1E, 0x7F, b'\t', 0xC3, 0xE2, b'\\', b'"', b' ',
+    0x85, 0x01, 0x1B,
+];
+/// Octets spliced into a rule line's structure (before the key, around
+/// the separator, at the end), where parsers disagree on what counts as
+/// whitespace, a line break or a character of the key: Unicode spaces,
+/// format characters, NEL both ways, C0 controls, a partial BOM and
+/// invalid UTF-8 (an overlong `/`, a surrogate).
+const ODD: &[&[u8]] = &[
+    b"\xC2\xA0",
+    b"\xE2\x80\x80",
+    b"\xE2\x80\x83",
+    b"\xE2\x80\x8A",
+    b"\xE3\x80\x80",
+    b"\xE2\x80\x8B",
+    b"\xE2\x80\x8E",
+    b"\xEF\xBB\xBF",
+    b"\xC2\x85",
+    b"\x85",
+    b"\x0B",
+    b"\x0C",
+    b"\x00",
+    b"\x1F",
+    b"\xC2\x9B",
+    b"\xEF\xBB",
+    b"\xFF",
+    b"\xC0\xAF",
+    b"\xED\xA0\x80",
 ];
 const PUNCTS: &[&str] = &[
     "?", "?a=1", "&", "=", "#", "#x", ";", ",", "+", "!", "@", ":", "'", "(", "[", "|",
@@ -399,6 +453,15 @@ fn render_pattern(segs: &[Seg], out: &mut Vec<u8>) {
 }
 
 fn render_rule(out: &mut Out, r: &RuleLine) {
+    let (line, _, _) = rule_bytes(r);
+    let mut segs = r.pattern.clone();
+    segs.truncate(MAX_SEGS);
+    out.rules.push(segs);
+    out.line(&line, r.tail);
+}
+
+/// A rule line, with where its key ends and its separator ends.
+fn rule_bytes(r: &RuleLine) -> (Vec<u8>, usize, usize) {
     let mut line = Vec::new();
     let key = if r.allow {
         pick(ALLOW_KEYS, r.key)
@@ -406,7 +469,9 @@ fn render_rule(out: &mut Out, r: &RuleLine) {
         pick(DISALLOW_KEYS, r.key)
     };
     line.extend_from_slice(key.as_bytes());
+    let key_end = line.len();
     line.extend_from_slice(pick(SEPS, r.sep).as_bytes());
+    let sep_end = line.len();
     // Most patterns start with `/`, as the RFC's ABNF wants.
     if r.key % 8 != 7 && !matches!(r.pattern.first(), Some(Seg::Slash)) && !r.pattern.is_empty() {
         line.push(b'/');
@@ -420,6 +485,25 @@ fn render_rule(out: &mut Out, r: &RuleLine) {
         4 => line.extend_from_slice(b" x"),
         _ => {}
     }
+    (line, key_end, sep_end)
+}
+
+/// A rule with an odd octet sequence at one of its structural places.
+/// The URL is aimed at the rule as if the octets were not there: whether
+/// a parser skips them, keeps them or splits the line on them is what
+/// tells it apart.
+fn render_odd(out: &mut Out, r: &RuleLine, at: u8, which: u8) {
+    let (mut line, key_end, sep_end) = rule_bytes(r);
+    let pos = match at % 5 {
+        0 => 0,
+        1 => key_end,
+        2 => sep_end,
+        3 => line.len(),
+        // Mid-value: after the pattern's first byte.
+        _ => (sep_end + 1).min(line.len()),
+    };
+    let odd = ODD[which as usize % ODD.len()];
+    line.splice(pos..pos, odd.iter().copied());
     let mut segs = r.pattern.clone();
     segs.truncate(MAX_SEGS);
     out.rules.push(segs);
@@ -430,6 +514,7 @@ fn render_line(out: &mut Out, l: &Line) {
     match l {
         Line::Rule(r) | Line::Rule2(r) | Line::Rule3(r) => render_rule(out, r),
         Line::Agent(a) => render_agent(out, a),
+        Line::Odd(r, at, which) => render_odd(out, r, *at, *which),
         Line::Comment(k) => out.line(pick(COMMENTS, *k).as_bytes(), *k),
         Line::Blank(k) => out.line(pick(BLANKS, *k).as_bytes(), *k),
         Line::Sitemap(k) => out.line(pick(SITEMAPS, *k).as_bytes(), *k),
@@ -519,6 +604,8 @@ impl Model {
             if self.style.bom >= 14 {
                 out.body.extend_from_slice(b"\xEF\xBB\xBF");
             }
+        } else if (20..24).contains(&self.style.bom) {
+            out.body.extend_from_slice(b"\xEF\xBB");
         }
         for l in self.preamble.iter().take(2) {
             render_line(&mut out, l);
@@ -558,6 +645,7 @@ impl Model {
                 fill: 0,
                 suffix: 0,
                 form: 0,
+                shape: 0,
             }]
         } else {
             self.queries.iter().take(MAX_QUERIES).copied().collect()
@@ -582,18 +670,100 @@ fn caller_from_name(name: &str) -> String {
     }
 }
 
-fn query(out: &Out, q: &QuerySpec) -> Query {
+/// Whole User-Agent headers a crawler sends; `{}` is its product token.
+const HEADERS: &[&str] = &[
+    "Mozilla/5.0 (compatible; {}/2.1; +http://example.test/bot.html)",
+    "{}/1.0 (+http://example.test/bot)",
+    "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; {}/2.1) Chrome/120.0 Safari/537.36",
+    "{}/2.0 libwww-perl/6.0",
+];
+const AGENT_PUNCT: &[&str] = &[
+    "{}.x", "{}!", "{};x", "{}:1", "{} bot", "{}*", "({})", "{},other",
+];
+const AGENT_NON_ASCII: &[&str] = &[
+    "{}\u{e4}",
+    "\u{c4}{}",
+    "{}\u{fffd}",
+    "{}\u{a0}x",
+    "{}\u{85}",
+    "\u{65e5}{}",
+];
+
+fn agent_for(out: &Out, q: &QuerySpec) -> String {
     let mut agent = if q.agent < 200 && !out.names.is_empty() {
         caller_from_name(&out.names[q.agent as usize % out.names.len()])
     } else {
         pick(CALLER_POOL, q.agent).to_string()
     };
+    let around = |pool: &[&str]| pick(pool, q.agent).replace("{}", &agent);
     match q.agent_tweak {
         0..=9 => agent.push_str("/1.0"),
         10..=39 => agent = case_of(&agent, q.agent_tweak),
         40..=47 => agent.insert(0, ' '),
+        48..=53 => agent.clear(),
+        54..=63 => agent = around(HEADERS),
+        64..=71 => agent = around(AGENT_PUNCT),
+        72..=77 => agent = around(AGENT_NON_ASCII),
         _ => {}
     }
+    agent
+}
+
+/// Rewrites the URL (`base`: scheme and authority, empty for an origin-form
+/// URL) into one of RFC 3986's rarer shapes; `shape` below 176 leaves it.
+/// Each shape is a range of six values, the variant its position in it.
+fn url_shape(base: &str, path: &str, shape: u8) -> String {
+    let v = (shape % 6) as usize;
+    let abs = if base.is_empty() {
+        "http://example.test"
+    } else {
+        base
+    };
+    let pick6 = |pool: &[&str]| pool[v % pool.len()].to_string();
+    match shape {
+        0..=175 => format!("{base}{path}"),
+        176..=181 => base.to_string(),
+        182..=187 => format!("{base}?{}", pick6(&["q=1", "", "a=/b", "x#f", "/p", "%2F"])),
+        188..=193 => {
+            let user = pick6(&["user:pw@", "u@", "@", ":@", "a%40b@", "user@"]);
+            let (scheme, host) = abs.split_once("://").unwrap_or(("http", abs));
+            format!("{scheme}://{user}{host}{path}")
+        }
+        194..=199 => format!("{base}/{path}"),
+        200..=205 => {
+            let dot = pick6(&["/.", "/..", "/a/..", "/./.", "/%2E", "/.."]);
+            format!("{base}{dot}{path}")
+        }
+        206..=211 => format!(
+            "{base}{path}{}",
+            pick6(&["#f", "#", "#/a", "#a#b", "?q#f", "#%2F"])
+        ),
+        212..=217 => format!(
+            "{base}{path}{}",
+            pick6(&["%", "%/", "%%", "%?", "%#", "%-"])
+        ),
+        218..=223 => format!(
+            "{base}{path}{}",
+            pick6(&["%4", "%zz", "%G", "%2", "%A/", "%x1"])
+        ),
+        224..=229 => {
+            let raw = pick6(&[" ", "\"<x>", "{|}", "^`", "\\", "\t"]);
+            format!("{base}{path}{raw}")
+        }
+        230..=235 => format!(
+            "{base}{path}{}",
+            pick6(&["%7e", "%7E", "%2f", "%C3%a4", "%aB", "%2F"])
+        ),
+        236..=241 => {
+            let port = pick6(&[":80", ":", ":8080", ":0", ":443", ":65536"]);
+            format!("{abs}{port}{path}")
+        }
+        _ => format!("{base}{path}"),
+    }
+}
+
+fn query(out: &Out, q: &QuerySpec) -> Query {
+    let agent = agent_for(out, q);
     let mut path = String::new();
     let aim = q.form & 0x20 == 0 && !out.rules.is_empty();
     if aim {
@@ -651,11 +821,12 @@ fn query(out: &Out, q: &QuerySpec) -> Query {
     if !path.starts_with('/') {
         path.insert(0, '/');
     }
-    let url = match (q.form >> 3) & 3 {
-        0 | 1 => format!("http://example.test{path}"),
-        2 => format!("https://example.test:8443{path}"),
-        _ => path,
+    let base = match (q.form >> 3) & 3 {
+        0 | 1 => "http://example.test",
+        2 => "https://example.test:8443",
+        _ => "",
     };
+    let url = url_shape(base, &path, q.shape);
     Query {
         ask: Ask::CanFetch,
         agent,
@@ -719,7 +890,9 @@ pub fn queries_for_body(body: &[u8]) -> Vec<Query> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::classes::{classes, Family, InputClass};
     use arbitrary::Unstructured;
+    use std::collections::BTreeSet;
 
     #[test]
     fn renders_every_input_and_aims_queries() {
@@ -739,10 +912,68 @@ mod tests {
                 seen_rules += 1;
             }
             for q in &queries {
-                assert!(q.url.contains('/'));
+                // Absolute, or a reference: a path, a query, or empty.
+                let u = &q.url;
+                assert!(
+                    u.starts_with("http")
+                        || u.starts_with('/')
+                        || u.starts_with('?')
+                        || u.is_empty(),
+                    "{u:?}"
+                );
+                // The in-loop triage asks the reference about every shape.
+                let robots = oracles::rfc9309::Robots::parse(&body, &Default::default());
+                let _ = robots.decide(&q.agent, u, &mut Vec::new());
             }
         }
         assert!(seen_rules > 100, "{seen_rules}");
+    }
+
+    /// Renders of `n` random byte buffers from splitmix64 (fixed seeds, so
+    /// the tests below are deterministic) and the classes each shows.
+    fn rendered_classes(n: u64) -> BTreeSet<InputClass> {
+        let mut seen = BTreeSet::new();
+        for seed in 0..n {
+            let mut rng = engine::rng::Rng::new(seed);
+            let len = 64 + rng.below(700);
+            let bytes: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+            let Ok(m) = Model::arbitrary_take_rest(Unstructured::new(&bytes)) else {
+                continue;
+            };
+            let (body, queries) = m.render();
+            seen.extend(classes(&body, &queries));
+        }
+        seen
+    }
+
+    fn assert_family_reached(family: Family) {
+        let seen = rendered_classes(6000);
+        let missing: Vec<&str> = InputClass::ALL
+            .iter()
+            .filter(|c| c.family() == family && !seen.contains(c))
+            .map(|c| c.name())
+            .collect();
+        assert!(missing.is_empty(), "never generated: {missing:?}");
+    }
+
+    #[test]
+    fn generator_reaches_every_octet_class() {
+        assert_family_reached(Family::Octet);
+    }
+
+    #[test]
+    fn generator_reaches_every_line_shape() {
+        assert_family_reached(Family::Line);
+    }
+
+    #[test]
+    fn generator_reaches_every_url_shape() {
+        assert_family_reached(Family::Url);
+    }
+
+    #[test]
+    fn generator_reaches_every_agent_shape() {
+        assert_family_reached(Family::Agent);
     }
 
     #[test]

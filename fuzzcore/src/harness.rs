@@ -1,6 +1,7 @@
 //! The differential harness: every in-process oracle on one input, the
 //! disagreements triaged inside the loop, new ones saved as findings.
 
+use crate::classes::{classes, InputClass};
 use crate::record::{self, DifferentialStats, FindingRecord, NewHits, SavedAnswer};
 use crate::triage::{self, Known};
 use crate::{env_flag, env_path, fuzz_dir, lane, load_or_derive_known, make_oracles};
@@ -25,6 +26,27 @@ struct Stats {
     failures: BTreeMap<String, BTreeMap<String, u64>>,
     /// Time spent in each oracle's `run`, in oracle order.
     nanos: Vec<u128>,
+    /// Distinct inputs per input class, indexed like [`InputClass::ALL`]
+    /// (counted on every input, where a map of strings would not be free).
+    classes: Vec<u64>,
+    /// The same over inputs with at least one disagreement.
+    classes_divergent: Vec<u64>,
+}
+
+fn count_classes(into: &mut Vec<u64>, body: &[u8], queries: &[Query]) {
+    into.resize(InputClass::ALL.len(), 0);
+    for c in classes(body, queries) {
+        into[c as usize] += 1;
+    }
+}
+
+fn class_map(counts: &[u64]) -> BTreeMap<String, u64> {
+    InputClass::ALL
+        .iter()
+        .zip(counts)
+        .filter(|(_, &n)| n > 0)
+        .map(|(c, &n)| (c.name().to_string(), n))
+        .collect()
 }
 
 /// Findings on disk: one directory per new part, first input wins.
@@ -285,6 +307,7 @@ impl Harness {
             return;
         }
         self.stats.queries += queries.len() as u64;
+        count_classes(&mut self.stats.classes, body, queries);
         if self.stats.nanos.len() != self.names.len() {
             self.stats.nanos = vec![0; self.names.len()];
         }
@@ -361,6 +384,9 @@ impl Harness {
     ) -> Option<String> {
         let mut robots: Option<Robots> = None;
         let mut stop: Option<String> = None;
+        // The input's classes count once as divergent, at its first
+        // disagreeing query.
+        let counted_before = self.stats.disagreements;
         for (qi, q) in queries.iter().enumerate() {
             let row: Vec<(&str, &Outcome)> = self
                 .names
@@ -387,6 +413,9 @@ impl Harness {
             }
             if !triage::disagrees(&row) {
                 continue;
+            }
+            if self.stats.disagreements == counted_before {
+                count_classes(&mut self.stats.classes_divergent, body, queries);
             }
             self.stats.disagreements += 1;
             let robots = robots.get_or_insert_with(|| Robots::parse(body, &self.readings));
@@ -470,6 +499,8 @@ impl Harness {
                 .zip(&s.nanos)
                 .map(|(n, t)| (n.clone(), (*t / 1000) as u64))
                 .collect(),
+            classes: class_map(&s.classes),
+            classes_divergent: class_map(&s.classes_divergent),
         };
         let _ = std::fs::create_dir_all(dir);
         let path = dir.join(format!("{}-{}.json", self.target, std::process::id()));

@@ -25,6 +25,7 @@
 //! | `REPDIFF_FUZZ_PYTHON_LANE=0` | run the Python oracles on the fuzzing thread (see [`lane`]) |
 
 pub mod cause;
+pub mod classes;
 pub mod generate;
 mod harness;
 pub mod lane;

@@ -38,6 +38,12 @@ pub struct DifferentialStats {
     pub lane_wait_micros: u64,
     /// Oracle -> time spent in its `run`.
     pub oracle_micros: BTreeMap<String, u64>,
+    /// Input class (`crate::classes`) -> distinct inputs showing it: what
+    /// the generator actually reached, whatever it is meant to reach.
+    pub classes: BTreeMap<String, u64>,
+    /// Input class -> distinct inputs showing it on which the oracles
+    /// disagreed, to set beside `classes`.
+    pub classes_divergent: BTreeMap<String, u64>,
 }
 
 /// One new cell key seen by a differential process.

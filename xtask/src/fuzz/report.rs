@@ -4,6 +4,7 @@ use super::nightly::{Coverage, Speed};
 use super::runner::RunStats;
 use super::triage::Known;
 use super::Finding;
+use fuzzcore::classes::{classes, InputClass};
 use fuzzcore::record::{read_stats_dir, DifferentialStats, Minimized, ProcessStats};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -67,6 +68,10 @@ struct Totals {
     execs: u64,
     repeats: u64,
     disagreements: u64,
+    /// input class -> distinct inputs showing it (differential processes).
+    class_inputs: BTreeMap<String, u64>,
+    /// input class -> of those, inputs with a disagreement.
+    class_divergent: BTreeMap<String, u64>,
 }
 
 fn totals(stats: &[ProcessStats]) -> Totals {
@@ -97,8 +102,44 @@ fn totals(stats: &[ProcessStats]) -> Totals {
         for (o, n) in &d.oracle_micros {
             *t.micros.entry(o.clone()).or_default() += n;
         }
+        for (c, n) in &d.classes {
+            *t.class_inputs.entry(c.clone()).or_default() += n;
+        }
+        for (c, n) in &d.classes_divergent {
+            *t.class_divergent.entry(c.clone()).or_default() += n;
+        }
     }
     t
+}
+
+/// One row per input class: (name, inputs, divergent inputs, findings).
+/// Findings are classified from their saved body and query, so the
+/// column covers findings of earlier runs and of `differential_bytes`.
+fn class_rows(r: &Report, t: &Totals) -> Vec<(&'static str, u64, u64, usize)> {
+    let found: Vec<_> = r
+        .findings
+        .iter()
+        .map(|f| {
+            let q = engine::oracle::Query {
+                ask: engine::oracle::Ask::CanFetch,
+                agent: f.record.agent.clone(),
+                url: f.record.url.clone(),
+            };
+            classes(&f.body, std::slice::from_ref(&q))
+        })
+        .collect();
+    InputClass::ALL
+        .iter()
+        .map(|&c| {
+            let name = c.name();
+            (
+                name,
+                t.class_inputs.get(name).copied().unwrap_or(0),
+                t.class_divergent.get(name).copied().unwrap_or(0),
+                found.iter().filter(|s| s.contains(&c)).count(),
+            )
+        })
+        .collect()
 }
 
 /// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
@@ -201,6 +242,7 @@ pub fn write(r: &Report) -> Result<(i32, Vec<PathBuf>), String> {
         md_signatures(r, &t, &judged),
         md_findings(r, &judged),
         md_causes(r)?,
+        md_classes(r, &t),
     ]
     .concat();
     Ok((judged.exit_code(), save(&day, &stamp, &md, &j)))
@@ -280,6 +322,9 @@ fn report_json(
         "per_oracle": per_oracle,
         "known": {"list_signatures": r.known.signatures.len(), "list_cells": r.known.cells.len(), "hits": t.known_hits},
         "new_signature_hits": t.new_hits,
+        "input_classes": class_rows(r, t).iter().map(|(c, n, d, f)| json!({
+            "class": c, "inputs": n, "divergent_inputs": d, "findings": f,
+        })).collect::<Vec<_>>(),
         "findings": findings,
         "untriaged": judged.untriaged.iter().map(|f| f.hash.clone()).collect::<Vec<_>>(),
         "minimised_this_run": r.minimised,
@@ -533,6 +578,27 @@ fn md_causes(r: &Report) -> Result<String, String> {
 /// changes no tracked file. The nightly workflow uploads this folder; a
 /// report worth keeping is copied to reports/fuzz/ by hand, in a commit
 /// that says why.
+fn md_classes(r: &Report, t: &Totals) -> String {
+    let distinct = t.execs.saturating_sub(t.repeats).max(1);
+    let mut md = format!(
+        "\n## Input classes\n\nWhich of the classes the parsers are known to treat differently \
+         (`fuzzcore::classes`) the differential inputs reached: distinct inputs showing each \
+         (share of the {} distinct inputs), those with a disagreement, and the findings on disk \
+         ({}) whose body, URL or agent shows it.\n\n\
+         | class | inputs | share | divergent inputs | in findings |\n|---|---|---|---|---|\n",
+        t.execs.saturating_sub(t.repeats),
+        r.findings.len()
+    );
+    for (c, n, d, f) in class_rows(r, t) {
+        md.push_str(&format!(
+            "| {c} | {n} | {:.1}% | {d} | {f} |\n",
+            100.0 * n as f64 / distinct as f64
+        ));
+    }
+    md.push('\n');
+    md
+}
+
 fn save(day: &str, stamp: &str, md: &str, j: &Value) -> Vec<PathBuf> {
     let dir = super::root().join("reports/run/fuzz");
     let _ = std::fs::create_dir_all(&dir);
@@ -564,11 +630,11 @@ mod tests {
     const STATS: &[(&str, &str)] = &[
         (
             "differential-1.json",
-            r#"{"target":"differential","pid":1,"oracles":["rfc9309","google","cpython-3.11"],"execs":1000,"repeats":100,"queries":4000,"disagreements":70,"known":{"sig-a":5,"sig-b":2},"new":{"d3d169d53f93":{"new":"google: allowed->disallowed @ allow/star","hits":3}},"failures":{"cpython-3.11":{"error":4}},"lane":["cpython-3.11"],"lane_wait_micros":1500,"oracle_micros":{"rfc9309":300,"google":500,"cpython-3.11":1200}}"#,
+            r#"{"target":"differential","pid":1,"oracles":["rfc9309","google","cpython-3.11"],"execs":1000,"repeats":100,"queries":4000,"disagreements":70,"known":{"sig-a":5,"sig-b":2},"new":{"d3d169d53f93":{"new":"google: allowed->disallowed @ allow/star","hits":3}},"failures":{"cpython-3.11":{"error":4}},"lane":["cpython-3.11"],"lane_wait_micros":1500,"oracle_micros":{"rfc9309":300,"google":500,"cpython-3.11":1200},"classes":{"octet/nul":40,"url/port":300,"agent/product-token":900},"classes_divergent":{"octet/nul":5,"url/port":9}}"#,
         ),
         (
             "differential_bytes-2.json",
-            r#"{"target":"differential_bytes","pid":2,"oracles":["rfc9309","google","cpython-3.11"],"execs":500,"repeats":0,"queries":900,"disagreements":9,"known":{"sig-a":1},"new":{},"failures":{},"lane":[],"lane_wait_micros":0,"oracle_micros":{"rfc9309":100,"google":100,"cpython-3.11":100}}"#,
+            r#"{"target":"differential_bytes","pid":2,"oracles":["rfc9309","google","cpython-3.11"],"execs":500,"repeats":0,"queries":900,"disagreements":9,"known":{"sig-a":1},"new":{},"failures":{},"lane":[],"lane_wait_micros":0,"oracle_micros":{"rfc9309":100,"google":100,"cpython-3.11":100},"classes":{"octet/nul":10},"classes_divergent":{}}"#,
         ),
         (
             "robust-google-3.json",
