@@ -582,6 +582,14 @@ fn render_line(out: &mut Out, l: &Line) {
     }
 }
 
+/// A `differential` corpus input as that target reads it: the model
+/// `Arbitrary` builds from the bytes, rendered; `None` when the bytes make
+/// no model (the target skips those inputs too).
+pub fn decode(data: &[u8]) -> Option<(Vec<u8>, Vec<Query>)> {
+    let model = Model::arbitrary_take_rest(arbitrary::Unstructured::new(data)).ok()?;
+    Some(model.render())
+}
+
 impl Model {
     /// The robots.txt bytes and the queries to put to it; lines stay under
     /// 300 bytes.

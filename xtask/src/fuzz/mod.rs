@@ -17,6 +17,8 @@ mod minimize;
 mod nightly;
 mod report;
 mod runner;
+mod slow;
+mod sweep;
 mod tools;
 pub use fuzzcore::triage;
 
@@ -134,6 +136,26 @@ enum Sub {
         #[arg(long)]
         verbose: bool,
     },
+    /// Replay the merged fuzz corpora through every oracle (worker-run ones
+    /// too) and name the cause of each departure; lists the (oracle, cause)
+    /// pairs the ledger does not name
+    Sweep {
+        /// Time budget in seconds (the pass stops between inputs)
+        #[arg(long, default_value_t = 600)]
+        seconds: u64,
+        /// Departures minimised per (oracle, answers, deciding feature, unminimised cause)
+        #[arg(long, default_value_t = 2)]
+        per_bucket: usize,
+        /// Only these oracles (repeatable; rfc9309 is always in) [default: every registered one]
+        #[arg(long)]
+        oracle: Vec<String>,
+        /// Add any program that speaks docs/protocol.md (repeatable)
+        #[arg(long = "oracle-cmd", value_name = "NAME='COMMAND'")]
+        oracle_cmds: Vec<String>,
+        /// Write reports/fuzz/<stamp>-sweep.{md,json} (default: reports/run/fuzz/sweep.*)
+        #[arg(long)]
+        write_report: bool,
+    },
     /// Copy the corpus bodies into fuzz/corpus/differential_bytes
     Seed,
     /// Check/install nightly, cargo-fuzz and clang
@@ -190,6 +212,19 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
             oracle,
             verbose,
         } => causes::main(&entry, &oracle, verbose),
+        Sub::Sweep {
+            seconds,
+            per_bucket,
+            oracle,
+            oracle_cmds,
+            write_report,
+        } => sweep::main(&sweep::Options {
+            seconds,
+            per_bucket: per_bucket.max(1),
+            oracles: oracle,
+            oracle_cmds,
+            write_report,
+        }),
         Sub::Targets => {
             for t in fuzzcore::DIFFERENTIAL_TARGETS {
                 println!("{t}");

@@ -1,0 +1,511 @@
+//! `cargo xtask fuzz sweep`: a replay pass over the merged fuzz corpora with
+//! every registered oracle, the worker-run ones (node, Perl, Ruby, any
+//! `--oracle-cmd`) included, and root-cause triage of every departure.
+//!
+//! The in-loop triage of the fuzz targets knows only the in-process oracles
+//! and judges an input by its cell keys, so a second cause behind a known
+//! cell key stays hidden there. Here each (reference, oracle) departure is
+//! bucketed by (oracle, answers, deciding feature, unminimised cause), a few
+//! of each bucket are minimised and named (`fuzzcore::cause::name_cause`),
+//! and every (oracle, cause) is checked against the ledger's `cause:`
+//! fields: a cause the ledger does not name for that oracle is new work.
+//! The bucket cap keeps the pass bounded: the oracles answer every input in
+//! one batched call each, and only the sampled departures pay for
+//! minimisation (hundreds of single questions).
+
+use super::triage::{self, REFERENCE};
+use engine::oracle::{Ask, Oracle, Query};
+use fuzzcore::cause::{self, Input};
+use oracles::rfc9309::{Readings, Robots};
+use repdiff::cli::Usage;
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// What `sweep` is asked to do.
+pub struct Options {
+    pub seconds: u64,
+    pub per_bucket: usize,
+    pub oracles: Vec<String>,
+    pub oracle_cmds: Vec<String>,
+    pub write_report: bool,
+}
+
+/// One minimised departure.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+struct Example {
+    /// `reference->oracle` pin labels on the minimised input.
+    answers: String,
+    /// The minimised body, escaped as Rust byte strings are.
+    body: String,
+    agent: String,
+    url: String,
+    /// The corpus file it came from.
+    source: String,
+}
+
+/// Everything the sweep found for one (oracle, cause).
+#[derive(Debug, Default, Serialize)]
+struct Found {
+    /// Departures sampled and named with this cause.
+    named: usize,
+    /// The ledger names this cause for this oracle.
+    in_ledger: bool,
+    /// Distinct minimised inputs, shortest first (at most [`KEEP`]).
+    examples: Vec<Example>,
+}
+
+const KEEP: usize = 6;
+
+/// Counts of the pass.
+#[derive(Debug, Default, Serialize)]
+struct Totals {
+    inputs: usize,
+    inputs_replayed: usize,
+    queries: usize,
+    departures: usize,
+    departures_named: usize,
+    seconds: f64,
+}
+
+struct Sweep {
+    all: Vec<Box<dyn Oracle>>,
+    known: BTreeSet<(String, String)>,
+    buckets: BTreeMap<String, usize>,
+    found: BTreeMap<(String, String), Found>,
+    totals: Totals,
+    readings: Readings,
+    scratch: Vec<u8>,
+    per_bucket: usize,
+    deadline: Instant,
+    /// ms of each oracle's batched call, per replayed input (index into the
+    /// input list, then one time per oracle in `all`'s order).
+    times: Vec<(usize, Vec<f64>)>,
+}
+
+pub fn main(o: &Options) -> Result<i32, Usage> {
+    crate::setup::ensure_or_reexec();
+    let known = ledger_causes().map_err(Usage)?;
+    let extra = crate::select::oracle_cmds(&o.oracle_cmds)?;
+    let mut names = if o.oracles.is_empty() {
+        let mut n = crate::select::known_names();
+        n.extend(extra.iter().map(|e| e.name.clone()));
+        n
+    } else {
+        o.oracles.clone()
+    };
+    if !names.iter().any(|n| n == REFERENCE) {
+        names.insert(0, REFERENCE.to_string());
+    }
+    let sel = crate::select::start(&names, &extra, true, engine::worker::Limits::default());
+    if !sel.unavailable.is_empty() {
+        for u in &sel.unavailable {
+            eprintln!("error: {u}");
+        }
+        return Ok(1);
+    }
+    let inputs = corpus_inputs();
+    if inputs.is_empty() {
+        eprintln!(
+            "error: no corpus inputs under {} (differential, differential_bytes): run `cargo xtask fuzz` first",
+            super::fuzz_dir().join("corpus").display()
+        );
+        return Ok(1);
+    }
+    eprintln!(
+        "fuzz sweep: {} corpus inputs, {} oracles, {} s budget",
+        inputs.len(),
+        sel.oracles.len(),
+        o.seconds
+    );
+    let mut s = Sweep {
+        all: sel.oracles,
+        known,
+        buckets: BTreeMap::new(),
+        found: BTreeMap::new(),
+        totals: Totals {
+            inputs: inputs.len(),
+            ..Totals::default()
+        },
+        readings: Readings::default(),
+        scratch: Vec::new(),
+        per_bucket: o.per_bucket,
+        deadline: Instant::now() + Duration::from_secs(o.seconds),
+        times: Vec::new(),
+    };
+    let t0 = Instant::now();
+    for (i, (source, body, queries)) in inputs.iter().enumerate() {
+        if Instant::now() >= s.deadline {
+            eprintln!("fuzz sweep: time budget spent after {i} inputs");
+            break;
+        }
+        s.input(i, source, body, queries);
+        if (i + 1) % 200 == 0 {
+            eprintln!(
+                "fuzz sweep: {} / {} inputs, {} departures, {} named, {:.0} s",
+                i + 1,
+                inputs.len(),
+                s.totals.departures,
+                s.totals.departures_named,
+                t0.elapsed().as_secs_f64()
+            );
+        }
+    }
+    s.totals.seconds = t0.elapsed().as_secs_f64();
+    let slow = slow_findings(&mut s, &inputs);
+    let mut md = markdown(&s, &names);
+    md += &slow_markdown(&slow);
+    print!("{md}");
+    let json = serde_json::json!({
+        "format": "repdiff-fuzz-sweep/1",
+        "oracles": names,
+        "totals": s.totals,
+        "causes": s.found.iter().map(|((o, c), f)| serde_json::json!({
+            "oracle": o, "cause": c, "named": f.named,
+            "in_ledger": f.in_ledger, "examples": f.examples,
+        })).collect::<Vec<_>>(),
+        "slow": slow,
+    });
+    for p in save(&md, &json, o.write_report)? {
+        eprintln!("fuzz sweep: wrote {}", p.display());
+    }
+    Ok(0)
+}
+
+/// Every (oracle, cause) the ledger names; `uncatalogued` ones are no cause.
+fn ledger_causes() -> Result<BTreeSet<(String, String)>, String> {
+    let corpus = engine::case::load_dir(&crate::paths::corpus_dir()).map_err(|e| e.to_string())?;
+    let names = crate::select::known_names();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let ledger = engine::ledger::load(&crate::paths::ledger(), &corpus, &refs)
+        .map_err(|e| e.to_string())?;
+    let mut out = BTreeSet::new();
+    for e in &ledger.entries {
+        let Some(c) = e.cause.as_deref() else {
+            continue;
+        };
+        if c.starts_with(cause::UNCATALOGUED) {
+            continue;
+        }
+        for o in &e.oracles {
+            out.insert((o.clone(), c.to_string()));
+        }
+    }
+    Ok(out)
+}
+
+/// The two differential corpora, interleaved so a time budget samples both:
+/// (file, body, queries) as each target renders its inputs.
+fn corpus_inputs() -> Vec<(String, Vec<u8>, Vec<Query>)> {
+    let read = |target: &str| -> Vec<(String, Vec<u8>)> {
+        let dir = super::nightly::corpus_dir(target);
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        files
+            .into_iter()
+            .filter_map(|p| {
+                let name = format!("{target}/{}", p.file_name()?.to_string_lossy());
+                Some((name, std::fs::read(&p).ok()?))
+            })
+            .collect()
+    };
+    let structured = read("differential").into_iter().filter_map(|(n, d)| {
+        let (body, queries) = fuzzcore::generate::decode(&d)?;
+        Some((n, body, queries))
+    });
+    let bytes = read("differential_bytes").into_iter().map(|(n, d)| {
+        let q = fuzzcore::generate::queries_for_body(&d);
+        (n, d, q)
+    });
+    let (a, b): (Vec<_>, Vec<_>) = (structured.collect(), bytes.collect());
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut ia, mut ib) = (a.into_iter(), b.into_iter());
+    loop {
+        match (ia.next(), ib.next()) {
+            (None, None) => break,
+            (x, y) => out.extend(x.into_iter().chain(y)),
+        }
+    }
+    out
+}
+
+impl Sweep {
+    /// Ask every oracle the input's questions (one batched call each), then
+    /// triage each departure from the reference.
+    fn input(&mut self, index: usize, source: &str, body: &[u8], queries: &[Query]) {
+        let queries: Vec<Query> = queries
+            .iter()
+            .filter(|q| q.ask == Ask::CanFetch)
+            .cloned()
+            .collect();
+        if queries.is_empty() {
+            return;
+        }
+        self.totals.inputs_replayed += 1;
+        self.totals.queries += queries.len();
+        let mut times = Vec::with_capacity(self.all.len());
+        let labels: Vec<(String, Vec<String>)> = self
+            .all
+            .iter_mut()
+            .map(|o| {
+                let t = Instant::now();
+                let answers = o.run(body, &queries);
+                times.push(t.elapsed().as_secs_f64() * 1e3);
+                let l = (0..queries.len())
+                    .map(|i| {
+                        answers
+                            .get(i)
+                            .map_or("crash".to_string(), |a| engine::ledger::pin_label(&a.outcome))
+                    })
+                    .collect();
+                (o.name().to_string(), l)
+            })
+            .collect();
+        self.times.push((index, times));
+        let Some(reference) = labels.iter().find(|(n, _)| n == REFERENCE).map(|x| x.1.clone())
+        else {
+            return;
+        };
+        for (qi, q) in queries.iter().enumerate() {
+            let mut feature: Option<String> = None;
+            for (oracle, l) in &labels {
+                let pair = (reference[qi].clone(), l[qi].clone());
+                if oracle == REFERENCE || cause::agree(&pair) {
+                    continue;
+                }
+                self.totals.departures += 1;
+                let f = feature.get_or_insert_with(|| {
+                    let robots = Robots::parse(body, &self.readings);
+                    triage::feature(&robots, &q.agent, &q.url, &mut self.scratch)
+                });
+                let input = Input {
+                    body: body.to_vec(),
+                    agent: q.agent.clone(),
+                    url: q.url.clone(),
+                };
+                let shape = format!("{oracle} {}->{} @ {f}", pair.0, pair.1);
+                self.departure(oracle, &shape, &input, source);
+            }
+        }
+    }
+
+    /// Sample one departure: bucket it, and name its cause while its bucket
+    /// is under the cap.
+    fn departure(&mut self, oracle: &str, shape: &str, input: &Input, source: &str) {
+        // The unminimised cause is cheap (one question per transformation)
+        // and splits a shape into the causes behind it; checked only while
+        // the shape itself is under a (larger) cap.
+        let seen = self.buckets.entry(shape.to_string()).or_default();
+        *seen += 1;
+        if *seen > self.per_bucket * 20 || Instant::now() >= self.deadline {
+            return;
+        }
+        let Some(mut pair) = super::causes::pair_of(&mut self.all, REFERENCE, oracle) else {
+            return;
+        };
+        let Some(raw) = cause::classify(&mut pair, input) else {
+            return;
+        };
+        let bucket = format!("{shape} ~ {raw}");
+        let n = self.buckets.entry(bucket).or_default();
+        *n += 1;
+        if *n > self.per_bucket {
+            return;
+        }
+        let Some(named) = cause::name_cause(&mut pair, input) else {
+            return;
+        };
+        self.totals.departures_named += 1;
+        let key = (oracle.to_string(), named.cause.to_string());
+        let in_ledger = self.known.contains(&key);
+        let found = self.found.entry(key).or_default();
+        found.named += 1;
+        found.in_ledger = in_ledger;
+        let ex = Example {
+            answers: format!("{}->{}", named.answers.0, named.answers.1),
+            body: named.minimised.body.escape_ascii().to_string(),
+            agent: named.minimised.agent,
+            url: named.minimised.url,
+            source: source.to_string(),
+        };
+        if !found.examples.iter().any(|e| same_input(e, &ex)) {
+            found.examples.push(ex);
+            found
+                .examples
+                .sort_by_key(|e| (e.body.len() + e.url.len() + e.agent.len(), e.clone()));
+            found.examples.truncate(KEEP);
+        }
+    }
+}
+
+fn same_input(a: &Example, b: &Example) -> bool {
+    a.body == b.body && a.agent == b.agent && a.url == b.url && a.answers == b.answers
+}
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('`', "'")
+}
+
+/// The sweep as Markdown: causes the ledger does not name first.
+fn markdown(s: &Sweep, names: &[String]) -> String {
+    let t = &s.totals;
+    let mut md = format!(
+        "# Fuzz corpus sweep\n\n`cargo xtask fuzz sweep`: {} of {} corpus inputs replayed ({} can_fetch queries) through {} oracles ({}) in {:.0} s; {} departures from {REFERENCE}, {} sampled and named (at most {} per (oracle, answers, deciding feature, unminimised cause)).\n\n",
+        t.inputs_replayed, t.inputs, t.queries, names.len(), names.join(", "), t.seconds,
+        t.departures, t.departures_named, s.per_bucket,
+    );
+    let new: Vec<_> = s.found.iter().filter(|(_, f)| !f.in_ledger).collect();
+    md += &format!(
+        "**{} (oracle, cause) pairs the ledger does not name**, {} it does. `new` = no catalogue transformation (docs/causes.md) neutralises the minimised pair.\n\n| oracle | cause | named | in ledger | smallest minimised input (answers; body; agent; URL) |\n|---|---|---|---|---|\n",
+        new.len(),
+        s.found.len() - new.len()
+    );
+    let mut rows: Vec<_> = s.found.iter().collect();
+    rows.sort_by_key(|((o, c), f)| (f.in_ledger, o.clone(), c.clone()));
+    for ((o, c), f) in rows {
+        let ex = f.examples.first().map_or(String::new(), |e| {
+            format!(
+                "{}; `{}`; `{}`; `{}`",
+                e.answers,
+                cell(&e.body),
+                cell(&e.agent),
+                cell(&e.url)
+            )
+        });
+        md += &format!(
+            "| `{o}` | `{c}` | {} | {} | {ex} |\n",
+            f.named,
+            if f.in_ledger { "yes" } else { "**no**" }
+        );
+    }
+    md += "\n## Every minimised input the ledger does not name\n\n";
+    for ((o, c), f) in new {
+        md += &format!("### `{o}`: `{c}`\n\n");
+        for e in &f.examples {
+            md += &format!(
+                "- {}: body `{}`, agent `{}`, URL `{}` (from {})\n",
+                e.answers,
+                cell(&e.body),
+                cell(&e.agent),
+                cell(&e.url),
+                e.source
+            );
+        }
+        md += "\n";
+    }
+    md
+}
+
+/// Into the run folder, or (`--write-report`) into reports/fuzz/.
+fn save(md: &str, json: &serde_json::Value, publish: bool) -> Result<Vec<PathBuf>, Usage> {
+    let (dir, stem) = if publish {
+        let (_, stamp) = super::report::date(std::time::SystemTime::now());
+        (
+            crate::paths::root().join("reports/fuzz"),
+            format!("{}-sweep", stamp.replace(':', "")),
+        )
+    } else {
+        (crate::paths::run_dir().join("fuzz"), "sweep".to_string())
+    };
+    let text = serde_json::to_string_pretty(json).map_err(|e| Usage(e.to_string()))?;
+    let mut out = Vec::new();
+    for (ext, body) in [("md", md.to_string()), ("json", text + "\n")] {
+        let p = dir.join(format!("{stem}.{ext}"));
+        std::fs::create_dir_all(&dir)
+            .and_then(|()| fuzzcore::record::write_atomically(&p, &body))
+            .map_err(|e| Usage(format!("{}: {e}", p.display())))?;
+        out.push(p);
+    }
+    Ok(out)
+}
+
+/// A slow input, with its growth re-timed at three sizes.
+#[derive(Debug, Serialize)]
+struct SlowFinding {
+    #[serde(flatten)]
+    slow: super::slow::Slow,
+    source: String,
+    body: String,
+    agent: String,
+    url: String,
+    /// (k, ms) with the input grown k times ([`super::slow::grow`]).
+    growth: Vec<(usize, f64)>,
+}
+
+/// Judge the timing table and re-time each slow input (at most 3 per
+/// oracle) grown 1, 4 and 16 times.
+fn slow_findings(
+    s: &mut Sweep,
+    inputs: &[(String, Vec<u8>, Vec<Query>)],
+) -> Vec<SlowFinding> {
+    let names: Vec<String> = s.all.iter().map(|o| o.name().to_string()).collect();
+    let rows: Vec<Vec<f64>> = s.times.iter().map(|(_, t)| t.clone()).collect();
+    let mut per_oracle: BTreeMap<String, usize> = BTreeMap::new();
+    let mut out = Vec::new();
+    for mut c in super::slow::candidates(&names, &rows) {
+        let n = per_oracle.entry(c.oracle.clone()).or_default();
+        *n += 1;
+        if *n > 3 {
+            continue;
+        }
+        let Some((i, _)) = s.times.get(c.input) else {
+            continue;
+        };
+        let (source, body, queries) = &inputs[*i];
+        c.input = *i;
+        let Some(o) = s.all.iter_mut().find(|o| o.name() == c.oracle) else {
+            continue;
+        };
+        let q = queries.iter().find(|q| q.ask == Ask::CanFetch).cloned();
+        let Some(q) = q else { continue };
+        let growth = [1, 4, 16]
+            .iter()
+            .map(|&k| {
+                let (b, url) = super::slow::grow(body, &q.url, k);
+                let one = [Query { url, ..q.clone() }];
+                let t = Instant::now();
+                o.run(&b, &one);
+                (k, t.elapsed().as_secs_f64() * 1e3)
+            })
+            .collect();
+        out.push(SlowFinding {
+            slow: c,
+            source: source.clone(),
+            body: body.escape_ascii().to_string(),
+            agent: q.agent.clone(),
+            url: q.url.clone(),
+            growth,
+        });
+    }
+    out
+}
+
+fn slow_markdown(slow: &[SlowFinding]) -> String {
+    let mut md = format!(
+        "## Slow inputs\n\nAn input on which one oracle took over {}x its median time per input and over {} ms while every other oracle stayed within {}x of its own median (xtask/src/fuzz/slow.rs); growth: the same oracle re-timed on the input grown k times (rules after the first line and the URL path repeated).\n\n",
+        super::slow::RATIO,
+        super::slow::FLOOR_MS,
+        super::slow::OTHERS_RATIO
+    );
+    if slow.is_empty() {
+        md += "None.\n";
+        return md;
+    }
+    md += "| oracle | input | ms | median ms | ratio | growth (k: ms) |\n|---|---|---|---|---|---|\n";
+    for f in slow {
+        let growth: Vec<String> = f.growth.iter().map(|(k, ms)| format!("{k}: {ms:.1}")).collect();
+        md += &format!(
+            "| `{}` | {} | {:.1} | {:.3} | {:.0} | {} |\n",
+            f.slow.oracle,
+            f.source,
+            f.slow.ms,
+            f.slow.median_ms,
+            f.slow.ratio(),
+            growth.join(", ")
+        );
+    }
+    md
+}
