@@ -105,6 +105,25 @@ fn classify_entry(
     tally
 }
 
+/// Every (oracle, cause) the classifier gives the corpus cells the ledger
+/// explains, with how many cells: what "the ledger knows" means cell by
+/// cell, finer than one `cause:` per entry.
+pub fn ledger_cell_causes(
+    ledger: &Ledger,
+    corpus: &Corpus,
+    all: &mut [Box<dyn Oracle>],
+) -> BTreeMap<(String, String), usize> {
+    let mut out = BTreeMap::new();
+    for e in &ledger.entries {
+        for (k, n) in classify_entry(e, corpus, all, false) {
+            if let Some((o, c)) = k.split_once(": ").filter(|(_, c)| !c.starts_with('(')) {
+                *out.entry((o.to_string(), c.to_string())).or_default() += n;
+            }
+        }
+    }
+    out
+}
+
 pub fn main(entries: &[String], only: &[String], verbose: bool) -> Result<i32, Usage> {
     let corpus =
         engine::case::load_dir(&crate::paths::corpus_dir()).map_err(|e| Usage(e.to_string()))?;

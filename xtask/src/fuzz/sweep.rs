@@ -86,7 +86,7 @@ struct Sweep {
 
 pub fn main(o: &Options) -> Result<i32, Usage> {
     crate::setup::ensure_or_reexec();
-    let known = ledger_causes().map_err(Usage)?;
+    let (corpus, ledger) = load_ledger().map_err(Usage)?;
     let extra = crate::select::oracle_cmds(&o.oracle_cmds)?;
     let mut names = if o.oracles.is_empty() {
         let mut n = crate::select::known_names();
@@ -105,6 +105,9 @@ pub fn main(o: &Options) -> Result<i32, Usage> {
         }
         return Ok(1);
     }
+    let mut all = sel.oracles;
+    eprintln!("fuzz sweep: classifying the ledger's corpus cells (what the ledger knows, cell by cell)");
+    let known = known_causes(&ledger, &corpus, &mut all);
     let inputs = corpus_inputs();
     if inputs.is_empty() {
         eprintln!(
@@ -116,11 +119,11 @@ pub fn main(o: &Options) -> Result<i32, Usage> {
     eprintln!(
         "fuzz sweep: {} corpus inputs, {} oracles, {} s budget",
         inputs.len(),
-        sel.oracles.len(),
+        all.len(),
         o.seconds
     );
     let mut s = Sweep {
-        all: sel.oracles,
+        all,
         known,
         buckets: BTreeMap::new(),
         found: BTreeMap::new(),
@@ -173,26 +176,37 @@ pub fn main(o: &Options) -> Result<i32, Usage> {
     Ok(0)
 }
 
-/// Every (oracle, cause) the ledger names; `uncatalogued` ones are no cause.
-fn ledger_causes() -> Result<BTreeSet<(String, String)>, String> {
+fn load_ledger() -> Result<(engine::case::Corpus, engine::ledger::Ledger), String> {
     let corpus = engine::case::load_dir(&crate::paths::corpus_dir()).map_err(|e| e.to_string())?;
     let names = crate::select::known_names();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let ledger = engine::ledger::load(&crate::paths::ledger(), &corpus, &refs)
         .map_err(|e| e.to_string())?;
-    let mut out = BTreeSet::new();
+    Ok((corpus, ledger))
+}
+
+/// Every (oracle, cause) the ledger knows: the `cause:` of each entry for
+/// each of its oracles, and the cause the classifier gives each cell an
+/// entry explains. `uncatalogued` and `new` are no cause: a departure named
+/// `new` is never known, since two different uncatalogued causes look alike.
+fn known_causes(
+    ledger: &engine::ledger::Ledger,
+    corpus: &engine::case::Corpus,
+    all: &mut [Box<dyn Oracle>],
+) -> BTreeSet<(String, String)> {
+    let mut out: BTreeSet<(String, String)> = super::causes::ledger_cell_causes(ledger, corpus, all)
+        .into_keys()
+        .collect();
     for e in &ledger.entries {
         let Some(c) = e.cause.as_deref() else {
             continue;
         };
-        if c.starts_with(cause::UNCATALOGUED) {
-            continue;
-        }
         for o in &e.oracles {
             out.insert((o.clone(), c.to_string()));
         }
     }
-    Ok(out)
+    out.retain(|(_, c)| c != cause::NEW && !c.starts_with(cause::UNCATALOGUED));
+    out
 }
 
 /// The two differential corpora, interleaved so a time budget samples both:
