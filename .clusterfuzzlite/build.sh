@@ -67,6 +67,25 @@ cp "$LIBPY"/libpython3.11.so* "$OUT/lib/" 2>/dev/null || true
 for name in $TARGETS; do
   patchelf --set-rpath '$ORIGIN/lib' "$OUT/$name" 2>/dev/null || true
 done
+# ...and its stdlib (without the test suite): a target sets PYTHONHOME to
+# its own directory when it finds lib/python3.*/os.py there
+# (fuzzcore/src/lib.rs adopt_packaged_cache); otherwise the embedded
+# interpreter picks up the image's own Python, if any, and fails to import.
+STDLIB=$(python3.11 -c 'import sysconfig; print(sysconfig.get_path("stdlib"))')
+mkdir -p "$OUT/lib/$(basename "$STDLIB")"
+tar -C "$STDLIB" --exclude=./test --exclude=__pycache__ -cf - . |
+  tar -C "$OUT/lib/$(basename "$STDLIB")" -xf -
+
+# Embedded CPython never frees all it allocates at start (its modules,
+# OpenSSL's tables), so LeakSanitizer would fail the first input of every
+# target that starts it; the runner reads libFuzzer flags from
+# <fuzzer>.options. The Rust/C++-only robustness targets keep leak checks.
+for name in $TARGETS; do
+  case "$name" in
+    differential* | robust_cpython* | robust_protego*)
+      printf '[libfuzzer]\ndetect_leaks = 0\n' >"$OUT/$name.options" ;;
+  esac
+done
 
 if [ -d fuzz/corpus/differential_bytes ]; then
   (cd fuzz/corpus/differential_bytes && zip -q "$OUT/differential_bytes_seed_corpus.zip" ./* ) || true

@@ -97,10 +97,26 @@ fn adopt_packaged_cache() {
     // image may lack what an oracle needs; the others still fuzz.
     std::env::set_var("REPDIFF_CACHE", cache);
     std::env::set_var("REPDIFF_FUZZ_ALLOW_MISSING", "1");
+    // The stdlib of the interpreter PyO3 linked, packaged beside the
+    // binary (build.sh): the runner image has no such Python, and without
+    // PYTHONHOME the embedded one picks up whatever `lib/python3.*` the
+    // image has (Debian's, whose extension modules do not match).
+    if std::env::var_os("PYTHONHOME").is_none() && packaged_stdlib(&exe_dir) {
+        std::env::set_var("PYTHONHOME", &exe_dir);
+    }
     let known = exe_dir.join("known-signatures.json");
     if known.is_file() && std::env::var_os("REPDIFF_FUZZ_KNOWN").is_none() {
         std::env::set_var("REPDIFF_FUZZ_KNOWN", known);
     }
+}
+
+/// Is there a `lib/python3.*/os.py` under `dir`?
+fn packaged_stdlib(dir: &Path) -> bool {
+    std::fs::read_dir(dir.join("lib")).is_ok_and(|d| {
+        d.flatten().any(|e| {
+            e.file_name().to_string_lossy().starts_with("python3") && e.path().join("os.py").is_file()
+        })
+    })
 }
 
 /// Build the oracles named by `want` (all registered ones when `None`).
