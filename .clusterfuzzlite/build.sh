@@ -77,13 +77,14 @@ tar -C "$STDLIB" --exclude=./test --exclude=__pycache__ -cf - . |
   tar -C "$OUT/lib/$(basename "$STDLIB")" -xf -
 
 # Embedded CPython never frees all it allocates at start (its modules,
-# OpenSSL's tables), so LeakSanitizer would fail the first input of every
-# target that starts it; the runner reads libFuzzer flags from
-# <fuzzer>.options. The Rust/C++-only robustness targets keep leak checks.
+# OpenSSL's tables), so LeakSanitizer fails every target that starts it:
+# libFuzzer's per-input check and ASan's check at exit alike. The runner
+# reads <fuzzer>.options: [libfuzzer] flags and [asan] ASAN_OPTIONS. The
+# Rust/C++-only robustness targets keep their leak checks.
 for name in $TARGETS; do
   case "$name" in
     differential* | robust_cpython* | robust_protego*)
-      printf '[libfuzzer]\ndetect_leaks = 0\n' >"$OUT/$name.options" ;;
+      printf '[libfuzzer]\ndetect_leaks = 0\n[asan]\ndetect_leaks = 0\n' >"$OUT/$name.options" ;;
   esac
 done
 
