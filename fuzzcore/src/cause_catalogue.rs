@@ -43,6 +43,11 @@ pub const CATALOGUE: &[Transformation] = &[
         remove_extra_breaks,
     ),
     t(
+        "trim-unicode-spaces",
+        "a Unicode-aware trim (Rust str::trim, Python str.strip, String#trim) cutting U+00A0, U+2000-U+200A, U+3000... from a value's ends",
+        trim_unicode_spaces,
+    ),
+    t(
         "normalise-line-ends",
         "a lone CR (or CRLF) read as a line end or as a character",
         normalise_ends,
@@ -585,6 +590,33 @@ fn encode_octets(s: &[u8]) -> Vec<u8> {
 fn encode_non_ascii_url(i: &Input) -> Option<Input> {
     let encoded = encode_octets(i.url.as_bytes());
     url(i, String::from_utf8_lossy(&encoded).into_owned())
+}
+
+/// Unicode White_Space outside ASCII that no parser takes for a line break
+/// (NEL, U+2028 and U+2029 are `remove-extra-line-breaks`).
+fn unicode_space(c: char) -> bool {
+    c.is_whitespace() && !c.is_ascii() && !matches!(c, '\u{85}' | '\u{2028}' | '\u{2029}')
+}
+
+fn trim_unicode_spaces(i: &Input) -> Option<Input> {
+    map_values(
+        i,
+        |_| true,
+        |v| match std::str::from_utf8(v) {
+            Ok(text) => {
+                let ascii_ws = |c: char| c == ' ' || c == '\t';
+                let inner = text.trim_matches(ascii_ws);
+                let lead = &text[..text.len() - text.trim_start_matches(ascii_ws).len()];
+                let trimmed = inner.trim_matches(unicode_space);
+                if trimmed.len() == inner.len() {
+                    v.to_vec()
+                } else {
+                    format!("{lead}{trimmed}").into_bytes()
+                }
+            }
+            Err(_) => v.to_vec(),
+        },
+    )
 }
 
 fn encode_non_ascii_rules(i: &Input) -> Option<Input> {

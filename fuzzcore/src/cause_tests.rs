@@ -108,6 +108,8 @@ neutralises! {
     remove_nul: "remove-nul", "nul-cuts-pattern", "enc-nul-inside-pattern#1", "google";
     drop_invalid_utf8: "drop-invalid-utf8", "invalid-utf8-pattern-raises", "enc-latin1-byte-in-pattern#1", "protego";
     remove_extra_line_breaks: "remove-extra-line-breaks", "python-splitlines-line-breaks", "kd-35-line-separator-u2028#1", "cpython-3.15";
+    trim_unicode_spaces: "trim-unicode-spaces", "fuzz-unicode-space-trimmed-from-rule", "fuzz-unicode-space-trimmed-from-rule#1", "texting-robots";
+    trim_unicode_spaces_python: "trim-unicode-spaces", "fuzz-unicode-space-trimmed-from-rule", "fuzz-unicode-space-trimmed-from-rule#1", "cpython-3.15";
     drop_indentation: "drop-indentation", "line-length-cap-google", "google-line-too-long-leading-space#1", "google";
     add_missing_colon: "add-missing-colon", "missing-colon-lenient-or-strict", "kd-24-no-colons#1", "google";
     fix_misspelt_key: "fix-misspelt-key", "misspelt-keys-strict-or-lenient", "kd-23-dissallow-typo#1", "google";

@@ -114,7 +114,8 @@ fn adopt_packaged_cache() {
 fn packaged_stdlib(dir: &Path) -> bool {
     std::fs::read_dir(dir.join("lib")).is_ok_and(|d| {
         d.flatten().any(|e| {
-            e.file_name().to_string_lossy().starts_with("python3") && e.path().join("os.py").is_file()
+            e.file_name().to_string_lossy().starts_with("python3")
+                && e.path().join("os.py").is_file()
         })
     })
 }

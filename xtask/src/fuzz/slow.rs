@@ -48,7 +48,14 @@ pub fn median(v: &[f64]) -> f64 {
 /// slowest first. An oracle's median is over every input it answered.
 pub fn candidates(names: &[String], times: &[Vec<f64>]) -> Vec<Slow> {
     let medians: Vec<f64> = (0..names.len())
-        .map(|o| median(&times.iter().filter_map(|t| t.get(o).copied()).collect::<Vec<_>>()))
+        .map(|o| {
+            median(
+                &times
+                    .iter()
+                    .filter_map(|t| t.get(o).copied())
+                    .collect::<Vec<_>>(),
+            )
+        })
         .collect();
     let mut out = Vec::new();
     for (i, row) in times.iter().enumerate() {
@@ -80,7 +87,10 @@ pub fn candidates(names: &[String], times: &[Vec<f64>]) -> Vec<Slow> {
 /// reaches the two usual super-linear paths (many rules, long paths).
 pub fn grow(body: &[u8], url: &str, k: usize) -> (Vec<u8>, String) {
     let mut lines: Vec<&[u8]> = body.split(|&b| b == b'\n').collect();
-    let head = lines.iter().position(|l| !l.is_empty()).map_or(0, |p| p + 1);
+    let head = lines
+        .iter()
+        .position(|l| !l.is_empty())
+        .map_or(0, |p| p + 1);
     let tail: Vec<&[u8]> = lines.split_off(head.min(lines.len()));
     let mut out: Vec<u8> = lines.join(&b'\n');
     for _ in 0..k {
@@ -92,7 +102,11 @@ pub fn grow(body: &[u8], url: &str, k: usize) -> (Vec<u8>, String) {
         }
     }
     let (origin, path) = fuzzcore::cause::split_url(url);
-    let path = if path.is_empty() { "/".to_string() } else { path };
+    let path = if path.is_empty() {
+        "/".to_string()
+    } else {
+        path
+    };
     let grown = format!("{origin}{}", path.repeat(k));
     (out, grown)
 }
