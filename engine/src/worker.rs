@@ -190,6 +190,8 @@ struct Live {
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     stderr: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    /// Set by the stderr reader at end of file: the tail is then complete.
+    stderr_done: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// The parent side: an [`Oracle`] whose calls go to a worker process.
@@ -296,6 +298,8 @@ impl Supervised {
         // Keep only the tail of stderr: enough to say why a worker died.
         let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let sink = stderr.clone();
+        let stderr_done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let done = stderr_done.clone();
         std::thread::spawn(move || {
             let mut buf = [0u8; 4096];
             while let Ok(n) = stderr_pipe.read(&mut buf) {
@@ -308,12 +312,14 @@ impl Supervised {
                     v.drain(..excess);
                 }
             }
+            done.store(true, std::sync::atomic::Ordering::Release);
         });
         let mut live = Live {
             child,
             stdin,
             stdout: BufReader::new(stdout),
             stderr,
+            stderr_done,
         };
         // Loading an interpreter can take a while: allow a generous start.
         let first = read_line(
@@ -531,11 +537,16 @@ fn read_line(reader: &mut BufReader<ChildStdout>, timeout: Duration) -> Line {
 }
 
 fn describe_death(live: &mut Live) -> String {
-    // Give the process a moment to finish dying so the status is known.
+    // Give the process a moment to finish dying so the status is known, and
+    // the stderr reader to drain what it wrote last (the panic message):
+    // on a loaded machine that thread may run well after the exit.
     let mut status = None;
-    for _ in 0..50 {
-        if let Ok(Some(s)) = live.child.try_wait() {
-            status = Some(s);
+    let done = || live.stderr_done.load(std::sync::atomic::Ordering::Acquire);
+    for _ in 0..500 {
+        if status.is_none() {
+            status = live.child.try_wait().ok().flatten();
+        }
+        if status.is_some() && done() {
             break;
         }
         std::thread::sleep(Duration::from_millis(2));
