@@ -484,12 +484,16 @@ fn slow_findings(
 ) -> (Vec<SlowFinding>, usize) {
     let names: Vec<String> = s.all.iter().map(|o| o.name().to_string()).collect();
     let rows: Vec<Vec<f64>> = s.times.iter().map(|(_, t)| t.clone()).collect();
-    let mut per_oracle: BTreeMap<String, usize> = BTreeMap::new();
+    // (confirmed, tried) per oracle: at most 3 findings and 6 re-timings
+    // each, since a re-timing of a slow worker costs up to its timeout.
+    let mut per_oracle: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let (mut out, mut unconfirmed) = (Vec::new(), 0);
     for mut c in super::slow::candidates(&names, &rows) {
-        if per_oracle.get(&c.oracle).copied().unwrap_or(0) >= 3 {
+        let seen = per_oracle.entry(c.oracle.clone()).or_default();
+        if seen.0 >= 3 || seen.1 >= 6 {
             continue;
         }
+        seen.1 += 1;
         let Some((i, _)) = s.times.get(c.input) else {
             continue;
         };
@@ -518,7 +522,7 @@ fn slow_findings(
             unconfirmed += 1;
             continue;
         }
-        *per_oracle.entry(c.oracle.clone()).or_default() += 1;
+        per_oracle.entry(c.oracle.clone()).or_default().0 += 1;
         let growth = [1, 4, 16]
             .iter()
             .map(|&k| {
