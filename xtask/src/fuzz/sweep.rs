@@ -469,15 +469,15 @@ struct SlowFinding {
     body: String,
     agent: String,
     url: String,
-    /// (k, ms) with the input grown k times ([`super::slow::grow`]).
-    growth: Vec<(usize, f64)>,
+    /// (share, ms): the first question on the input cut to 1/4, 1/2 and
+    /// all of its size ([`super::slow::cut`]).
+    growth: Vec<(String, f64)>,
 }
 
 /// Judge the timing table, confirm each candidate by re-timing the same
 /// batched call (the fastest of three must still be slow: a scheduler or GC
 /// pause is not a finding), and time the confirmed ones (at most 3 per
-/// oracle) on the input grown 1, 2, 4 and 8 times (stopping after a step
-/// over 250 ms). Returns the confirmed
+/// oracle) on the input cut to 1/4, 1/2 and all of its size. Returns the confirmed
 /// findings and how many candidates did not reproduce.
 fn slow_findings(
     s: &mut Sweep,
@@ -524,18 +524,14 @@ fn slow_findings(
             continue;
         }
         per_oracle.entry(c.oracle.clone()).or_default().0 += 1;
-        // Stop growing once a step takes over 250 ms: an in-process
-        // oracle has no timeout, and a super-linear one grown 16 times
-        // could run for hours.
-        let mut growth = Vec::new();
-        for k in [1, 2, 4, 8] {
-            let (b, url) = super::slow::grow(body, &q.url, k);
-            let ms = timed(o, &b, &[Query { url, ..q.clone() }]);
-            growth.push((k, ms));
-            if ms > 250.0 {
-                break;
-            }
-        }
+        let growth = [(1, 4), (1, 2), (1, 1)]
+            .iter()
+            .map(|&(num, den)| {
+                let (b, url) = super::slow::cut(body, &q.url, num, den);
+                let ms = timed(o, &b, &[Query { url, ..q.clone() }]);
+                (format!("{num}/{den}"), ms)
+            })
+            .collect();
         out.push(SlowFinding {
             slow: c,
             confirmed_ms: again,
@@ -551,7 +547,7 @@ fn slow_findings(
 
 fn slow_markdown(slow: &[SlowFinding], unconfirmed: usize) -> String {
     let mut md = format!(
-        "## Slow inputs\n\nAn input on which one oracle took over {}x its median time per input and over {} ms while every other oracle stayed within {}x of its own median (xtask/src/fuzz/slow.rs), confirmed by re-timing the same call three times (fastest kept; {unconfirmed} candidate(s) did not reproduce); growth: the first question alone on the input grown k = 1, 2, 4, 8 times (stopping after a step over 250 ms) (rules after the first line and the URL path repeated). Worker-run oracles are cut off at 1 s per question in the sweep, so their times stop there.\n\n",
+        "## Slow inputs\n\nAn input on which one oracle took over {}x its median time per input and over {} ms while every other oracle stayed within {}x of its own median (xtask/src/fuzz/slow.rs), confirmed by re-timing the same call three times (fastest kept; {unconfirmed} candidate(s) did not reproduce); growth: the first question alone on the input cut to 1/4, 1/2 and all of its rules after the first line and of its URL path. Worker-run oracles are cut off at 1 s per question in the sweep, so their times stop there.\n\n",
         super::slow::RATIO,
         super::slow::FLOOR_MS,
         super::slow::OTHERS_RATIO
@@ -560,7 +556,7 @@ fn slow_markdown(slow: &[SlowFinding], unconfirmed: usize) -> String {
         md += "None.\n";
         return md;
     }
-    md += "| oracle | input | ms (confirmed) | median ms | ratio | growth (k: ms) |\n|---|---|---|---|---|---|\n";
+    md += "| oracle | input | ms (confirmed) | median ms | ratio | growth (share: ms) |\n|---|---|---|---|---|---|\n";
     for f in slow {
         let growth: Vec<String> = f
             .growth
