@@ -124,13 +124,20 @@ pub fn ledger_cell_causes(
     out
 }
 
-pub fn main(entries: &[String], only: &[String], verbose: bool) -> Result<i32, Usage> {
+/// The corpus and the ledger, every registered oracle name allowed in it
+/// (external ones included), as `causes` and `sweep` read them.
+pub fn load_corpus_and_ledger() -> Result<(Corpus, Ledger), Usage> {
     let corpus =
         engine::case::load_dir(&crate::paths::corpus_dir()).map_err(|e| Usage(e.to_string()))?;
     let names = crate::select::known_names();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let ledger: Ledger = engine::ledger::load(&crate::paths::ledger(), &corpus, &refs)
+    let ledger = engine::ledger::load(&crate::paths::ledger(), &corpus, &refs)
         .map_err(|e| Usage(e.to_string()))?;
+    Ok((corpus, ledger))
+}
+
+pub fn main(entries: &[String], only: &[String], verbose: bool) -> Result<i32, Usage> {
+    let (corpus, ledger) = load_corpus_and_ledger()?;
     let wanted: Vec<&Entry> = ledger
         .entries
         .iter()

@@ -93,7 +93,7 @@ struct Sweep {
 
 pub fn main(o: &Options) -> Result<i32, Usage> {
     crate::setup::ensure_or_reexec();
-    let (corpus, ledger) = load_ledger().map_err(Usage)?;
+    let (corpus, ledger) = super::causes::load_corpus_and_ledger()?;
     let extra = crate::select::oracle_cmds(&o.oracle_cmds)?;
     let mut names = if o.oracles.is_empty() {
         let mut n = crate::select::known_names();
@@ -190,15 +190,6 @@ pub fn main(o: &Options) -> Result<i32, Usage> {
         eprintln!("fuzz sweep: wrote {}", p.display());
     }
     Ok(0)
-}
-
-fn load_ledger() -> Result<(engine::case::Corpus, engine::ledger::Ledger), String> {
-    let corpus = engine::case::load_dir(&crate::paths::corpus_dir()).map_err(|e| e.to_string())?;
-    let names = crate::select::known_names();
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let ledger =
-        engine::ledger::load(&crate::paths::ledger(), &corpus, &refs).map_err(|e| e.to_string())?;
-    Ok((corpus, ledger))
 }
 
 /// Every (oracle, cause) the ledger knows: the `cause:` of each entry for
