@@ -15,6 +15,7 @@
 mod notes;
 mod render;
 mod repro;
+mod slow;
 
 use crate::paths;
 use engine::case::{Case, Corpus, Expect, Verdict};
@@ -104,13 +105,22 @@ pub fn generate() -> Result<BTreeMap<String, String>, Usage> {
         let finding = Finding {
             entry,
             picks: picks(entry, &corpus),
-            fix: notes.get(entry.id.as_str()).map(String::as_str),
+            fix: notes.fixes.get(entry.id.as_str()).map(String::as_str),
             versions: &versions,
         };
         files.insert(format!("{}.md", entry.id), render::write_up(&finding));
         index.push(finding);
     }
-    files.insert("README.md".into(), render::index(&index));
+    let mut readme = render::index(&index);
+    for note in &notes.slow {
+        let sweep = slow::load_sweep(note)?;
+        files.insert(
+            format!("{}.md", note.id),
+            slow::write_up(note, &sweep, &versions),
+        );
+    }
+    readme.push_str(&slow::index(&notes.slow));
+    files.insert("README.md".into(), readme);
     Ok(files)
 }
 

@@ -15,6 +15,17 @@ use std::path::Path;
 #[serde(deny_unknown_fields)]
 struct Raw {
     findings: Vec<Note>,
+    /// Write-ups of slow inputs (xtask/src/findings/slow.rs).
+    #[serde(default)]
+    slow: Vec<super::slow::SlowNote>,
+}
+
+/// Everything cases/findings.yaml holds.
+#[derive(Debug, Default)]
+pub struct Notes {
+    /// Ledger entry id -> suggested fix.
+    pub fixes: BTreeMap<String, String>,
+    pub slow: Vec<super::slow::SlowNote>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -26,18 +37,18 @@ struct Note {
     fix: String,
 }
 
-/// Entry id -> suggested fix. A missing file is no notes at all.
-pub fn load(path: &Path, ledger: &Ledger) -> Result<BTreeMap<String, String>, Usage> {
+/// The notes. A missing file is no notes at all.
+pub fn load(path: &Path, ledger: &Ledger) -> Result<Notes, Usage> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Notes::default()),
         Err(e) => return Err(Usage(format!("cannot read {}: {e}", path.display()))),
     };
     parse(path, &text, ledger)
 }
 
 /// Parse and check the notes against the ledger.
-pub fn parse(path: &Path, text: &str, ledger: &Ledger) -> Result<BTreeMap<String, String>, Usage> {
+pub fn parse(path: &Path, text: &str, ledger: &Ledger) -> Result<Notes, Usage> {
     let raw: Raw = serde_yaml::from_str(text).map_err(|e| {
         let line = e
             .location()
@@ -74,5 +85,18 @@ pub fn parse(path: &Path, text: &str, ledger: &Ledger) -> Result<BTreeMap<String
             return Err(fail("duplicate id".into()));
         }
     }
-    Ok(out)
+    for note in &raw.slow {
+        let line = find_line(text, "id", &note.id).unwrap_or(1);
+        if ledger.get(&note.id).is_some() || out.contains_key(&note.id) {
+            return Err(Usage(format!(
+                "{}:{line}: slow finding `{}`: the id is a ledger entry's too; a write-up needs its own name",
+                path.display(),
+                note.id
+            )));
+        }
+    }
+    Ok(Notes {
+        fixes: out,
+        slow: raw.slow,
+    })
 }

@@ -17,8 +17,8 @@ mod minimize;
 mod nightly;
 mod report;
 mod runner;
-mod slow;
-mod sweep;
+pub mod slow;
+pub mod sweep;
 mod tools;
 pub use fuzzcore::triage;
 

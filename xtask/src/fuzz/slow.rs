@@ -7,14 +7,14 @@
 //! judges the table, [`cut`] gives a candidate at smaller sizes so the
 //! write-up can show how the time grows.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 pub const RATIO: f64 = 100.0;
 pub const FLOOR_MS: f64 = 10.0;
 pub const OTHERS_RATIO: f64 = 10.0;
 
 /// One slow input of one oracle.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Slow {
     pub oracle: String,
     /// Index of the input in the sweep's list.
@@ -100,6 +100,141 @@ pub fn cut(body: &[u8], url: &str, num: usize, den: usize) -> (Vec<u8>, String) 
     (kept.join(&b'\n'), format!("{origin}{path}"))
 }
 
+/// The smallest input found that keeps `probe` (one oracle's time in ms
+/// on a body and URL) at or over `keep_ms`: whole lines deleted first, then
+/// ever smaller byte chunks of the body and character chunks of the URL
+/// path, keeping each deletion that stays slow (a ddmin-style greedy pass,
+/// repeated until nothing more goes or `budget` is spent). Every probe is
+/// on a candidate smaller than one that already finished, so an oracle
+/// without a timeout is never asked anything larger than it has answered.
+pub fn minimise(
+    body: &[u8],
+    url: &str,
+    mut probe: impl FnMut(&[u8], &str) -> f64,
+    keep_ms: f64,
+    budget: std::time::Duration,
+) -> Minimised {
+    let start = std::time::Instant::now();
+    let (mut origin, path) = fuzzcore::cause::split_url(url);
+    // The path's leading `/` stays: without it the URL is another shape.
+    let path = match path.strip_prefix('/') {
+        Some(rest) => {
+            origin.push('/');
+            rest.to_string()
+        }
+        None => path,
+    };
+    let mut body = body.to_vec();
+    let mut path: Vec<char> = path.chars().collect();
+    let mut probes = 0;
+    let mut slow = |b: &[u8], p: &[char]| {
+        probes += 1;
+        let url = format!("{origin}{}", p.iter().collect::<String>());
+        probe(b, &url) >= keep_ms
+    };
+    let out_of_time = || start.elapsed() >= budget;
+    let mut changed = true;
+    while changed && !out_of_time() {
+        changed = false;
+        // Lines.
+        let mut i = 0;
+        loop {
+            let lines: Vec<&[u8]> = body.split(|&b| b == b'\n').collect();
+            if i >= lines.len() || lines.len() < 2 || out_of_time() {
+                break;
+            }
+            let mut rest = lines.clone();
+            rest.remove(i);
+            let cand = rest.join(&b'\n');
+            if slow(&cand, &path) {
+                body = cand;
+                changed = true;
+            } else {
+                i += 1;
+            }
+        }
+        // Byte chunks of the body, then character chunks of the path.
+        changed |= shrink_chunks(&mut body, &out_of_time, |b| slow(b, &path));
+        let b = body.clone();
+        changed |= shrink_chunks(&mut path, &out_of_time, |p| slow(&b, p));
+    }
+    Minimised {
+        body,
+        url: format!("{origin}{}", path.iter().collect::<String>()),
+        probes,
+        seconds: start.elapsed().as_secs_f64(),
+    }
+}
+
+/// A minimised slow input and what minimising it cost.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Minimised {
+    /// The body's bytes (JSON numbers: unambiguous, unlike an escape).
+    pub body: Vec<u8>,
+    pub url: String,
+    pub probes: usize,
+    pub seconds: f64,
+}
+
+/// Delete chunks of `v` (half its length, then a quarter, ... one item)
+/// while `keep` holds; true when something went.
+fn shrink_chunks<T: Clone>(
+    v: &mut Vec<T>,
+    out_of_time: &dyn Fn() -> bool,
+    mut keep: impl FnMut(&[T]) -> bool,
+) -> bool {
+    let mut changed = false;
+    let mut size = v.len() / 2;
+    while size >= 1 && !out_of_time() {
+        let mut at = 0;
+        while at < v.len() && !out_of_time() {
+            let end = (at + size).min(v.len());
+            let mut cand = v[..at].to_vec();
+            cand.extend_from_slice(&v[end..]);
+            if keep(&cand) {
+                *v = cand;
+                changed = true;
+            } else {
+                at = end;
+            }
+        }
+        size /= 2;
+    }
+    changed
+}
+
+/// The input with every run of three or more equal bytes (body, agent) or
+/// characters (URL) repeated `k` times: the minimised slow input at `k`
+/// times its size along the dimension that makes it slow (a long run
+/// matched against a wildcard, a repeated character in a pattern), so the
+/// write-up can show how the time grows.
+pub fn stretch(body: &[u8], agent: &str, url: &str, k: usize) -> (Vec<u8>, String, String) {
+    fn runs<T: PartialEq + Clone>(v: &[T], k: usize) -> Vec<T> {
+        let mut out = Vec::with_capacity(v.len() * k);
+        let mut i = 0;
+        while i < v.len() {
+            let mut j = i;
+            while j < v.len() && v[j] == v[i] {
+                j += 1;
+            }
+            let times = if j - i >= 3 { k } else { 1 };
+            for _ in 0..times {
+                out.extend_from_slice(&v[i..j]);
+            }
+            i = j;
+        }
+        out
+    }
+    let chars = |s: &str| -> String {
+        runs(&s.chars().collect::<Vec<_>>(), k)
+            .into_iter()
+            .collect()
+    };
+    let (origin, path) = fuzzcore::cause::split_url(url);
+    let path = chars(&path);
+    (runs(body, k), chars(agent), format!("{origin}{path}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +259,71 @@ mod tests {
         times.push(vec![40.0, 35.0]);
         times.push(vec![5.0, 0.01]);
         assert!(candidates(&names(2), &times).is_empty());
+    }
+
+    /// A fake probe: "slow" grows with the product of the A-runs in the
+    /// rule and the URL, as a wildcard scan does; noise lines do nothing.
+    fn fake_ms(body: &[u8], url: &str) -> f64 {
+        let a_body = body.iter().filter(|&&b| b == b'A').count() as f64;
+        let star = body.contains(&b'*');
+        let a_url = url.chars().filter(|&c| c == 'A').count() as f64;
+        if star {
+            a_body * a_url
+        } else {
+            0.0
+        }
+    }
+
+    #[test]
+    fn minimise_keeps_only_what_keeps_it_slow() {
+        let body =
+            b"User-agent: *\n# noise\nAllow: /x\nDisallow: /*AAAAAAAAAAAAAAAAAAAA\nSitemap: q";
+        let url = "https://h.test/AAAAAAAAAAAAAAAAAAAAzzzz";
+        assert!(fake_ms(body, url) >= 100.0);
+        let m = minimise(
+            body,
+            url,
+            fake_ms,
+            100.0,
+            std::time::Duration::from_secs(10),
+        );
+        assert!(fake_ms(&m.body, &m.url) >= 100.0);
+        // The body shrinks first (against the 20 A's of the URL), then
+        // the URL loses only what does not count.
+        assert_eq!(
+            m.body,
+            b"*AAAAA".to_vec(),
+            "{:?}",
+            String::from_utf8_lossy(&m.body)
+        );
+        assert_eq!(m.url, format!("https://h.test/{}", "A".repeat(20)));
+        assert!(m.probes > 10);
+    }
+
+    #[test]
+    fn minimise_stops_at_its_budget() {
+        let body = b"*AAAA\nb\nc\nd";
+        let m = minimise(
+            body,
+            "https://h.test/AAAA",
+            fake_ms,
+            1.0,
+            std::time::Duration::ZERO,
+        );
+        assert_eq!((m.body.as_slice(), m.probes), (&body[..], 0));
+    }
+
+    #[test]
+    fn stretch_repeats_long_runs_only() {
+        let (b, a, u) = stretch(b"Disallow: /*AAAA", "BBBot", "https://h.test/xAAAy", 2);
+        assert_eq!(b, b"Disallow: /*AAAAAAAA".to_vec());
+        assert_eq!(a, "BBBBBBot");
+        assert_eq!(u, "https://h.test/xAAAAAAy");
+        // Both runs doubled: four times the fake wildcard scan.
+        assert_eq!(
+            fake_ms(&b, &u),
+            4.0 * fake_ms(b"Disallow: /*AAAA", "https://h.test/xAAAy")
+        );
     }
 
     #[test]

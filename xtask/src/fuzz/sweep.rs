@@ -18,7 +18,7 @@ use engine::oracle::{Ask, Oracle, Query};
 use fuzzcore::cause::{self, Input};
 use oracles::rfc9309::{Readings, Robots};
 use repdiff::cli::Usage;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -61,6 +61,10 @@ const KEEP: usize = 6;
 /// Name departures only where both oracles of the pair answered the input
 /// in under this many ms: minimising asks hundreds of questions.
 const NAME_UNDER_MS: f64 = 200.0;
+
+/// Time allowed to minimise one slow input on its time: each probe of a
+/// still-slow candidate costs that candidate's time.
+const MINIMISE_BUDGET: Duration = Duration::from_secs(45);
 
 /// Counts of the pass.
 #[derive(Debug, Default, Serialize)]
@@ -449,20 +453,42 @@ fn save(md: &str, json: &serde_json::Value, publish: bool) -> Result<Vec<PathBuf
     Ok(out)
 }
 
-/// A slow input, with its growth re-timed at three sizes.
-#[derive(Debug, Serialize)]
-struct SlowFinding {
+/// A slow input, with its growth re-timed at three sizes; read back by
+/// `cargo xtask findings` for the write-ups of kind `slow`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct SlowFinding {
     #[serde(flatten)]
-    slow: super::slow::Slow,
+    pub slow: super::slow::Slow,
     /// The fastest of three re-timings of the same batched call.
-    confirmed_ms: f64,
-    source: String,
-    body: String,
-    agent: String,
-    url: String,
+    pub confirmed_ms: f64,
+    pub source: String,
+    pub body: String,
+    pub agent: String,
+    pub url: String,
     /// (share, ms): the first question on the input cut to 1/4, 1/2 and
     /// all of its size ([`super::slow::cut`]).
-    growth: Vec<(String, f64)>,
+    pub growth: Vec<(String, f64)>,
+    /// The input minimised on the time (still over [`keep_ms`]).
+    pub minimised: super::slow::Minimised,
+    pub minimised_body: String,
+    /// (factor, ms): the minimised input stretched 1, 2 and 3 times
+    /// ([`super::slow::stretch`]).
+    pub stretched: Vec<(String, f64)>,
+    /// The slowest other oracle on the minimised input, and its ms.
+    pub others_slowest: (String, f64),
+}
+
+/// What a minimised slow input must still take: over the floor with room
+/// for timing noise, and over the ratio.
+fn keep_ms(median_ms: f64) -> f64 {
+    (2.0 * super::slow::FLOOR_MS).max(super::slow::RATIO * median_ms)
+}
+
+/// Wall time of one call, in ms.
+fn timed(o: &mut Box<dyn Oracle>, body: &[u8], qs: &[Query]) -> f64 {
+    let t = Instant::now();
+    o.run(body, qs);
+    t.elapsed().as_secs_f64() * 1e3
 }
 
 /// Judge the timing table, confirm each candidate by re-timing the same
@@ -502,11 +528,6 @@ fn slow_findings(
         let Some(q) = asked.first().cloned() else {
             continue;
         };
-        let timed = |o: &mut Box<dyn Oracle>, b: &[u8], qs: &[Query]| {
-            let t = Instant::now();
-            o.run(b, qs);
-            t.elapsed().as_secs_f64() * 1e3
-        };
         let again = (0..3)
             .map(|_| timed(o, body, &asked))
             .fold(f64::INFINITY, f64::min);
@@ -523,6 +544,56 @@ fn slow_findings(
                 (format!("{num}/{den}"), ms)
             })
             .collect();
+        eprintln!(
+            "fuzz sweep: minimising a slow input of {} ({:.0} ms) on its time",
+            c.oracle, again
+        );
+        let minimised = super::slow::minimise(
+            body,
+            &q.url,
+            |b, url| {
+                timed(
+                    o,
+                    b,
+                    &[Query {
+                        url: url.to_string(),
+                        ..q.clone()
+                    }],
+                )
+            },
+            keep_ms(c.median_ms),
+            MINIMISE_BUDGET,
+        );
+        let stretched = [1, 2, 3]
+            .iter()
+            .map(|&k| {
+                let (b, agent, url) =
+                    super::slow::stretch(&minimised.body, &q.agent, &minimised.url, k);
+                (
+                    format!("x{k}"),
+                    timed(
+                        o,
+                        &b,
+                        &[Query {
+                            url,
+                            agent,
+                            ..q.clone()
+                        }],
+                    ),
+                )
+            })
+            .collect();
+        let small = [Query {
+            url: minimised.url.clone(),
+            ..q.clone()
+        }];
+        let others_slowest = s
+            .all
+            .iter_mut()
+            .filter(|x| x.name() != c.oracle)
+            .map(|x| (x.name().to_string(), timed(x, &minimised.body, &small)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .unwrap_or_default();
         out.push(SlowFinding {
             slow: c,
             confirmed_ms: again,
@@ -531,6 +602,10 @@ fn slow_findings(
             agent: q.agent.clone(),
             url: q.url.clone(),
             growth,
+            minimised_body: minimised.body.escape_ascii().to_string(),
+            minimised,
+            stretched,
+            others_slowest,
         });
     }
     (out, unconfirmed)
@@ -563,6 +638,30 @@ fn slow_markdown(slow: &[SlowFinding], unconfirmed: usize) -> String {
             f.slow.median_ms,
             f.slow.ratio(),
             growth.join(", ")
+        );
+    }
+    md += &format!(
+        "\n### Minimised on the time\n\nEach input above minimised for its oracle alone (xtask/src/fuzz/slow.rs `minimise`: lines, then byte chunks of the body and characters of the URL path, kept while the oracle still takes over max({} ms, {}x its median)), then every run of three or more equal bytes or characters stretched 1, 2 and 3 times to show the growth; the slowest other oracle on the minimised input for comparison.\n\n| oracle | minimised input (body; agent; URL) | probes (s) | growth (stretch: ms) | slowest other (ms) |\n|---|---|---|---|---|\n",
+        2.0 * super::slow::FLOOR_MS,
+        super::slow::RATIO
+    );
+    for f in slow {
+        let growth: Vec<String> = f
+            .stretched
+            .iter()
+            .map(|(k, ms)| format!("{k}: {ms:.1}"))
+            .collect();
+        md += &format!(
+            "| `{}` | `{}`; `{}`; `{}` | {} ({:.0}) | {} | {} {:.2} |\n",
+            f.slow.oracle,
+            f.minimised_body.replace('|', "\\|"),
+            f.agent.replace('|', "\\|"),
+            f.minimised.url.replace('|', "\\|"),
+            f.minimised.probes,
+            f.minimised.seconds,
+            growth.join(", "),
+            f.others_slowest.0,
+            f.others_slowest.1
         );
     }
     md
