@@ -143,7 +143,7 @@ file anyone can serve must not stall a crawler.\n\n",
     );
     let _ = write!(
         s,
-        "## Reproducer\n\n```sh\nprintf '%b' '{}' > slow.txt\ntime cargo xtask check --body slow.txt --agent {} --url {} --oracle {}\n```\n\n",
+        "## Reproducer\n\n```sh\nprintf '%b' '{}' > slow.txt\ntime cargo xtask check --robots slow.txt --agent {} --url {} --oracle {}\n```\n\n",
         printf_escape(&m.body),
         shell_quote(&f.agent),
         shell_quote(&m.url),
