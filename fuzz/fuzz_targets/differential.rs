@@ -3,15 +3,19 @@
 #![no_main]
 use arbitrary::{Arbitrary, Unstructured};
 use fuzzcore::{generate::Model, Harness};
-use libfuzzer_sys::fuzz_target;
+use libfuzzer_sys::{fuzz_target, Corpus};
 
 fuzz_target!(
     init: { Harness::init("differential"); },
-    |data: &[u8]| {
+    |data: &[u8]| -> Corpus {
         let Ok(model) = Model::arbitrary_take_rest(Unstructured::new(data)) else {
-            return;
+            return Corpus::Keep;
         };
         let (body, queries) = model.render();
-        Harness::check("differential", &body, &queries, data);
+        // Down-weighted (fuzzcore/src/downweight.rs): kept out of the corpus.
+        if Harness::check("differential", &body, &queries, data) {
+            return Corpus::Reject;
+        }
+        Corpus::Keep
     }
 );

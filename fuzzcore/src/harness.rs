@@ -4,7 +4,7 @@
 use crate::classes::{classes, InputClass};
 use crate::record::{self, DifferentialStats, FindingRecord, NewHits, SavedAnswer};
 use crate::triage::{self, Known};
-use crate::{env_flag, env_path, fuzz_dir, lane, load_or_derive_known, make_oracles};
+use crate::{downweight, env_flag, env_path, fuzz_dir, lane, load_or_derive_known, make_oracles};
 use engine::oracle::{Answer, Oracle, Outcome, Query};
 use oracles::rfc9309::{Readings, Robots};
 use std::collections::{BTreeMap, HashMap};
@@ -33,9 +33,9 @@ struct Stats {
     classes_divergent: Vec<u64>,
 }
 
-fn count_classes(into: &mut Vec<u64>, body: &[u8], queries: &[Query]) {
+fn count_classes(into: &mut Vec<u64>, cls: &std::collections::BTreeSet<InputClass>) {
     into.resize(InputClass::ALL.len(), 0);
-    for c in classes(body, queries) {
+    for &c in cls {
         into[c as usize] += 1;
     }
 }
@@ -136,6 +136,8 @@ struct Pending {
     raw_input: Vec<u8>,
     /// The inline oracles' answers.
     inline: Vec<Vec<Answer>>,
+    /// The input's class set ([`downweight::key`]).
+    class_key: u64,
 }
 
 /// Every in-process oracle plus the triage state of one fuzzing process.
@@ -163,6 +165,10 @@ pub struct Harness {
     /// structured input render the same file, and running the oracles on
     /// it again teaches nothing.
     recent: std::collections::HashSet<u64>,
+    /// Class sets that only re-trigger known errors ([`downweight`]).
+    down: downweight::DownWeight,
+    /// REPDIFF_FUZZ_DOWNWEIGHT=0 turns down-weighting off (to measure it).
+    down_weighting: bool,
 }
 
 /// How many renders [`Harness`] remembers before forgetting them all.
@@ -260,6 +266,8 @@ impl Harness {
             scratch: Vec::with_capacity(256),
             last_flush: Instant::now(),
             recent: std::collections::HashSet::with_capacity(RECENT_CAP),
+            down: downweight::DownWeight::default(),
+            down_weighting: std::env::var("REPDIFF_FUZZ_DOWNWEIGHT").map_or(true, |v| v != "0"),
         }
     }
 
@@ -277,14 +285,16 @@ impl Harness {
         }
     }
 
-    /// Run one input through every oracle and triage it.
-    pub fn check(target: &'static str, body: &[u8], queries: &[Query], raw_input: &[u8]) {
+    /// Run one input through every oracle and triage it. True when the
+    /// input was down-weighted instead ([`downweight`]): the target then
+    /// tells libFuzzer to keep it out of the corpus.
+    pub fn check(target: &'static str, body: &[u8], queries: &[Query], raw_input: &[u8]) -> bool {
         let mut guard = HARNESS.lock().unwrap_or_else(|p| p.into_inner());
         let h = guard.get_or_insert_with(|| Harness::new(target));
-        h.check_one(body, queries, raw_input);
+        h.check_one(body, queries, raw_input)
     }
 
-    fn check_one(&mut self, body: &[u8], queries: &[Query], raw_input: &[u8]) {
+    fn check_one(&mut self, body: &[u8], queries: &[Query], raw_input: &[u8]) -> bool {
         self.stats.execs += 1;
         let key = {
             use std::hash::{Hash, Hasher};
@@ -304,10 +314,15 @@ impl Harness {
             if self.last_flush.elapsed() >= Duration::from_secs(1) {
                 self.flush();
             }
-            return;
+            return false;
+        }
+        let cls = classes(body, queries);
+        let class_key = downweight::key(&cls);
+        if self.down_weighting && self.down.reject(class_key, key) {
+            return true;
         }
         self.stats.queries += queries.len() as u64;
-        count_classes(&mut self.stats.classes, body, queries);
+        count_classes(&mut self.stats.classes, &cls);
         if self.stats.nanos.len() != self.names.len() {
             self.stats.nanos = vec![0; self.names.len()];
         }
@@ -322,6 +337,7 @@ impl Harness {
             let record = Pending {
                 raw_input: raw_input.to_vec(),
                 inline,
+                class_key,
             };
             lane.submit(body.to_vec(), queries.to_vec(), record);
             while let Some((p, done)) = self.lane.as_mut().and_then(lane::Lane::ready) {
@@ -330,7 +346,7 @@ impl Harness {
             }
         } else {
             let answers = self.assemble(inline, Vec::new());
-            stop = self.triage_input(body, queries, raw_input, &answers);
+            stop = self.triage_input(body, queries, raw_input, &answers, class_key);
         }
         if self.last_flush.elapsed() >= Duration::from_secs(1) || stop.is_some() {
             self.flush();
@@ -338,6 +354,7 @@ impl Harness {
         if let Some(msg) = stop {
             panic!("{msg}");
         }
+        false
     }
 
     /// Both halves of a piped input are in: triage it.
@@ -346,7 +363,13 @@ impl Harness {
             self.stats.nanos[i] += t;
         }
         let answers = self.assemble(p.inline, done.answers);
-        self.triage_input(&done.body, &done.queries, &p.raw_input, &answers)
+        self.triage_input(
+            &done.body,
+            &done.queries,
+            &p.raw_input,
+            &answers,
+            p.class_key,
+        )
     }
 
     /// Every oracle's answers in `names` order.
@@ -381,9 +404,13 @@ impl Harness {
         queries: &[Query],
         raw_input: &[u8],
         answers: &[Vec<Answer>],
+        class_key: u64,
     ) -> Option<String> {
         let mut robots: Option<Robots> = None;
         let mut stop: Option<String> = None;
+        // Only a known error: some oracle failed, and no query had a new part.
+        let failed = answers.iter().flatten().any(|a| a.outcome.is_failure());
+        let mut anything_new = false;
         // The input's classes count once as divergent, at its first
         // disagreeing query.
         let counted_before = self.stats.disagreements;
@@ -415,7 +442,7 @@ impl Harness {
                 continue;
             }
             if self.stats.disagreements == counted_before {
-                count_classes(&mut self.stats.classes_divergent, body, queries);
+                count_classes(&mut self.stats.classes_divergent, &classes(body, queries));
             }
             self.stats.disagreements += 1;
             let robots = robots.get_or_insert_with(|| Robots::parse(body, &self.readings));
@@ -426,6 +453,7 @@ impl Harness {
                 *self.stats.known.entry(t.signature()).or_default() += 1;
                 continue;
             }
+            anything_new = true;
             let named: Vec<(&str, &Answer)> = self
                 .names
                 .iter()
@@ -465,6 +493,7 @@ impl Harness {
                 }
             }
         }
+        self.down.record(class_key, failed && !anything_new);
         stop
     }
 
@@ -501,6 +530,8 @@ impl Harness {
                 .collect(),
             classes: class_map(&s.classes),
             classes_divergent: class_map(&s.classes_divergent),
+            downweighted: self.down.rejected,
+            downweighted_sets: self.down.sets_down() as u64,
         };
         let _ = std::fs::create_dir_all(dir);
         let path = dir.join(format!("{}-{}.json", self.target, std::process::id()));

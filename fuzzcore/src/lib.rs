@@ -26,6 +26,7 @@
 
 pub mod cause;
 pub mod classes;
+pub mod downweight;
 pub mod generate;
 mod harness;
 pub mod lane;

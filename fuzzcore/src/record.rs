@@ -44,6 +44,13 @@ pub struct DifferentialStats {
     /// Input class -> distinct inputs showing it on which the oracles
     /// disagreed, to set beside `classes`.
     pub classes_divergent: BTreeMap<String, u64>,
+    /// Inputs rejected unrun because their class set only re-triggers
+    /// known errors (fuzzcore/src/downweight.rs); absent in older files.
+    #[serde(default)]
+    pub downweighted: u64,
+    /// Class sets down-weighted at the last flush.
+    #[serde(default)]
+    pub downweighted_sets: u64,
 }
 
 /// One new cell key seen by a differential process.
@@ -69,7 +76,9 @@ pub struct RobustStats {
 
 /// Either kind of stats file; which one is decided by its name
 /// ([`ROBUST_PREFIX`]), so a malformed file is reported against the one
-/// shape it should have had.
+/// shape it should have had. (A few dozen are read per report: the size of
+/// the larger variant does not matter, boxing it would only add noise.)
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum ProcessStats {
     Differential(DifferentialStats),

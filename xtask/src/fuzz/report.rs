@@ -68,6 +68,9 @@ struct Totals {
     execs: u64,
     repeats: u64,
     disagreements: u64,
+    /// Inputs rejected unrun: their class set only re-triggered known
+    /// errors (fuzzcore/src/downweight.rs).
+    downweighted: u64,
     /// input class -> distinct inputs showing it (differential processes).
     class_inputs: BTreeMap<String, u64>,
     /// input class -> of those, inputs with a disagreement.
@@ -87,6 +90,7 @@ fn totals(stats: &[ProcessStats]) -> Totals {
         t.execs += d.execs;
         t.repeats += d.repeats;
         t.disagreements += d.disagreements;
+        t.downweighted += d.downweighted;
         for (k, n) in &d.known {
             *t.known_hits.entry(k.clone()).or_default() += n;
         }
@@ -318,7 +322,7 @@ fn report_json(
         })),
         "runs": r.runs.iter().map(run_json).collect::<Vec<_>>(),
         "merges": r.merges.iter().map(|(t, b, a)| json!({"target": t, "before": b, "after": a})).collect::<Vec<_>>(),
-        "differential": {"execs": t.execs, "repeats": t.repeats, "disagreements": t.disagreements},
+        "differential": {"execs": t.execs, "repeats": t.repeats, "disagreements": t.disagreements, "downweighted": t.downweighted},
         "per_oracle": per_oracle,
         "known": {"list_signatures": r.known.signatures.len(), "list_cells": r.known.cells.len(), "hits": t.known_hits},
         "new_signature_hits": t.new_hits,
@@ -434,8 +438,10 @@ fn md_targets(r: &Report, t: &Totals) -> String {
         md.push_str(&format!("\nCorpus `{t}` merged: {b} -> {a} inputs."));
     }
     md.push_str(&format!(
-        "\n\nDifferential processes: {} inputs, {} repeats skipped, {} queries with a disagreement.\n\n",
-        t.execs, t.repeats, t.disagreements
+        "\n\nDifferential processes: {} inputs, {} repeats skipped, {} down-weighted (rejected unrun: \
+         their class set had only re-triggered known errors, fuzzcore/src/downweight.rs), {} queries \
+         with a disagreement.\n\n",
+        t.execs, t.repeats, t.downweighted, t.disagreements
     ));
     md
 }
@@ -630,7 +636,7 @@ mod tests {
     const STATS: &[(&str, &str)] = &[
         (
             "differential-1.json",
-            r#"{"target":"differential","pid":1,"oracles":["rfc9309","google","cpython-3.11"],"execs":1000,"repeats":100,"queries":4000,"disagreements":70,"known":{"sig-a":5,"sig-b":2},"new":{"d3d169d53f93":{"new":"google: allowed->disallowed @ allow/star","hits":3}},"failures":{"cpython-3.11":{"error":4}},"lane":["cpython-3.11"],"lane_wait_micros":1500,"oracle_micros":{"rfc9309":300,"google":500,"cpython-3.11":1200},"classes":{"octet/nul":40,"url/port":300,"agent/product-token":900},"classes_divergent":{"octet/nul":5,"url/port":9}}"#,
+            r#"{"target":"differential","pid":1,"oracles":["rfc9309","google","cpython-3.11"],"execs":1000,"repeats":100,"queries":4000,"disagreements":70,"known":{"sig-a":5,"sig-b":2},"new":{"d3d169d53f93":{"new":"google: allowed->disallowed @ allow/star","hits":3}},"failures":{"cpython-3.11":{"error":4}},"lane":["cpython-3.11"],"lane_wait_micros":1500,"oracle_micros":{"rfc9309":300,"google":500,"cpython-3.11":1200},"classes":{"octet/nul":40,"url/port":300,"agent/product-token":900},"classes_divergent":{"octet/nul":5,"url/port":9},"downweighted":25,"downweighted_sets":1}"#,
         ),
         (
             "differential_bytes-2.json",
