@@ -296,7 +296,23 @@ mod tests {
         let files = generate().expect("generate");
         let index = &files["README.md"];
         assert!(files.len() > 1, "no bug entries written up");
+        let corpus = paths::load_corpus().expect("corpus");
+        let ledger = load_ledger(&corpus).expect("ledger");
+        let notes = notes::load(&paths::root().join("cases/findings.yaml"), &ledger).expect("notes");
+        let slow: Vec<String> = notes.slow.iter().map(|n| format!("{}.md", n.id)).collect();
         for (name, text) in files.iter().filter(|(n, _)| *n != "README.md") {
+            if slow.contains(name) {
+                let mut at = 0;
+                for h in slow::SECTIONS {
+                    let found = text[at..].find(&format!("\n{h}\n"));
+                    assert!(found.is_some(), "{name}: no `{h}` after byte {at}");
+                    at += found.unwrap_or(0) + 1;
+                }
+                assert!(text.contains("cargo xtask check --robots "), "{name}: no reproducer line");
+                assert!(text.contains("body:  b\""), "{name}: no escaped bytes");
+                assert!(index.contains(&format!("]({name})")), "index does not link {name}");
+                continue;
+            }
             let mut at = 0;
             for h in render::SECTIONS {
                 let found = text[at..].find(&format!("\n{h}\n"));

@@ -16,6 +16,20 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+/// The sections of a slow write-up, in order (the test checks them).
+#[cfg(test)]
+pub const SECTIONS: &[&str] = &[
+    "## Upstream",
+    "## Affected versions",
+    "## Minimal input",
+    "## Expected behaviour",
+    "## Actual behaviour",
+    "## Reproducer",
+    "## Direct reproducer",
+    "## Suggested fix",
+    "## Why",
+];
+
 /// One slow finding as written in cases/findings.yaml.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
