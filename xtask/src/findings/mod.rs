@@ -298,7 +298,8 @@ mod tests {
         assert!(files.len() > 1, "no bug entries written up");
         let corpus = paths::load_corpus().expect("corpus");
         let ledger = load_ledger(&corpus).expect("ledger");
-        let notes = notes::load(&paths::root().join("cases/findings.yaml"), &ledger).expect("notes");
+        let notes =
+            notes::load(&paths::root().join("cases/findings.yaml"), &ledger).expect("notes");
         let slow: Vec<String> = notes.slow.iter().map(|n| format!("{}.md", n.id)).collect();
         for (name, text) in files.iter().filter(|(n, _)| *n != "README.md") {
             if slow.contains(name) {
@@ -308,9 +309,15 @@ mod tests {
                     assert!(found.is_some(), "{name}: no `{h}` after byte {at}");
                     at += found.unwrap_or(0) + 1;
                 }
-                assert!(text.contains("cargo xtask check --robots "), "{name}: no reproducer line");
+                assert!(
+                    text.contains("cargo xtask check --robots "),
+                    "{name}: no reproducer line"
+                );
                 assert!(text.contains("body:  b\""), "{name}: no escaped bytes");
-                assert!(index.contains(&format!("]({name})")), "index does not link {name}");
+                assert!(
+                    index.contains(&format!("]({name})")),
+                    "index does not link {name}"
+                );
                 continue;
             }
             let mut at = 0;
