@@ -28,6 +28,7 @@
 //!   host name, `example.com` otherwise.
 
 use engine::oracle::{Ask, Query};
+use std::collections::HashSet;
 
 /// Agents taken from the file. Most files name fewer; the few naming
 /// hundreds of bots would otherwise swamp the per-file budget.
@@ -74,6 +75,10 @@ pub fn derive(host: &str, body: &[u8]) -> Vec<Asked> {
     let text = String::from_utf8_lossy(body);
     let mut agents: Vec<String> = Vec::new();
     let mut rules: Vec<String> = Vec::new();
+    // Sets beside the lists: a real file can hold tens of thousands of
+    // rules, and a linear duplicate check made deriving quadratic.
+    let mut seen_agents = HashSet::new();
+    let mut seen_rules = HashSet::new();
     for line in text.split(['\n', '\r']) {
         let line = line.split('#').next().unwrap_or("");
         let Some((key, value)) = line.split_once(':') else {
@@ -81,23 +86,26 @@ pub fn derive(host: &str, body: &[u8]) -> Vec<Asked> {
         };
         let (key, value) = (key.trim().to_ascii_lowercase(), value.trim());
         if key == "user-agent" {
-            if value != "*" && !value.is_empty() && !agents.iter().any(|a| a == value) {
+            if value != "*"
+                && !value.is_empty()
+                && agents.len() < MAX_FILE_AGENTS
+                && seen_agents.insert(value)
+            {
                 agents.push(value.to_string());
             }
         } else if (key == "allow" || key == "disallow")
             && !value.is_empty()
-            && !rules.iter().any(|r| r == value)
+            && rules.len() < MAX_RULES
+            && seen_rules.insert(value)
         {
             rules.push(value.to_string());
         }
     }
-    agents.truncate(MAX_FILE_AGENTS);
     for g in GENERIC_AGENTS {
         if !agents.iter().any(|a| a == g) {
             agents.push(g.to_string());
         }
     }
-    rules.truncate(MAX_RULES);
     let paths = paths(&rules);
     let base = url_base(host);
     let mut out = Vec::new();

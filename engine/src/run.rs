@@ -72,7 +72,15 @@ pub struct OracleInfo {
     pub capabilities: Capabilities,
     /// Wall time spent in this oracle's calls.
     pub millis: u128,
+    /// The cases that took this oracle longest, slowest first (at most
+    /// [`SLOWEST_KEPT`]), so a slow run says where its time went. Not in
+    /// reports: timings differ run to run and reports must not.
+    #[serde(skip)]
+    pub slowest: Vec<(String, Duration)>,
 }
+
+/// How many of each oracle's slowest cases a run keeps.
+pub const SLOWEST_KEPT: usize = 3;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct QuerySignature {
@@ -187,7 +195,12 @@ pub fn run_with_references(
             version,
             about,
             capabilities,
-            millis: t.as_millis(),
+            millis: t.total.as_millis(),
+            slowest: t
+                .slowest
+                .into_iter()
+                .map(|(ci, d)| (cases[ci].id.clone(), d))
+                .collect(),
         })
         .collect();
     let reference_answers = answers.split_off(subjects);
@@ -220,6 +233,28 @@ pub fn run_with_references(
 /// `answers[oracle][case]`: one answer per query.
 type Answers = Vec<Vec<Vec<Answer>>>;
 
+/// One oracle's time: in all, and its slowest cases (case index, time).
+#[derive(Default)]
+struct Timing {
+    total: Duration,
+    slowest: Vec<(usize, Duration)>,
+}
+
+impl Timing {
+    fn add(&mut self, case: usize, took: Duration) {
+        self.total += took;
+        self.slowest.push((case, took));
+        if self.slowest.len() > SLOWEST_KEPT * 8 {
+            self.trim();
+        }
+    }
+
+    fn trim(&mut self) {
+        self.slowest.sort_by(|a, b| b.1.cmp(&a.1));
+        self.slowest.truncate(SLOWEST_KEPT);
+    }
+}
+
 /// Answers per oracle per case (`answers[oracle][case]`, one per query)
 /// and each oracle's time: every oracle on its own thread, progress
 /// reported as each case completes for the first `subjects` oracles.
@@ -230,26 +265,29 @@ fn ask_all(
     subjects: usize,
     http_url: HttpUrlFor<'_>,
     progress: &mut dyn FnMut(Progress<'_>),
-) -> (Answers, Vec<Duration>) {
+) -> (Answers, Vec<Timing>) {
     let total = cases.len();
     // answers[oracle][case] = one answer per query
     let mut answers: Answers = vec![Vec::new(); oracles.len()];
-    let mut times = vec![Duration::ZERO; oracles.len()];
+    let mut times: Vec<Timing> = (0..oracles.len()).map(|_| Timing::default()).collect();
     std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::channel::<(usize, Vec<Vec<Answer>>, Duration)>();
+        let (tx, rx) = mpsc::channel::<(usize, Vec<Vec<Answer>>, Timing)>();
         let (ptx, prx) = mpsc::channel::<usize>();
         for (k, mut oracle) in oracles.into_iter().enumerate() {
             let tx = tx.clone();
             let ptx = ptx.clone();
             scope.spawn(move || {
-                let t0 = Instant::now();
                 let caps = oracle.capabilities();
                 let mut out = Vec::with_capacity(cases.len());
-                for case in cases {
+                let mut timing = Timing::default();
+                for (ci, case) in cases.iter().enumerate() {
+                    let t0 = Instant::now();
                     out.push(run_one(oracle.as_mut(), caps, case, http_url));
+                    timing.add(ci, t0.elapsed());
                     let _ = ptx.send(k);
                 }
-                let _ = tx.send((k, out, t0.elapsed()));
+                timing.trim();
+                let _ = tx.send((k, out, timing));
             });
         }
         drop(tx);

@@ -104,6 +104,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     }
     print_summary(&compat);
     print_profile_matrix(&compat);
+    print_slowest(&result);
     let untriaged = print_untriaged(&result);
     print_stale(&result, opts.strict);
     print_next_step(&result, &out_dir, host);
@@ -302,6 +303,24 @@ fn print_profile_matrix(report: &report::compat::Report) {
                 .get(&o.name)
                 .map_or("-", String::as_str)
         );
+    }
+}
+
+/// Where a slow oracle's time went: its slowest cases, for any oracle that
+/// took over a second (the run's wall time is its slowest oracle's).
+fn print_slowest(result: &RunResult) {
+    let slow: Vec<_> = result.oracles.iter().filter(|o| o.millis > 1000).collect();
+    if slow.is_empty() {
+        return;
+    }
+    println!("\nslowest cases (oracles over 1 s):");
+    for o in slow {
+        let cases: Vec<String> = o
+            .slowest
+            .iter()
+            .map(|(case, took)| format!("{case} {} ms", took.as_millis()))
+            .collect();
+        println!("  {:<16} {}", o.name, cases.join(", "));
     }
 }
 
