@@ -13,6 +13,7 @@
 //! shards on many machines and merged into the report one run would give.
 
 pub mod input;
+mod pipeline;
 pub mod queries;
 pub mod render;
 pub mod tally;
@@ -20,6 +21,7 @@ pub mod tally;
 use engine::oracle::{Answer, Oracle, Outcome};
 use input::{InputError, Record};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -217,33 +219,34 @@ pub fn run(
     let mut tally = Tally::default();
     let mut busy = vec![Duration::ZERO; oracles.len()];
     let mut progress = Progress::new(opts.expected);
-    let mut batch: Vec<Record> = Vec::new();
+    let ctx = BatchCtx {
+        names: &names,
+        reference,
+        impact: &impact,
+    };
+    // Skipped statuses are counted as batches are made (on this thread);
+    // the rest is tallied as batches come back, in input order.
+    let mut skipped_status: BTreeMap<u16, u64> = BTreeMap::new();
     let limit = opts.limit.unwrap_or(u64::MAX);
-    let mut seen = 0u64;
-    let mut records = records;
-    loop {
-        let next = if seen < limit { records.next() } else { None };
-        let end = next.is_none();
-        if let Some(r) = next {
-            let r = r?;
-            seen += 1;
-            if opts.shard.is_none_or(|s| s.takes(&r.name)) {
-                batch.push(r);
-            }
+    let taken = records
+        .take(usize::try_from(limit).unwrap_or(usize::MAX))
+        .filter(|r| {
+            r.as_ref()
+                .map_or(true, |r| opts.shard.is_none_or(|s| s.takes(&r.name)))
+        });
+    let work = Batches {
+        records: taken,
+        skipped_status: &mut skipped_status,
+    };
+    pipeline::run(work, oracles, |w, answered| {
+        for (k, t) in answered.took.iter().enumerate() {
+            busy[k] += *t;
         }
-        if batch.len() == BATCH || (end && !batch.is_empty()) {
-            let ctx = BatchCtx {
-                names: &names,
-                reference,
-                impact: &impact,
-            };
-            run_batch(&batch, oracles, &ctx, &mut tally, &mut busy);
-            progress.tick(batch.len() as u64);
-            batch.clear();
-        }
-        if end {
-            break;
-        }
+        tally_batch(w, &answered.answers, &ctx, &mut tally);
+        progress.tick(w.files.len() as u64);
+    })?;
+    for (status, n) in skipped_status {
+        *tally.skipped_status.entry(status).or_default() += n;
     }
     let wall = progress.finish();
     let speed = speed(&tally, &names, &busy, wall);
@@ -256,74 +259,55 @@ struct BatchCtx<'a> {
     impact: &'a [(usize, usize)],
 }
 
-fn run_batch(
-    batch: &[Record],
-    oracles: &mut [Box<dyn Oracle>],
+/// Records grouped into [`pipeline::Work`] of [`BATCH`] asked files, the
+/// queries derived; a record whose HTTP status is not 2xx is only counted.
+struct Batches<'a, I> {
+    records: I,
+    skipped_status: &'a mut BTreeMap<u16, u64>,
+}
+
+impl<I: Iterator<Item = Result<Record, InputError>>> Iterator for Batches<'_, I> {
+    type Item = Result<pipeline::Work, InputError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let mut files = Vec::with_capacity(BATCH);
+        while files.len() < BATCH {
+            match self.records.next() {
+                None => break,
+                Some(Err(e)) => return Some(Err(e)),
+                Some(Ok(r)) if r.status.is_none_or(|s| (200..300).contains(&s)) => files.push(r),
+                Some(Ok(r)) => {
+                    *self
+                        .skipped_status
+                        .entry(r.status.unwrap_or_default())
+                        .or_default() += 1
+                }
+            }
+        }
+        if files.is_empty() {
+            return None;
+        }
+        let asked = files
+            .iter()
+            .map(|r| queries::derive(&r.host, &r.body))
+            .collect();
+        Some(Ok(pipeline::Work { files, asked }))
+    }
+}
+
+fn tally_batch(
+    w: &pipeline::Work,
+    answers: &[Vec<Vec<Answer>>],
     ctx: &BatchCtx,
     tally: &mut Tally,
-    busy: &mut [Duration],
 ) {
-    let (asked_files, skipped): (Vec<&Record>, Vec<&Record>) = batch
-        .iter()
-        .partition(|r| r.status.is_none_or(|s| (200..300).contains(&s)));
-    for r in skipped {
-        *tally
-            .skipped_status
-            .entry(r.status.unwrap_or_default())
-            .or_default() += 1;
-    }
-    let asked: Vec<Vec<queries::Asked>> = asked_files
-        .iter()
-        .map(|r| queries::derive(&r.host, &r.body))
-        .collect();
-    // answers[k][f][i]: oracle k, file f, query i; one thread per oracle.
-    let answers: Vec<(Vec<Vec<Answer>>, Duration)> = std::thread::scope(|s| {
-        let handles: Vec<_> = oracles
-            .iter_mut()
-            .map(|o| {
-                let (files, asked) = (&asked_files, &asked);
-                s.spawn(move || {
-                    let start = Instant::now();
-                    let out: Vec<Vec<Answer>> = files
-                        .iter()
-                        .zip(asked)
-                        .map(|(r, a)| {
-                            let qs: Vec<_> = a.iter().map(|q| q.query.clone()).collect();
-                            checked(o.run(&r.body, &qs), qs.len(), o.name())
-                        })
-                        .collect();
-                    (out, start.elapsed())
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    let crash = |a: &Vec<queries::Asked>| {
-                        a.iter()
-                            .map(|_| {
-                                Answer::from(Outcome::Crash {
-                                    detail: "the census thread driving this oracle panicked".into(),
-                                })
-                            })
-                            .collect()
-                    };
-                    (asked.iter().map(crash).collect(), Duration::ZERO)
-                })
-            })
-            .collect()
-    });
-    for (k, (_, t)) in answers.iter().enumerate() {
-        busy[k] += *t;
-    }
-    for (f, r) in asked_files.iter().enumerate() {
-        let per_oracle: Vec<Vec<Answer>> = answers.iter().map(|(a, _)| a[f].clone()).collect();
+    for (f, r) in w.files.iter().enumerate() {
+        let per_oracle: Vec<Vec<Answer>> = answers.iter().map(|a| a[f].clone()).collect();
         tally.merge(tally::file_tally(&FileInput {
             name: &r.name,
             host: &r.host,
             body: &r.body,
-            asked: &asked[f],
+            asked: &w.asked[f],
             names: ctx.names,
             answers: &per_oracle,
             reference: ctx.reference,

@@ -1,0 +1,281 @@
+//! Every oracle on its own thread for the whole run, fed batches through a
+//! bounded queue, results tallied in input order.
+//!
+//! The census used to hand each batch to all oracles and wait for the
+//! slowest before the next batch: the run cost the sum of per-batch maxima,
+//! and the fast oracles idled while Ruby's or Perl's parser finished. Here a
+//! fast oracle runs up to [`WINDOW`] batches ahead of the slowest, so the
+//! wall time tends to the slowest oracle's own time (or the machine's total
+//! work over its cores), while memory stays bounded by the window.
+
+use crate::queries::Asked;
+use engine::oracle::{Answer, Oracle, Outcome};
+use std::collections::BTreeMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+use crate::input::Record;
+
+/// How many batches the fastest oracle may run ahead of the slowest.
+const WINDOW: usize = 8;
+
+/// One batch: the files to ask and, per file, the queries derived from it.
+pub(crate) struct Work {
+    pub files: Vec<Record>,
+    pub asked: Vec<Vec<Asked>>,
+}
+
+/// One batch answered by every oracle: `answers[oracle][file][query]`, and
+/// each oracle's time on it.
+pub(crate) struct Answered {
+    pub answers: Vec<Vec<Vec<Answer>>>,
+    pub took: Vec<Duration>,
+}
+
+struct Done {
+    batch: usize,
+    oracle: usize,
+    answers: Vec<Vec<Answer>>,
+    took: Duration,
+}
+
+/// Feed every batch of `work` to every oracle, calling `finish` on each
+/// batch once all oracles have answered it, in the order the batches came.
+/// An `Err` from `work` stops feeding; what was fed is still finished, then
+/// the error is returned.
+pub(crate) fn run<E>(
+    work: impl Iterator<Item = Result<Work, E>>,
+    oracles: &mut [Box<dyn Oracle>],
+    mut finish: impl FnMut(&Work, Answered),
+) -> Result<(), E> {
+    let n = oracles.len();
+    std::thread::scope(|s| {
+        let (done_tx, done_rx) = mpsc::channel::<Done>();
+        let mut feeds = Vec::with_capacity(n);
+        for (k, oracle) in oracles.iter_mut().enumerate() {
+            let (tx, rx) = mpsc::sync_channel::<Arc<Work>>(WINDOW);
+            feeds.push(tx);
+            let done_tx = done_tx.clone();
+            s.spawn(move || {
+                for (batch, w) in rx.into_iter().enumerate() {
+                    let start = Instant::now();
+                    let answers = w
+                        .files
+                        .iter()
+                        .zip(&w.asked)
+                        .map(|(r, a)| ask(oracle.as_mut(), r, a))
+                        .collect();
+                    let took = start.elapsed();
+                    let _ = done_tx.send(Done {
+                        batch,
+                        oracle: k,
+                        answers,
+                        took,
+                    });
+                }
+            });
+        }
+        drop(done_tx);
+        let mut collector = Collector::new(n);
+        let mut result = Ok(());
+        for w in work {
+            let w = match w {
+                Ok(w) => Arc::new(w),
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            };
+            collector.expect(Arc::clone(&w));
+            for feed in &feeds {
+                // Blocks while this oracle is WINDOW batches behind: that
+                // is the bound on memory.
+                let _ = feed.send(Arc::clone(&w));
+            }
+            while let Ok(d) = done_rx.try_recv() {
+                collector.take(d, &mut finish);
+            }
+        }
+        drop(feeds);
+        for d in done_rx {
+            collector.take(d, &mut finish);
+        }
+        result
+    })
+}
+
+/// One file through one oracle. A panic in the oracle's driver costs that
+/// file's answers (crash outcomes), not the thread and every later batch.
+fn ask(oracle: &mut dyn Oracle, r: &Record, asked: &[Asked]) -> Vec<Answer> {
+    let qs: Vec<_> = asked.iter().map(|q| q.query.clone()).collect();
+    let name = oracle.name().to_string();
+    match catch_unwind(AssertUnwindSafe(|| oracle.run(&r.body, &qs))) {
+        Ok(answers) => crate::checked(answers, qs.len(), &name),
+        Err(_) => qs
+            .iter()
+            .map(|_| {
+                Answer::from(Outcome::Crash {
+                    detail: "the census thread driving this oracle panicked".into(),
+                })
+            })
+            .collect(),
+    }
+}
+
+/// Answers arrive per (batch, oracle) in any order; a batch is finished
+/// when all oracles have answered it and every earlier batch is finished.
+struct Collector {
+    oracles: usize,
+    next: usize,
+    expected: usize,
+    pending: BTreeMap<usize, Pending>,
+}
+
+struct Pending {
+    work: Arc<Work>,
+    answers: Vec<Option<Vec<Vec<Answer>>>>,
+    took: Vec<Duration>,
+    missing: usize,
+}
+
+impl Collector {
+    fn new(oracles: usize) -> Self {
+        Collector {
+            oracles,
+            next: 0,
+            expected: 0,
+            pending: BTreeMap::new(),
+        }
+    }
+
+    fn expect(&mut self, work: Arc<Work>) {
+        self.pending.insert(
+            self.expected,
+            Pending {
+                work,
+                answers: vec![None; self.oracles],
+                took: vec![Duration::ZERO; self.oracles],
+                missing: self.oracles,
+            },
+        );
+        self.expected += 1;
+    }
+
+    fn take(&mut self, d: Done, finish: &mut impl FnMut(&Work, Answered)) {
+        if let Some(p) = self.pending.get_mut(&d.batch) {
+            p.answers[d.oracle] = Some(d.answers);
+            p.took[d.oracle] = d.took;
+            p.missing -= 1;
+        }
+        while self.pending.get(&self.next).is_some_and(|p| p.missing == 0) {
+            let Some(p) = self.pending.remove(&self.next) else {
+                break;
+            };
+            let answers = p.answers.into_iter().map(Option::unwrap_or_default);
+            finish(
+                &p.work,
+                Answered {
+                    answers: answers.collect(),
+                    took: p.took,
+                },
+            );
+            self.next += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::oracle::{About, Capabilities, Query};
+
+    /// A fake that answers `allowed` after sleeping `delay` per file: the
+    /// pipeline must keep input order whatever the oracles' speeds.
+    struct Sleepy {
+        name: String,
+        delay: Duration,
+    }
+
+    impl Oracle for Sleepy {
+        fn name(&self) -> &str {
+            &self.name
+        }
+        fn about(&self) -> About {
+            About::default()
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::default()
+        }
+        fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer> {
+            std::thread::sleep(self.delay);
+            if body == b"panic" {
+                panic!("fake panic");
+            }
+            queries
+                .iter()
+                .map(|_| Answer::from(Outcome::Allowed))
+                .collect()
+        }
+    }
+
+    fn batch(i: usize) -> Work {
+        let body = if i == 3 { b"panic".to_vec() } else { vec![] };
+        let q = Asked {
+            query: Query {
+                ask: engine::oracle::Ask::CanFetch,
+                agent: "a".into(),
+                url: format!("http://h/{i}"),
+            },
+            origin: crate::queries::Origin::Root,
+        };
+        Work {
+            files: vec![Record {
+                name: format!("f{i}"),
+                host: "h".into(),
+                body,
+                status: None,
+            }],
+            asked: vec![vec![q]],
+        }
+    }
+
+    #[test]
+    fn batches_finish_in_input_order_and_a_panic_costs_one_file() {
+        let mut oracles: Vec<Box<dyn Oracle>> = vec![
+            Box::new(Sleepy {
+                name: "slow".into(),
+                delay: Duration::from_millis(3),
+            }),
+            Box::new(Sleepy {
+                name: "fast".into(),
+                delay: Duration::ZERO,
+            }),
+        ];
+        let mut seen = Vec::new();
+        let work = (0..30).map(|i| Ok::<_, ()>(batch(i)));
+        run(work, &mut oracles, |w, a| {
+            assert_eq!(a.answers.len(), 2);
+            let crashed = a.answers[0][0][0].outcome.is_failure();
+            seen.push((w.files[0].name.clone(), crashed));
+        })
+        .unwrap();
+        let names: Vec<String> = (0..30).map(|i| format!("f{i}")).collect();
+        assert_eq!(seen.iter().map(|s| s.0.clone()).collect::<Vec<_>>(), names);
+        let crashed: Vec<bool> = seen.iter().map(|s| s.1).collect();
+        assert!(crashed[3] && crashed.iter().filter(|c| **c).count() == 1);
+    }
+
+    #[test]
+    fn an_input_error_stops_feeding_but_finishes_what_was_fed() {
+        let mut oracles: Vec<Box<dyn Oracle>> = vec![Box::new(Sleepy {
+            name: "one".into(),
+            delay: Duration::ZERO,
+        })];
+        let mut finished = 0;
+        let work = (0..10).map(|i| if i == 5 { Err("bad") } else { Ok(batch(i)) });
+        let r = run(work, &mut oracles, |_, _| finished += 1);
+        assert_eq!(r, Err("bad"));
+        assert_eq!(finished, 5);
+    }
+}
