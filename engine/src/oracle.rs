@@ -146,12 +146,137 @@ impl Outcome {
 
 /// An outcome plus the oracle's own account of it (the reference oracle
 /// explains which group and rule decided; others may leave it empty).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// On the wire it is one flat object (`{"outcome": "error", "kind": ...,
+/// "explain": ...}`), read and written through [`wire::Flat`].
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "wire::Flat")]
 pub struct Answer {
-    #[serde(flatten)]
     pub outcome: Outcome,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub explain: String,
+}
+
+/// The wire form of an [`Answer`]. Derived through `#[serde(flatten)]` of
+/// the tagged [`Outcome`], serde buffered every answer into an intermediate
+/// tree before reading it; a plain struct of optional fields is read in one
+/// pass, which matters at a hundred answers per worker call.
+mod wire {
+    use super::{Answer, Outcome, Value};
+    use serde::{Deserialize, Serialize};
+
+    #[derive(Serialize, Deserialize, Clone, Copy)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Tag {
+        Allowed,
+        Disallowed,
+        Value,
+        Error,
+        Crash,
+        Timeout,
+        Unsupported,
+    }
+
+    #[derive(Deserialize)]
+    pub struct Flat {
+        outcome: Tag,
+        #[serde(default)]
+        value: Option<Value>,
+        #[serde(default)]
+        kind: Option<String>,
+        #[serde(default)]
+        message: Option<String>,
+        #[serde(default)]
+        detail: Option<String>,
+        #[serde(default)]
+        reason: Option<String>,
+        #[serde(default)]
+        explain: String,
+    }
+
+    impl TryFrom<Flat> for Answer {
+        type Error = String;
+        fn try_from(f: Flat) -> Result<Self, String> {
+            let need = |v: Option<String>, field: &str| {
+                v.ok_or_else(|| format!("missing field `{field}`"))
+            };
+            let outcome = match f.outcome {
+                Tag::Allowed => Outcome::Allowed,
+                Tag::Disallowed => Outcome::Disallowed,
+                Tag::Value => Outcome::Value {
+                    value: f.value.ok_or("missing field `value`")?,
+                },
+                Tag::Error => Outcome::Error {
+                    kind: need(f.kind, "kind")?,
+                    message: need(f.message, "message")?,
+                },
+                Tag::Crash => Outcome::Crash {
+                    detail: need(f.detail, "detail")?,
+                },
+                Tag::Timeout => Outcome::Timeout,
+                Tag::Unsupported => Outcome::Unsupported {
+                    reason: need(f.reason, "reason")?,
+                },
+            };
+            Ok(Answer {
+                outcome,
+                explain: f.explain,
+            })
+        }
+    }
+
+    /// [`Flat`], borrowed: written without copying the answer.
+    #[derive(Serialize)]
+    struct FlatRef<'a> {
+        outcome: Tag,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        value: Option<&'a Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        kind: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        message: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        detail: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<&'a str>,
+        #[serde(skip_serializing_if = "str::is_empty")]
+        explain: &'a str,
+    }
+
+    impl Serialize for Answer {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut f = FlatRef {
+                outcome: Tag::Allowed,
+                value: None,
+                kind: None,
+                message: None,
+                detail: None,
+                reason: None,
+                explain: &self.explain,
+            };
+            f.outcome = match &self.outcome {
+                Outcome::Allowed => Tag::Allowed,
+                Outcome::Disallowed => Tag::Disallowed,
+                Outcome::Value { value } => {
+                    f.value = Some(value);
+                    Tag::Value
+                }
+                Outcome::Error { kind, message } => {
+                    (f.kind, f.message) = (Some(kind.as_str()), Some(message.as_str()));
+                    Tag::Error
+                }
+                Outcome::Crash { detail } => {
+                    f.detail = Some(detail.as_str());
+                    Tag::Crash
+                }
+                Outcome::Timeout => Tag::Timeout,
+                Outcome::Unsupported { reason } => {
+                    f.reason = Some(reason.as_str());
+                    Tag::Unsupported
+                }
+            };
+            f.serialize(s)
+        }
+    }
 }
 
 impl From<Outcome> for Answer {
