@@ -136,7 +136,7 @@ struct Pending {
     raw_input: Vec<u8>,
     /// The inline oracles' answers.
     inline: Vec<Vec<Answer>>,
-    /// The input's class set ([`downweight::key`]).
+    /// The input's classes as a bit set ([`downweight::key`]).
     class_key: u64,
 }
 
@@ -165,7 +165,7 @@ pub struct Harness {
     /// structured input render the same file, and running the oracles on
     /// it again teaches nothing.
     recent: std::collections::HashSet<u64>,
-    /// Class sets that only re-trigger known errors ([`downweight`]).
+    /// Per input class: does it only re-trigger known errors? ([`downweight`]).
     down: downweight::DownWeight,
     /// REPDIFF_FUZZ_DOWNWEIGHT=0 turns down-weighting off (to measure it).
     down_weighting: bool,
@@ -531,7 +531,16 @@ impl Harness {
             classes: class_map(&s.classes),
             classes_divergent: class_map(&s.classes_divergent),
             downweighted: self.down.rejected,
-            downweighted_sets: self.down.sets_down() as u64,
+            downweighted_classes: self.down.classes_down() as u64,
+            classes_known_error_only: self
+                .down
+                .known_error_only()
+                .filter_map(|(b, n)| {
+                    InputClass::ALL
+                        .get(b)
+                        .map(|c| (c.name().to_string(), u64::from(n)))
+                })
+                .collect(),
         };
         let _ = std::fs::create_dir_all(dir);
         let path = dir.join(format!("{}-{}.json", self.target, std::process::id()));

@@ -44,13 +44,18 @@ pub struct DifferentialStats {
     /// Input class -> distinct inputs showing it on which the oracles
     /// disagreed, to set beside `classes`.
     pub classes_divergent: BTreeMap<String, u64>,
-    /// Inputs rejected unrun because their class set only re-triggers
-    /// known errors (fuzzcore/src/downweight.rs); absent in older files.
+    /// Inputs rejected unrun because they carry a class that only
+    /// re-triggers known errors (fuzzcore/src/downweight.rs); absent in
+    /// older files.
     #[serde(default)]
     pub downweighted: u64,
-    /// Class sets down-weighted at the last flush.
+    /// Classes down-weighted at the last flush.
     #[serde(default)]
-    pub downweighted_sets: u64,
+    pub downweighted_classes: u64,
+    /// Per class, the triaged inputs carrying it that only re-triggered a
+    /// known error (beside `classes`: the share down-weighting reads).
+    #[serde(default)]
+    pub classes_known_error_only: BTreeMap<String, u64>,
 }
 
 /// One new cell key seen by a differential process.

@@ -636,7 +636,7 @@ mod tests {
     const STATS: &[(&str, &str)] = &[
         (
             "differential-1.json",
-            r#"{"target":"differential","pid":1,"oracles":["rfc9309","google","cpython-3.11"],"execs":1000,"repeats":100,"queries":4000,"disagreements":70,"known":{"sig-a":5,"sig-b":2},"new":{"d3d169d53f93":{"new":"google: allowed->disallowed @ allow/star","hits":3}},"failures":{"cpython-3.11":{"error":4}},"lane":["cpython-3.11"],"lane_wait_micros":1500,"oracle_micros":{"rfc9309":300,"google":500,"cpython-3.11":1200},"classes":{"octet/nul":40,"url/port":300,"agent/product-token":900},"classes_divergent":{"octet/nul":5,"url/port":9},"downweighted":25,"downweighted_sets":1}"#,
+            r#"{"target":"differential","pid":1,"oracles":["rfc9309","google","cpython-3.11"],"execs":1000,"repeats":100,"queries":4000,"disagreements":70,"known":{"sig-a":5,"sig-b":2},"new":{"d3d169d53f93":{"new":"google: allowed->disallowed @ allow/star","hits":3}},"failures":{"cpython-3.11":{"error":4}},"lane":["cpython-3.11"],"lane_wait_micros":1500,"oracle_micros":{"rfc9309":300,"google":500,"cpython-3.11":1200},"classes":{"octet/nul":40,"url/port":300,"agent/product-token":900},"classes_divergent":{"octet/nul":5,"url/port":9},"downweighted":25,"downweighted_classes":1}"#,
         ),
         (
             "differential_bytes-2.json",
