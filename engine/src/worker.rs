@@ -14,7 +14,7 @@
 //!
 //! The body travels as raw bytes after the header line, so a 500 KiB body is
 //! not inflated by an encoding. One message per case batches all its queries.
-//! The parent enforces a timeout (per query, summed over the batch), restarts a dead or hung worker
+//! The parent enforces a timeout (per call, growing with its queries: [`Limits::budget`]), restarts a dead or hung worker
 //! with exponential backoff up to a budget, and on a crash re-asks the
 //! batch's queries one at a time so only the query that crashed is lost.
 
@@ -197,12 +197,24 @@ fn tap(oracle: &str, kind: &str, line: &[u8]) {
     }
 }
 
+impl Limits {
+    /// The time a call of `queries` queries may take. The first query
+    /// carries the parse, which is most of a call's cost in every oracle we
+    /// run; the rest are look-ups, so each adds a quarter of `timeout`, not
+    /// a whole one. (It was `queries x timeout`: a parser that hangs on a
+    /// two-query case then held the whole conformance run for 10 s.)
+    pub fn budget(&self, queries: usize) -> Duration {
+        let more = u32::try_from(queries.saturating_sub(1)).unwrap_or(u32::MAX);
+        self.timeout + self.timeout / 4 * more
+    }
+}
+
 /// Limits for a supervised worker.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
-    /// Per query: a call (one case's batch of n queries) may take n times
-    /// this before the worker is killed and the batch marked `Timeout`, so a
-    /// slow-but-finite parser on a case with many queries is not cut short.
+    /// A call (one case's batch of n queries) may take this plus a quarter
+    /// of it for each query after the first ([`Limits::budget`]) before the
+    /// worker is killed and the batch marked `Timeout`.
     pub timeout: Duration,
     /// Restarts allowed in a row, with no call answered in between, before
     /// the worker is given up as broken. A success resets the count, so a
@@ -431,7 +443,7 @@ impl Supervised {
         let queries = match header {
             Request::Run { queries, .. } | Request::Fetch { queries, .. } => queries.len(),
         };
-        let timeout = self.limits.timeout * (queries.max(1) as u32);
+        let timeout = self.limits.budget(queries);
         let Some(live) = self.live.as_mut() else {
             return Err(CallError::Died("worker not running".into()));
         };

@@ -103,7 +103,8 @@ struct RunOpts {
     /// The oracle the others are compared with
     #[arg(long, value_name = "NAME", default_value = "rfc9309")]
     reference: String,
-    /// Seconds per worker call before it is given up on
+    /// Seconds per worker call before it is given up on (plus a quarter
+    /// per query after the first)
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
     timeout: Duration,
     /// Print the shard plan (files per shard for --shard's N) and stop

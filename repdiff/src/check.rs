@@ -40,7 +40,8 @@ pub struct Opts {
     /// Print exactly one JSON object (the contract scripts rely on)
     #[arg(long)]
     pub json: bool,
-    /// Seconds per query before the oracle's worker is killed
+    /// Seconds for a call before the oracle's worker is killed (each query
+    /// after the first adds a quarter)
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
     pub timeout: Duration,
     /// Run the built-in oracles in this process instead of supervised workers

@@ -47,8 +47,8 @@ pub struct Opts {
     /// Write compat.json and compat.md here instead of reports/run/
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Seconds per query before the oracle's worker is killed and the cells
-    /// marked timeout (a case's batch of n queries gets n times it)
+    /// Seconds before the oracle's worker is killed and the cells marked
+    /// timeout (a case's batch gets it plus a quarter per further query)
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
     pub timeout: Duration,
     /// Run the built-in oracles in this process instead of supervised workers
