@@ -444,3 +444,64 @@ impl std::fmt::Display for Unavailable {
         )
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The wire form is the protocol's (docs/protocol.md §3): one flat
+    /// object per answer, `explain` only when there is one.
+    #[test]
+    fn answers_keep_their_flat_wire_form() {
+        let cases = [
+            (Answer::from(Outcome::Allowed), r#"{"outcome":"allowed"}"#),
+            (
+                Answer {
+                    outcome: Outcome::Disallowed,
+                    explain: "line 2".into(),
+                },
+                r#"{"outcome":"disallowed","explain":"line 2"}"#,
+            ),
+            (
+                Answer::from(Outcome::Value {
+                    value: Value::Int(3),
+                }),
+                r#"{"outcome":"value","value":{"type":"int","value":3}}"#,
+            ),
+            (
+                Answer::from(Outcome::Error {
+                    kind: "K".into(),
+                    message: "m".into(),
+                }),
+                r#"{"outcome":"error","kind":"K","message":"m"}"#,
+            ),
+            (
+                Answer::from(Outcome::Crash { detail: "d".into() }),
+                r#"{"outcome":"crash","detail":"d"}"#,
+            ),
+            (Answer::from(Outcome::Timeout), r#"{"outcome":"timeout"}"#),
+            (
+                Answer::from(Outcome::Unsupported { reason: "r".into() }),
+                r#"{"outcome":"unsupported","reason":"r"}"#,
+            ),
+        ];
+        for (answer, text) in cases {
+            assert_eq!(serde_json::to_string(&answer).unwrap(), text);
+            assert_eq!(serde_json::from_str::<Answer>(text).unwrap(), answer);
+        }
+    }
+
+    #[test]
+    fn an_answer_missing_its_outcome_fields_is_refused() {
+        for bad in [
+            r#"{"outcome":"error","kind":"K"}"#,
+            r#"{"outcome":"value"}"#,
+            r#"{"outcome":"crash"}"#,
+            r#"{"outcome":"unsupported"}"#,
+            r#"{"outcome":"maybe"}"#,
+            r#"{"explain":"no outcome"}"#,
+        ] {
+            assert!(serde_json::from_str::<Answer>(bad).is_err(), "{bad}");
+        }
+    }
+}

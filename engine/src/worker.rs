@@ -667,3 +667,37 @@ impl Oracle for Supervised {
         self.batch(&make, &[], queries)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_budget_is_the_timeout_plus_a_quarter_per_further_query() {
+        let l = Limits {
+            timeout: Duration::from_secs(4),
+            ..Limits::default()
+        };
+        assert_eq!(l.budget(0), Duration::from_secs(4));
+        assert_eq!(l.budget(1), Duration::from_secs(4));
+        assert_eq!(l.budget(2), Duration::from_secs(5));
+        assert_eq!(l.budget(101), Duration::from_secs(104));
+    }
+
+    #[test]
+    fn a_request_reads_as_the_tagged_enum_and_needs_its_fields() {
+        let run: Request =
+            serde_json::from_str(r#"{"op":"run","body_len":3,"queries":[]}"#).unwrap();
+        assert!(matches!(run, Request::Run { body_len: 3, .. }));
+        let text = serde_json::to_string(&run).unwrap();
+        assert!(text.contains(r#""op":"run""#), "{text}");
+        for bad in [
+            r#"{"op":"run","queries":[]}"#,
+            r#"{"op":"fetch","queries":[]}"#,
+            r#"{"op":"walk","body_len":3,"queries":[]}"#,
+            r#"{"op":"run","body_len":3}"#,
+        ] {
+            assert!(serde_json::from_str::<Request>(bad).is_err(), "{bad}");
+        }
+    }
+}
