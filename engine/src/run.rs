@@ -250,7 +250,7 @@ impl Timing {
     }
 
     fn trim(&mut self) {
-        self.slowest.sort_by(|a, b| b.1.cmp(&a.1));
+        self.slowest.sort_by_key(|s| std::cmp::Reverse(s.1));
         self.slowest.truncate(SLOWEST_KEPT);
     }
 }
