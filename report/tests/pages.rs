@@ -2,7 +2,7 @@
 //! and from a scoreboard built here, with what each page must show.
 
 use report::compat::Report;
-use report::site::{render, Inputs};
+use report::site::{render, Inputs, SlowFinding};
 use report::suites::{Contradiction, Miss, SuiteRow, SuitesReport};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -68,6 +68,7 @@ fn the_census_and_suites_pages_show_their_snapshots() {
         history: &[],
         census: Some(&census),
         suites: Some(&suites),
+        slow: &[],
     });
 
     let c = page(&files, "census.html");
@@ -135,7 +136,38 @@ fn without_snapshots_the_pages_say_how_to_make_them() {
         history: &[],
         census: None,
         suites: None,
+        slow: &[],
     });
     assert!(page(&files, "census.html").contains("cargo xtask census --publish"));
     assert!(page(&files, "suites.html").contains("cargo xtask suites --publish"));
+    assert!(
+        !page(&files, "findings.html").contains("Slow inputs"),
+        "no slow table without slow write-ups"
+    );
+}
+
+#[test]
+fn the_findings_page_lists_the_slow_write_ups() {
+    let report = Report::load(&root().join("reports/latest/compat.json")).unwrap();
+    let ledger = engine::ledger::Ledger::default();
+    let slow = [SlowFinding {
+        id: "slow-x-robotspy".into(),
+        title: "robotspy <takes> long".into(),
+        oracle: "robotspy".into(),
+    }];
+    let files = render(&Inputs {
+        report: &report,
+        ledger: &ledger,
+        history: &[],
+        census: None,
+        suites: None,
+        slow: &slow,
+    });
+    let f = page(&files, "findings.html");
+    assert!(f.contains("<h2>Slow inputs</h2>"), "{f}");
+    assert!(f.contains("href=\"../findings/slow-x-robotspy.md\""), "{f}");
+    assert!(
+        f.contains("robotspy &lt;takes&gt; long"),
+        "titles are escaped"
+    );
 }

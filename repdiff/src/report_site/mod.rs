@@ -108,12 +108,14 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     let history = history::read(&history_path).map_err(Usage)?;
     let census = load_census(publish)?;
     let suites = load_suites(publish)?;
+    let slow = load_slow(&root.join("cases/findings.yaml"))?;
     let inputs = site::Inputs {
         report: &report,
         ledger: &ledger,
         history: &history,
         census: census.as_ref(),
         suites: suites.as_ref(),
+        slow: &slow,
     };
     if !render(&inputs, &out, !opts.no_screenshot) {
         return Ok(1);
@@ -192,6 +194,24 @@ fn update_readme(path: &Path, summary: &str) {
 /// published snapshot, a plain render prefers this checkout's last run.
 fn first_existing(candidates: Vec<PathBuf>) -> Option<PathBuf> {
     candidates.into_iter().find(|p| p.is_file())
+}
+
+/// The `slow:` entries of cases/findings.yaml (none when the file is
+/// missing; its other keys are `cargo xtask findings`' business).
+fn load_slow(path: &Path) -> Result<Vec<site::SlowFinding>, Usage> {
+    #[derive(serde::Deserialize)]
+    struct Notes {
+        #[serde(default)]
+        slow: Vec<site::SlowFinding>,
+    }
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(Usage(format!("{}: {e}", path.display()))),
+    };
+    serde_yaml::from_str::<Notes>(&text)
+        .map(|n| n.slow)
+        .map_err(|e| Usage(format!("{}: {e}", path.display())))
 }
 
 fn load_census(publish: bool) -> Result<Option<census::Census>, Usage> {

@@ -33,6 +33,18 @@ pub struct Inputs<'a> {
     pub census: Option<&'a ::census::Census>,
     /// The published suites scoreboard, if any.
     pub suites: Option<&'a crate::suites::SuitesReport>,
+    /// The write-ups of kind `slow` (`slow:` in cases/findings.yaml): they
+    /// have no ledger entry, so the findings page lists them apart.
+    pub slow: &'a [SlowFinding],
+}
+
+/// One slow input written up by `cargo xtask findings`: what the findings
+/// page needs of its `slow:` entry in cases/findings.yaml.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct SlowFinding {
+    pub id: String,
+    pub title: String,
+    pub oracle: String,
 }
 
 /// Every file of the site: relative path and bytes.

@@ -46,5 +46,32 @@ own language. Written by <code>cargo xtask findings</code> into <code>reports/fi
         );
     }
     b.push_str("</tbody></table></div>");
+    slow_table(cx, &mut b);
     crate::site::html::page("findings", "", &cx.footer, &b)
+}
+
+/// The write-ups of kind `slow`: an input on which one parser takes far
+/// longer than on others, minimised on its time, growth measured.
+fn slow_table(cx: &Ctx, b: &mut String) {
+    if cx.inp.slow.is_empty() {
+        return;
+    }
+    let _ = write!(
+        b,
+        "<h2>Slow inputs</h2><p>Inputs on which one parser takes over 100 times its median \
+time while the others stay fast, found and minimised on their time by <code>cargo xtask fuzz \
+sweep</code>, with the growth measured at several sizes ({}).</p>\
+<div class=\"wrap\"><table><thead><tr><th>write-up</th><th>oracle</th></tr></thead><tbody>",
+        cx.inp.slow.len()
+    );
+    for s in cx.inp.slow {
+        let _ = write!(
+            b,
+            "<tr><td><a href=\"{}\">{}</a></td><td>{}</td></tr>",
+            esc(&write_up_href("", &s.id)),
+            esc(&s.title),
+            cx.oracle_ref("", &s.oracle)
+        );
+    }
+    b.push_str("</tbody></table></div>");
 }
