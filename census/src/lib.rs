@@ -243,7 +243,7 @@ pub fn run(
             busy[k] += *t;
         }
         tally_batch(w, &answered.answers, &ctx, &mut tally);
-        progress.tick(w.files.len() as u64);
+        progress.tick(w.files.len() as u64 + w.skipped);
     })?;
     for (status, n) in skipped_status {
         *tally.skipped_status.entry(status).or_default() += n;
@@ -271,12 +271,14 @@ impl<I: Iterator<Item = Result<Record, InputError>>> Iterator for Batches<'_, I>
 
     fn next(&mut self) -> Option<Self::Item> {
         let mut files = Vec::with_capacity(BATCH);
+        let mut skipped = 0;
         while files.len() < BATCH {
             match self.records.next() {
                 None => break,
                 Some(Err(e)) => return Some(Err(e)),
                 Some(Ok(r)) if r.status.is_none_or(|s| (200..300).contains(&s)) => files.push(r),
                 Some(Ok(r)) => {
+                    skipped += 1;
                     *self
                         .skipped_status
                         .entry(r.status.unwrap_or_default())
@@ -284,14 +286,18 @@ impl<I: Iterator<Item = Result<Record, InputError>>> Iterator for Batches<'_, I>
                 }
             }
         }
-        if files.is_empty() {
+        if files.is_empty() && skipped == 0 {
             return None;
         }
         let asked = files
             .iter()
             .map(|r| queries::derive(&r.host, &r.body))
             .collect();
-        Some(Ok(pipeline::Work { files, asked }))
+        Some(Ok(pipeline::Work {
+            files,
+            asked,
+            skipped,
+        }))
     }
 }
 

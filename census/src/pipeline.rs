@@ -24,6 +24,9 @@ const WINDOW: usize = 8;
 pub(crate) struct Work {
     pub files: Vec<Record>,
     pub asked: Vec<Vec<Asked>>,
+    /// Records passed over while this batch was made (a non-2xx status):
+    /// counted in the progress, never asked.
+    pub skipped: u64,
 }
 
 /// One batch answered by every oracle: `answers[oracle][file][query]`, and
@@ -237,6 +240,7 @@ mod tests {
                 status: None,
             }],
             asked: vec![vec![q]],
+            skipped: 0,
         }
     }
 
