@@ -509,3 +509,22 @@ fn stale_entries(
         .map(|e| e.id.clone())
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timing_keeps_the_slowest_cases_and_the_total() {
+        let mut t = Timing::default();
+        // 0..50 ms in a shuffled order: trimming on the way must not lose
+        // a slow case that came early.
+        for i in (0..50u64).map(|i| (i * 37) % 50) {
+            t.add(i as usize, Duration::from_millis(i));
+        }
+        t.trim();
+        assert_eq!(t.total, Duration::from_millis((0..50).sum()));
+        let kept: Vec<usize> = t.slowest.iter().map(|s| s.0).collect();
+        assert_eq!(kept, vec![49, 48, 47]);
+    }
+}
