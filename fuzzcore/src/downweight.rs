@@ -62,7 +62,7 @@ impl Default for DownWeight {
     }
 }
 
-/// A class set as a bit set (the classes are fewer than 64).
+/// An input's classes as a bit set (the classes are fewer than 64).
 pub fn key(classes: &BTreeSet<InputClass>) -> u64 {
     classes
         .iter()

@@ -68,7 +68,7 @@ struct Totals {
     execs: u64,
     repeats: u64,
     disagreements: u64,
-    /// Inputs rejected unrun: their class set only re-triggered known
+    /// Inputs rejected unrun: they carried a class that only re-triggers known
     /// errors (fuzzcore/src/downweight.rs).
     downweighted: u64,
     /// input class -> distinct inputs showing it (differential processes).
@@ -439,7 +439,7 @@ fn md_targets(r: &Report, t: &Totals) -> String {
     }
     md.push_str(&format!(
         "\n\nDifferential processes: {} inputs, {} repeats skipped, {} down-weighted (rejected unrun: \
-         their class set had only re-triggered known errors, fuzzcore/src/downweight.rs), {} queries \
+         they carried an input class that only re-triggers known errors, fuzzcore/src/downweight.rs), {} queries \
          with a disagreement.\n\n",
         t.execs, t.repeats, t.downweighted, t.disagreements
     ));
