@@ -195,9 +195,15 @@ fn describe(c: &Census) -> String {
 
 /// Run the census over `records` with `oracles`. An input error stops the
 /// run: a census with a silently missing file would not add up.
+///
+/// `helpers` are more running instances of some of the oracles, each with
+/// the name of the one it helps: that oracle's files are shared among its
+/// instances (the answers are the same library's, so the report is too;
+/// only the time changes). One for a name no oracle has is left idle.
 pub fn run(
     records: impl Iterator<Item = Result<Record, InputError>>,
     oracles: &mut [Box<dyn Oracle>],
+    helpers: &mut [(String, Box<dyn Oracle>)],
     opts: &Options,
 ) -> Result<(Census, Speed), InputError> {
     let names: Vec<String> = oracles.iter().map(|o| o.name().to_string()).collect();
@@ -238,7 +244,14 @@ pub fn run(
         records: taken,
         skipped_status: &mut skipped_status,
     };
-    pipeline::run(work, oracles, |w, answered| {
+    let n = oracles.len();
+    let mut lanes: Vec<(usize, &mut Box<dyn Oracle>)> = oracles.iter_mut().enumerate().collect();
+    for (name, helper) in helpers.iter_mut() {
+        if let Some(k) = names.iter().position(|n| n == name) {
+            lanes.push((k, helper));
+        }
+    }
+    pipeline::run(work, n, lanes, |w, answered| {
         for (k, t) in answered.took.iter().enumerate() {
             busy[k] += *t;
         }

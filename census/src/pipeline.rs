@@ -12,7 +12,7 @@ use crate::queries::Asked;
 use engine::oracle::{Answer, Oracle, Outcome};
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::input::Record;
@@ -45,44 +45,57 @@ struct Done {
 
 /// Feed every batch of `work` to every oracle, calling `finish` on each
 /// batch once all oracles have answered it, in the order the batches came.
+/// `lanes` are the running instances: `(k, oracle)` answers for oracle `k`
+/// of `oracles` (0-based; every `k` below `oracles` needs one); an oracle
+/// with two instances takes its batches from one queue on two threads.
 /// An `Err` from `work` stops feeding; what was fed is still finished, then
 /// the error is returned.
 pub(crate) fn run<E>(
     work: impl Iterator<Item = Result<Work, E>>,
-    oracles: &mut [Box<dyn Oracle>],
+    oracles: usize,
+    lanes: Vec<(usize, &mut Box<dyn Oracle>)>,
     mut finish: impl FnMut(&Work, Answered),
 ) -> Result<(), E> {
-    let n = oracles.len();
     std::thread::scope(|s| {
         let (done_tx, done_rx) = mpsc::channel::<Done>();
-        let mut feeds = Vec::with_capacity(n);
-        for (k, oracle) in oracles.iter_mut().enumerate() {
-            let (tx, rx) = mpsc::sync_channel::<Arc<Work>>(WINDOW);
+        let mut feeds = Vec::with_capacity(oracles);
+        let mut queues = Vec::with_capacity(oracles);
+        for _ in 0..oracles {
+            let (tx, rx) = mpsc::sync_channel::<(usize, Arc<Work>)>(WINDOW);
             feeds.push(tx);
+            queues.push(Arc::new(Mutex::new(rx)));
+        }
+        for (k, oracle) in lanes {
+            let queue = Arc::clone(&queues[k]);
             let done_tx = done_tx.clone();
-            s.spawn(move || {
-                for (batch, w) in rx.into_iter().enumerate() {
-                    let start = Instant::now();
-                    let answers = w
-                        .files
-                        .iter()
-                        .zip(&w.asked)
-                        .map(|(r, a)| ask(oracle.as_mut(), r, a))
-                        .collect();
-                    let took = start.elapsed();
-                    let _ = done_tx.send(Done {
-                        batch,
-                        oracle: k,
-                        answers,
-                        took,
-                    });
-                }
+            s.spawn(move || loop {
+                // The lock is held only while waiting for the next batch.
+                let next = match queue.lock() {
+                    Ok(rx) => rx.recv(),
+                    Err(_) => break,
+                };
+                let Ok((batch, w)) = next else { break };
+                let start = Instant::now();
+                let answers = w
+                    .files
+                    .iter()
+                    .zip(&w.asked)
+                    .map(|(r, a)| ask(oracle.as_mut(), r, a))
+                    .collect();
+                let took = start.elapsed();
+                let _ = done_tx.send(Done {
+                    batch,
+                    oracle: k,
+                    answers,
+                    took,
+                });
             });
         }
+        drop(queues);
         drop(done_tx);
-        let mut collector = Collector::new(n);
+        let mut collector = Collector::new(oracles);
         let mut result = Ok(());
-        for w in work {
+        for (batch, w) in work.enumerate() {
             let w = match w {
                 Ok(w) => Arc::new(w),
                 Err(e) => {
@@ -94,7 +107,7 @@ pub(crate) fn run<E>(
             for feed in &feeds {
                 // Blocks while this oracle is WINDOW batches behind: that
                 // is the bound on memory.
-                let _ = feed.send(Arc::clone(&w));
+                let _ = feed.send((batch, Arc::clone(&w)));
             }
             while let Ok(d) = done_rx.try_recv() {
                 collector.take(d, &mut finish);
@@ -168,7 +181,7 @@ impl Collector {
     fn take(&mut self, d: Done, finish: &mut impl FnMut(&Work, Answered)) {
         if let Some(p) = self.pending.get_mut(&d.batch) {
             p.answers[d.oracle] = Some(d.answers);
-            p.took[d.oracle] = d.took;
+            p.took[d.oracle] += d.took;
             p.missing -= 1;
         }
         while self.pending.get(&self.next).is_some_and(|p| p.missing == 0) {
@@ -258,7 +271,8 @@ mod tests {
         ];
         let mut seen = Vec::new();
         let work = (0..30).map(|i| Ok::<_, ()>(batch(i)));
-        run(work, &mut oracles, |w, a| {
+        let lanes = oracles.iter_mut().enumerate().collect();
+        run(work, 2, lanes, |w, a| {
             assert_eq!(a.answers.len(), 2);
             let crashed = a.answers[0][0][0].outcome.is_failure();
             seen.push((w.files[0].name.clone(), crashed));
@@ -278,8 +292,36 @@ mod tests {
         })];
         let mut finished = 0;
         let work = (0..10).map(|i| if i == 5 { Err("bad") } else { Ok(batch(i)) });
-        let r = run(work, &mut oracles, |_, _| finished += 1);
+        let lanes = oracles.iter_mut().enumerate().collect();
+        let r = run(work, 1, lanes, |_, _| finished += 1);
         assert_eq!(r, Err("bad"));
         assert_eq!(finished, 5);
+    }
+
+    #[test]
+    fn two_instances_of_one_oracle_share_its_batches() {
+        let mut one: Box<dyn Oracle> = Box::new(Sleepy {
+            name: "slow".into(),
+            delay: Duration::from_millis(2),
+        });
+        let mut two: Box<dyn Oracle> = Box::new(Sleepy {
+            name: "slow".into(),
+            delay: Duration::from_millis(2),
+        });
+        let mut other: Box<dyn Oracle> = Box::new(Sleepy {
+            name: "fast".into(),
+            delay: Duration::ZERO,
+        });
+        let lanes = vec![(0, &mut one), (0, &mut two), (1, &mut other)];
+        let mut seen = Vec::new();
+        let work = (0..40).map(|i| Ok::<_, ()>(batch(i)));
+        run(work, 2, lanes, |w, a| {
+            assert_eq!(a.answers.len(), 2);
+            assert!(a.answers.iter().all(|per_oracle| per_oracle.len() == 1));
+            seen.push(w.files[0].name.clone());
+        })
+        .unwrap();
+        let names: Vec<String> = (0..40).map(|i| format!("f{i}")).collect();
+        assert_eq!(seen, names, "each batch finished once, in input order");
     }
 }

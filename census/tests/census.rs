@@ -114,9 +114,37 @@ fn json(c: &Census) -> String {
 
 fn run_dir(dir: &Path, shard: Option<Shard>) -> Census {
     let records = input::open(&[dir.to_path_buf()]).expect("open");
-    census::run(records, &mut fakes(), &opts("test-data", shard))
+    census::run(records, &mut fakes(), &mut [], &opts("test-data", shard))
         .expect("run")
         .0
+}
+
+#[test]
+fn helper_instances_change_the_time_not_the_report() {
+    let dir = scratch("helpers");
+    for (name, body) in bodies() {
+        std::fs::write(dir.join(name), body).expect("write");
+    }
+    let alone = run_dir(&dir, None);
+    let mut helpers: Vec<(String, Box<dyn Oracle>)> = vec![
+        ("fake-strict".into(), Box::new(FakeStrict)),
+        ("fake-strict".into(), Box::new(FakeStrict)),
+        ("fake-open".into(), Box::new(FakeOpen)),
+    ];
+    let records = input::open(&[dir.clone()]).expect("open");
+    let (helped, speed) = census::run(
+        records,
+        &mut fakes(),
+        &mut helpers,
+        &opts("test-data", None),
+    )
+    .expect("run");
+    assert_eq!(json(&helped), json(&alone));
+    assert_eq!(
+        speed.oracles.len(),
+        2,
+        "helpers are no oracles of their own"
+    );
 }
 
 #[test]
@@ -280,6 +308,7 @@ fn warc_responses_with_status() {
         let (c, _) = census::run(
             input::open(&[path]).expect("open"),
             &mut fakes(),
+            &mut [],
             &opts("w", None),
         )
         .expect("run");
@@ -315,6 +344,7 @@ fn bad_inputs_name_the_file_and_record() {
     let err = census::run(
         input::open(&[http]).expect("open"),
         &mut fakes(),
+        &mut [],
         &opts("w", None),
     )
     .expect_err("an error");

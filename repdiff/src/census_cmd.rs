@@ -5,6 +5,7 @@ use crate::cli::{seconds, Host, Usage};
 use crate::{paths, select};
 use census::{Census, Options, Shard};
 use clap::Subcommand;
+use engine::oracle::Oracle;
 use engine::worker::Limits;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -175,11 +176,35 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
             .collect::<Vec<_>>()
             .join(", ")
     );
-    let (census, speed) = census::run(records, &mut sel.oracles, &opts).map_err(|e| Usage(e.0))?;
+    let mut helpers = start_helpers(&sel, limits);
+    let (census, speed) =
+        census::run(records, &mut sel.oracles, &mut helpers, &opts).map_err(|e| Usage(e.0))?;
     census::write_outputs(&out, &census, Some(&speed))
         .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
     print_headline(&census, &out);
     Ok(if sel.unavailable.is_empty() { 0 } else { 1 })
+}
+
+/// More instances of the selected oracles whose registry entry asks for
+/// them (`census_workers`); one that cannot start only costs time.
+fn start_helpers(sel: &select::Selection, limits: Limits) -> Vec<(String, Box<dyn Oracle>)> {
+    let externals = crate::registry::externals().unwrap_or_default();
+    let names: Vec<String> = externals
+        .iter()
+        .filter(|e| sel.oracles.iter().any(|o| o.name() == e.name))
+        .flat_map(|e| std::iter::repeat_n(e.name.clone(), e.census_workers.saturating_sub(1)))
+        .collect();
+    if names.is_empty() {
+        return Vec::new();
+    }
+    let more = select::start(&names, &[], false, limits);
+    for u in &more.unavailable {
+        eprintln!("census: an extra instance did not start (the run goes on without it): {u}");
+    }
+    more.oracles
+        .into_iter()
+        .map(|o| (o.name().to_string(), o))
+        .collect()
 }
 
 /// The input paths and how the report names them (file names only: no

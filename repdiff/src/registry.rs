@@ -33,6 +33,14 @@ pub struct External {
     pub env: BTreeMap<String, String>,
     #[serde(default)]
     pub install: Install,
+    /// Instances `cargo xtask census` runs of it (default 1): more for a
+    /// parser slow enough to set the census's wall time alone.
+    #[serde(default = "one")]
+    pub census_workers: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// What `cargo xtask setup` fetches for an external oracle, pinned.
@@ -173,5 +181,6 @@ pub fn oracle_cmd(spec: &str) -> Result<External, Usage> {
         command: vec!["sh".into(), "-c".into(), command.to_string()],
         env: BTreeMap::new(),
         install: Install::default(),
+        census_workers: 1,
     })
 }
