@@ -131,7 +131,7 @@ fn helper_instances_change_the_time_not_the_report() {
         ("fake-strict".into(), Box::new(FakeStrict)),
         ("fake-open".into(), Box::new(FakeOpen)),
     ];
-    let records = input::open(&[dir.clone()]).expect("open");
+    let records = input::open(std::slice::from_ref(&dir)).expect("open");
     let (helped, speed) = census::run(
         records,
         &mut fakes(),
