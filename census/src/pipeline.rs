@@ -56,6 +56,12 @@ pub(crate) fn run<E>(
     lanes: Vec<(usize, &mut Box<dyn Oracle>)>,
     mut finish: impl FnMut(&Work, Answered),
 ) -> Result<(), E> {
+    // An oracle without an instance would never answer, and no batch
+    // would ever finish: a caller's mistake, caught here.
+    assert!(
+        (0..oracles).all(|k| lanes.iter().any(|(j, _)| *j == k)),
+        "census pipeline: every oracle needs a running instance"
+    );
     std::thread::scope(|s| {
         let (done_tx, done_rx) = mpsc::channel::<Done>();
         let mut feeds = Vec::with_capacity(oracles);
