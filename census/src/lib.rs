@@ -200,12 +200,19 @@ fn describe(c: &Census) -> String {
 /// the name of the one it helps: that oracle's files are shared among its
 /// instances (the answers are the same library's, so the report is too;
 /// only the time changes). One for a name no oracle has is left idle.
+///
+/// `profiles` are the expectation profiles' references (`robots-1996`,
+/// ...): asked every query like an oracle, their answers only measure how
+/// often each oracle departs from each profile; they are in no pair,
+/// signature or speed row.
 pub fn run(
     records: impl Iterator<Item = Result<Record, InputError>>,
     oracles: &mut [Box<dyn Oracle>],
     helpers: &mut [(String, Box<dyn Oracle>)],
+    profiles: &mut [Box<dyn Oracle>],
     opts: &Options,
 ) -> Result<(Census, Speed), InputError> {
+    let profile_names: Vec<String> = profiles.iter().map(|o| o.name().to_string()).collect();
     let names: Vec<String> = oracles.iter().map(|o| o.name().to_string()).collect();
     let ids: Vec<OracleId> = oracles
         .iter()
@@ -229,6 +236,7 @@ pub fn run(
         names: &names,
         reference,
         impact: &impact,
+        profile_names: &profile_names,
     };
     // Skipped statuses are counted as batches are made (on this thread);
     // the rest is tallied as batches come back, in input order.
@@ -251,8 +259,10 @@ pub fn run(
             lanes.push((k, helper));
         }
     }
-    pipeline::run(work, n, lanes, |w, answered| {
-        for (k, t) in answered.took.iter().enumerate() {
+    // The profiles come after the oracles, as oracles n, n+1, ...
+    lanes.extend(profiles.iter_mut().enumerate().map(|(p, o)| (n + p, o)));
+    pipeline::run(work, n + profile_names.len(), lanes, |w, answered| {
+        for (k, t) in answered.took.iter().take(n).enumerate() {
             busy[k] += *t;
         }
         tally_batch(w, &answered.answers, &ctx, &mut tally);
@@ -270,6 +280,7 @@ struct BatchCtx<'a> {
     names: &'a [String],
     reference: Option<usize>,
     impact: &'a [(usize, usize)],
+    profile_names: &'a [String],
 }
 
 /// Records grouped into [`pipeline::Work`] of [`BATCH`] asked files, the
@@ -320,8 +331,10 @@ fn tally_batch(
     ctx: &BatchCtx,
     tally: &mut Tally,
 ) {
+    let (oracles, profiles) = answers.split_at(ctx.names.len());
     for (f, r) in w.files.iter().enumerate() {
-        let per_oracle: Vec<Vec<Answer>> = answers.iter().map(|a| a[f].clone()).collect();
+        let per_oracle: Vec<Vec<Answer>> = oracles.iter().map(|a| a[f].clone()).collect();
+        let per_profile: Vec<Vec<Answer>> = profiles.iter().map(|a| a[f].clone()).collect();
         tally.merge(tally::file_tally(&FileInput {
             name: &r.name,
             host: &r.host,
@@ -331,6 +344,8 @@ fn tally_batch(
             answers: &per_oracle,
             reference: ctx.reference,
             impact: ctx.impact,
+            profile_names: ctx.profile_names,
+            profile_answers: &per_profile,
         }));
     }
 }

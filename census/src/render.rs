@@ -4,6 +4,7 @@
 use crate::tally::{Example, ImpactRow, Tally};
 use crate::{Census, OracleId, Speed};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Signatures listed in the summary and in `census.md`.
 pub const TOP_SIGNATURES: usize = 20;
@@ -42,6 +43,9 @@ pub struct OracleSummary {
     /// Share of the queries it and the reference both answered with a
     /// verdict on which they differ; absent without a reference.
     pub departs_from_reference: Option<f64>,
+    /// The same share against each expectation profile asked.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub departs_from_profiles: BTreeMap<String, f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -95,6 +99,11 @@ pub fn summarise(t: &Tally, oracles: &[OracleId], reference: &str) -> Summary {
                 files_timeout_share: share(s.files_timeout, t.files),
                 departs_from_reference: (has_reference && o.name != reference)
                     .then(|| share(s.queries_depart_reference, s.queries_vs_reference)),
+                departs_from_profiles: s
+                    .profiles
+                    .iter()
+                    .map(|(p, v)| (p.clone(), share(v.queries_disagree, v.queries_compared)))
+                    .collect(),
             }
         })
         .collect();
@@ -165,13 +174,24 @@ pub fn markdown(c: &Census, speed: Option<&Speed>) -> String {
             p.files_disagree
         ));
     }
+    // Every profile any oracle was compared with, in name order.
+    let profiles: BTreeSet<&String> = s
+        .oracles
+        .iter()
+        .flat_map(|o| o.departs_from_profiles.keys())
+        .collect();
     out.push_str(&format!(
-        "\n## Oracles\n\n| oracle | version | files raised on | crashed on | timed out on | departs from `{}` |\n|---|---|---|---|---|---|\n",
-        c.reference
+        "\n## Oracles\n\n| oracle | version | files raised on | crashed on | timed out on | departs from `{}` |{}\n|---|---|---|---|---|---|{}\n",
+        c.reference,
+        profiles
+            .iter()
+            .map(|p| format!(" departs from profile `{p}` |"))
+            .collect::<String>(),
+        "---|".repeat(profiles.len())
     ));
     for o in &s.oracles {
         out.push_str(&format!(
-            "| `{}` | {} | {} | {} | {} | {} |\n",
+            "| `{}` | {} | {} | {} | {} | {} |{}\n",
             o.name,
             o.version,
             pct(o.files_error_share),
@@ -179,7 +199,16 @@ pub fn markdown(c: &Census, speed: Option<&Speed>) -> String {
             pct(o.files_timeout_share),
             o.departs_from_reference
                 .map(pct)
-                .unwrap_or_else(|| "–".into())
+                .unwrap_or_else(|| "–".into()),
+            profiles
+                .iter()
+                .map(|p| format!(
+                    " {} |",
+                    o.departs_from_profiles
+                        .get(*p)
+                        .map_or_else(|| "–".into(), |v| pct(*v))
+                ))
+                .collect::<String>()
         ));
     }
     signatures_md(&mut out, c);

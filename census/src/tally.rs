@@ -51,6 +51,19 @@ pub struct OracleTally {
     /// Queries this oracle and the reference both answered with a verdict.
     pub queries_vs_reference: u64,
     pub queries_depart_reference: u64,
+    /// Per expectation profile (`robots-1996`, ...): the queries this oracle
+    /// and the profile's reference both answered with a verdict, and those
+    /// it answered differently. Empty when no profile was asked.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub profiles: BTreeMap<String, Versus>,
+}
+
+/// One oracle against one expectation profile.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Versus {
+    /// Queries both answered with a verdict.
+    pub queries_compared: u64,
+    pub queries_disagree: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -121,6 +134,11 @@ impl Tally {
             o.queries_timeout += v.queries_timeout;
             o.queries_vs_reference += v.queries_vs_reference;
             o.queries_depart_reference += v.queries_depart_reference;
+            for (name, p) in v.profiles {
+                let q = o.profiles.entry(name).or_default();
+                q.queries_compared += p.queries_compared;
+                q.queries_disagree += p.queries_disagree;
+            }
         }
         for (k, v) in other.signatures {
             match self.signatures.get_mut(&k) {
@@ -160,6 +178,10 @@ pub struct FileInput<'a> {
     pub answers: &'a [Vec<Answer>],
     pub reference: Option<usize>,
     pub impact: &'a [(usize, usize)],
+    /// The expectation profiles' names and, per profile, one answer per
+    /// query: compared with each oracle, never part of pairs or signatures.
+    pub profile_names: &'a [String],
+    pub profile_answers: &'a [Vec<Answer>],
 }
 
 pub fn file_tally(f: &FileInput) -> Tally {
@@ -207,6 +229,14 @@ fn oracle_tally(f: &FileInput, k: usize) -> OracleTally {
             if is_verdict(mine) && is_verdict(theirs) {
                 o.queries_vs_reference += 1;
                 o.queries_depart_reference += u64::from(mine != theirs);
+            }
+        }
+        for (name, profile) in f.profile_names.iter().zip(f.profile_answers) {
+            let (mine, expected) = (&answer.outcome, &profile[i].outcome);
+            if is_verdict(mine) && is_verdict(expected) {
+                let p = o.profiles.entry(name.clone()).or_default();
+                p.queries_compared += 1;
+                p.queries_disagree += u64::from(mine != expected);
             }
         }
     }

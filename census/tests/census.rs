@@ -114,9 +114,15 @@ fn json(c: &Census) -> String {
 
 fn run_dir(dir: &Path, shard: Option<Shard>) -> Census {
     let records = input::open(&[dir.to_path_buf()]).expect("open");
-    census::run(records, &mut fakes(), &mut [], &opts("test-data", shard))
-        .expect("run")
-        .0
+    census::run(
+        records,
+        &mut fakes(),
+        &mut [],
+        &mut [],
+        &opts("test-data", shard),
+    )
+    .expect("run")
+    .0
 }
 
 #[test]
@@ -136,6 +142,7 @@ fn helper_instances_change_the_time_not_the_report() {
         records,
         &mut fakes(),
         &mut helpers,
+        &mut [],
         &opts("test-data", None),
     )
     .expect("run");
@@ -309,6 +316,7 @@ fn warc_responses_with_status() {
             input::open(&[path]).expect("open"),
             &mut fakes(),
             &mut [],
+            &mut [],
             &opts("w", None),
         )
         .expect("run");
@@ -345,6 +353,7 @@ fn bad_inputs_name_the_file_and_record() {
         input::open(&[http]).expect("open"),
         &mut fakes(),
         &mut [],
+        &mut [],
         &opts("w", None),
     )
     .expect_err("an error");
@@ -354,4 +363,36 @@ fn bad_inputs_name_the_file_and_record() {
     let err = input::open(&[tar]).expect("open").find_map(Result::err);
     assert!(err.is_some_and(|e| e.0.contains("bad.tar.gz")));
     assert!(input::open(&[dir.join("x.zip")]).is_err());
+}
+
+#[test]
+fn each_oracle_is_measured_against_each_profile() {
+    let dir = scratch("profiles");
+    for (name, body) in bodies() {
+        std::fs::write(dir.join(name), body).expect("write");
+    }
+    let alone = run_dir(&dir, None);
+    // fake-open as a "profile": fake-strict departs from it exactly as
+    // the pair disagrees, fake-open never; pairs and signatures unchanged.
+    let mut profiles: Vec<Box<dyn Oracle>> = vec![Box::new(FakeOpen)];
+    let (c, speed) = census::run(
+        input::open(std::slice::from_ref(&dir)).expect("open"),
+        &mut fakes(),
+        &mut [],
+        &mut profiles,
+        &opts("test-data", None),
+    )
+    .expect("run");
+    assert_eq!(c.tally.pairs, alone.tally.pairs);
+    assert_eq!(c.tally.signatures, alone.tally.signatures);
+    assert_eq!(speed.oracles.len(), 2, "a profile has no speed row");
+    let pair = &c.tally.pairs["fake-open vs fake-strict"];
+    let strict = &c.tally.oracles["fake-strict"].profiles["fake-open"];
+    assert_eq!(strict.queries_compared, pair.queries_compared);
+    assert_eq!(strict.queries_disagree, pair.queries_disagree);
+    assert!(strict.queries_disagree > 0);
+    let open = &c.tally.oracles["fake-open"].profiles["fake-open"];
+    assert_eq!(open.queries_disagree, 0);
+    let md = census::render::markdown(&c, None);
+    assert!(md.contains("departs from profile `fake-open`"), "{md}");
 }

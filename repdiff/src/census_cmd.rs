@@ -177,8 +177,25 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
             .join(", ")
     );
     let mut helpers = start_helpers(&sel, limits);
-    let (census, speed) =
-        census::run(records, &mut sel.oracles, &mut helpers, &opts).map_err(|e| Usage(e.0))?;
+    // The expectation profiles, asked beside the oracles: each oracle's
+    // departure from each (docs/profiles.md).
+    let mut profiles = select::start(&select::profile_names(), &[], false, limits);
+    for u in &profiles.unavailable {
+        eprintln!("ERROR: profile {u}");
+    }
+    if args.publish && !profiles.unavailable.is_empty() {
+        return Err(Usage(
+            "--publish: the published census compares every oracle with every profile; fix the ones above first".into(),
+        ));
+    }
+    let (census, speed) = census::run(
+        records,
+        &mut sel.oracles,
+        &mut helpers,
+        &mut profiles.oracles,
+        &opts,
+    )
+    .map_err(|e| Usage(e.0))?;
     census::write_outputs(&out, &census, Some(&speed))
         .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
     print_headline(&census, &out);

@@ -48,7 +48,7 @@ pub fn measure(names: &[String], quick: bool) -> CensusRow {
         "bench: census sample, {limit} files x {} oracle(s)",
         sel.oracles.len()
     );
-    match census::run(records, &mut sel.oracles, &mut [], &opts) {
+    match census::run(records, &mut sel.oracles, &mut [], &mut [], &opts) {
         Ok((c, speed)) => CensusRow::Ran {
             files_asked: c.tally.files,
             speed,
