@@ -178,7 +178,7 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
     );
     let mut helpers = start_helpers(&sel, limits);
     // The expectation profiles, asked beside the oracles: each oracle's
-    // departure from each (docs/profiles.md).
+    // departure from each (README "Which standard? Four profiles").
     let mut profiles = select::start(&select::profile_names(), &[], false, limits);
     for u in &profiles.unavailable {
         eprintln!("ERROR: profile {u}");
