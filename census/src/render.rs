@@ -54,6 +54,31 @@ pub struct SignatureSummary {
     pub files: u64,
     pub queries: u64,
     pub example: Example,
+    /// Why each oracle outside the reference's class answers as it does on
+    /// the example, named by root-cause triage; filled after the tally by
+    /// whoever holds the oracles (`repdiff census`), empty until then.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<SignatureCause>,
+}
+
+/// One departing oracle of a top signature: the example minimised for the
+/// pair (reference, oracle) and classified with fuzz triage's catalogue.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SignatureCause {
+    pub oracle: String,
+    /// The reference's and the oracle's answers (ledger pin labels).
+    pub reference_answer: String,
+    pub answer: String,
+    /// A catalogue name (docs/causes.md), `new` when no transformation
+    /// neutralises the pair, or why the example could not be triaged.
+    pub cause: String,
+    /// The minimised body as escaped bytes (`\n`, `\xNN`).
+    pub body: String,
+    pub agent: String,
+    pub url: String,
+    /// Ledger entries naming this cause for this oracle: empty means the
+    /// cause is unexplained (or `new`).
+    pub ledger: Vec<String>,
 }
 
 /// Shares as fractions rounded to 6 places: stable in JSON, exact enough.
@@ -115,6 +140,7 @@ pub fn summarise(t: &Tally, oracles: &[OracleId], reference: &str) -> Summary {
             files: s.files,
             queries: s.queries,
             example: s.example.clone(),
+            causes: Vec::new(),
         })
         .collect();
     sigs.sort_by(|x, y| {
@@ -232,8 +258,12 @@ fn signatures_md(out: &mut String, c: &Census) {
     out.push_str(
         "\n## Top signatures by files affected\n\n\
          A signature is the agreement classes of one query (as `engine::run` writes them). \
-         None is linked to a ledger entry yet: each is unexplained until triaged. \
-         The example is the smallest affected file.\n",
+         The example is the smallest affected file. Under it, each oracle that answers \
+         otherwise than the reference is triaged as fuzz findings are: the example is \
+         minimised for that pair alone, then the first catalogue transformation that makes \
+         the pair agree names the cause (docs/causes.md); `new` is a cause no \
+         transformation neutralises. A cause with no ledger entry for that oracle is \
+         unexplained until triaged.\n",
     );
     for (i, sig) in c.summary.top_signatures.iter().enumerate() {
         let e = &sig.example;
@@ -249,6 +279,39 @@ fn signatures_md(out: &mut String, c: &Census) {
             e.body_bytes,
             if e.body_bytes as usize > e.body.len() { ", cut" } else { "" },
             e.body.replace("```", "` ` `").trim_end()
+        ));
+        causes_md(out, &sig.causes);
+    }
+}
+
+fn causes_md(out: &mut String, causes: &[SignatureCause]) {
+    if causes.is_empty() {
+        return;
+    }
+    out.push_str(
+        "\n| oracle | reference → oracle | cause | ledger | minimised: body, agent, url |\n|---|---|---|---|---|\n",
+    );
+    let cell = |s: &str| s.replace('|', "\\|").replace('`', "'");
+    for c in causes {
+        let ledger = if c.ledger.is_empty() {
+            "unexplained".to_string()
+        } else {
+            c.ledger
+                .iter()
+                .map(|id| format!("`{id}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        out.push_str(&format!(
+            "| `{}` | {} → {} | `{}` | {} | `\"{}\"`, `{}`, `{}` |\n",
+            c.oracle,
+            c.reference_answer,
+            c.answer,
+            c.cause,
+            ledger,
+            cell(&c.body),
+            cell(&c.agent),
+            cell(&c.url)
         ));
     }
 }

@@ -67,6 +67,12 @@ pub struct Entry {
     /// catalogue.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,
+    /// The other catalogue causes the classifier names for some of this
+    /// entry's cells, when they split (`cause:` names the most common): what
+    /// lets a cause found elsewhere (a census signature, a fuzz finding) be
+    /// linked to this entry.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_causes: Vec<String>,
     /// Filled by the loader.
     #[serde(skip)]
     pub line: usize,
@@ -306,6 +312,15 @@ pub fn parse(
         if let Some(c) = entry.cause.as_deref().filter(|c| !valid_cause(c)) {
             return Err(err(format!(
                 "cause `{c}` is neither a catalogue name (docs/causes.md) nor `uncatalogued: <reason>`"
+            )));
+        }
+        if let Some(c) = entry
+            .also_causes
+            .iter()
+            .find(|c| c.starts_with("uncatalogued") || !valid_cause(c))
+        {
+            return Err(err(format!(
+                "also_causes: `{c}` is not a catalogue name (docs/causes.md)"
             )));
         }
         for r in &entry.cases {

@@ -155,6 +155,26 @@ pub fn name_cause(pair: &mut dyn PairAsk, input: &Input) -> Option<Named> {
     })
 }
 
+/// A minimised body as one readable line, Rust-style (also valid for
+/// Python bytes, JS, Ruby and Perl double-quoted strings once `$`, `@` and
+/// `#` are handled by the caller): printable ASCII stays readable,
+/// everything else is `\xNN`.
+pub fn escape_bytes(body: &[u8]) -> String {
+    let mut s = String::new();
+    for &b in body {
+        match b {
+            b'\n' => s.push_str("\\n"),
+            b'\r' => s.push_str("\\r"),
+            b'\t' => s.push_str("\\t"),
+            b'\\' => s.push_str("\\\\"),
+            b'"' => s.push_str("\\\""),
+            0x20..=0x7e => s.push(b as char),
+            _ => s.push_str(&format!("\\x{b:02x}")),
+        }
+    }
+    s
+}
+
 /// Remove chunks of `units` while `test` holds (ddmin, chunk sizes halving).
 pub fn ddmin<T: Clone>(units: Vec<T>, test: impl FnMut(&[T]) -> bool) -> Vec<T> {
     ddmin_until(units, test, &|| false)

@@ -217,5 +217,12 @@ fn ledger_causes_name_the_catalogue() {
                 e.id
             );
         }
+        for c in &e.also_causes {
+            assert!(
+                CATALOGUE.iter().any(|t| t.name == c),
+                "{}: also_causes `{c}` is not in the catalogue",
+                e.id
+            );
+        }
     }
 }

@@ -188,7 +188,7 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
             "--publish: the published census compares every oracle with every profile; fix the ones above first".into(),
         ));
     }
-    let (census, speed) = census::run(
+    let (mut census, speed) = census::run(
         records,
         &mut sel.oracles,
         &mut helpers,
@@ -196,6 +196,9 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
         &opts,
     )
     .map_err(|e| Usage(e.0))?;
+    drop(helpers);
+    drop(profiles);
+    name_causes(&mut census, &mut sel.oracles)?;
     census::write_outputs(&out, &census, Some(&speed))
         .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
     print_headline(&census, &out);
@@ -326,12 +329,35 @@ fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<i32, Usage> {
         .map(|d| census::read_census(&d.join("census.json")))
         .collect::<Result<Vec<Census>, String>>()
         .map_err(Usage)?;
-    let merged = Census::merge(parts).map_err(Usage)?;
+    let mut merged = Census::merge(parts).map_err(Usage)?;
+    // The causes are named on the merged top list, as one run names them;
+    // an oracle missing here leaves its rows "not triaged".
+    let names: Vec<String> = merged.oracles.iter().map(|o| o.name.clone()).collect();
+    let mut sel = select::start(&names, &[], false, Limits::default());
+    for u in &sel.unavailable {
+        eprintln!("warning: {u}");
+    }
+    name_causes(&mut merged, &mut sel.oracles)?;
     let out = out.unwrap_or_else(|| paths::run_dir().join("census"));
     census::write_outputs(&out, &merged, None)
         .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
     print_headline(&merged, &out);
     Ok(0)
+}
+
+/// Root-cause triage of the top signatures (`census_causes`), with the
+/// ledger the causes link to.
+fn name_causes(census: &mut Census, oracles: &mut [Box<dyn Oracle>]) -> Result<(), Usage> {
+    let corpus = paths::load_corpus()?;
+    let ledger = crate::conformance::load_ledger(&corpus, &[])?;
+    let started = std::time::Instant::now();
+    crate::census_causes::triage(census, oracles, &ledger);
+    eprintln!(
+        "census: named the causes of {} top signatures in {:.1} s",
+        census.summary.top_signatures.len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
 }
 
 fn print_headline(c: &Census, out: &Path) {

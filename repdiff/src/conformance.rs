@@ -115,7 +115,10 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
 }
 
 /// The ledger, checked against every name a run could produce.
-fn load_ledger(corpus: &Corpus, extra: &[crate::registry::External]) -> Result<Ledger, Usage> {
+pub(crate) fn load_ledger(
+    corpus: &Corpus,
+    extra: &[crate::registry::External],
+) -> Result<Ledger, Usage> {
     let mut known = select::known_names();
     known.extend(crate::chaos::NAMES.iter().map(|n| n.to_string()));
     known.extend(extra.iter().map(|e| e.name.clone()));

@@ -5,6 +5,7 @@
 //! This crate never imports xtask: developer tooling builds on the product,
 //! not the other way round.
 
+pub mod census_causes;
 pub mod census_cmd;
 pub mod chaos;
 pub mod check;

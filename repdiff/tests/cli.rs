@@ -146,3 +146,73 @@ fn profiles_answer_check_and_are_no_conformance_subjects() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("expectation profile"));
 }
+
+/// The census names the cause of each top signature by triage: a file
+/// where Google does not decode `%7E` (and rfc9309 does) is minimised to
+/// that rule and query, named `decode-unreserved-escapes`, and linked to
+/// the ledger entry that names that cause for google.
+#[test]
+fn census_names_the_cause_of_a_top_signature_and_links_the_ledger() {
+    let root = checkout().canonicalize().expect("checkout");
+    let dir = std::env::temp_dir().join(format!("repdiff-census-causes-{}", std::process::id()));
+    let input = dir.join("in");
+    std::fs::create_dir_all(&input).expect("input dir");
+    std::fs::write(
+        input.join("example.test"),
+        "User-agent: *\nDisallow: /~joe/\nDisallow: /tmp/\n# a comment\n",
+    )
+    .expect("write");
+    let out = dir.join("out");
+    let run = repdiff(
+        &[
+            "census",
+            "--root",
+            root.to_str().expect("utf-8 path"),
+            "--no-setup",
+            "--oracle",
+            "rfc9309",
+            "--oracle",
+            "google",
+            "--out",
+            out.to_str().expect("utf-8 path"),
+            input.to_str().expect("utf-8 path"),
+        ],
+        b"",
+    );
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = std::fs::read_to_string(out.join("census.json")).expect("census.json");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let tops = doc["summary"]["top_signatures"].as_array().expect("tops");
+    let escaped = tops
+        .iter()
+        .flat_map(|s| s["causes"].as_array().into_iter().flatten())
+        .find(|c| c["cause"] == "decode-unreserved-escapes")
+        .unwrap_or_else(|| panic!("no signature named decode-unreserved-escapes: {text}"));
+    assert_eq!(escaped["oracle"], "google");
+    assert_eq!(
+        (&escaped["reference_answer"], &escaped["answer"]),
+        (
+            &serde_json::json!("disallowed"),
+            &serde_json::json!("allowed")
+        )
+    );
+    assert!(
+        escaped["body"]
+            .as_str()
+            .is_some_and(|b| b.len() < 40 && !b.contains("comment")),
+        "minimised: {escaped}"
+    );
+    assert!(
+        escaped["ledger"]
+            .as_array()
+            .is_some_and(|l| l.iter().any(|e| e == "unreserved-escapes-not-decoded")),
+        "{escaped}"
+    );
+    let md = std::fs::read_to_string(out.join("census.md")).expect("census.md");
+    assert!(md.contains("`decode-unreserved-escapes`"), "{md}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -35,24 +35,7 @@ pub fn direct(oracle: &str, inp: &Input) -> Option<(&'static str, String)> {
     Some(out)
 }
 
-/// Rust-style escaping (also valid for Python bytes, JS, Ruby and Perl
-/// double-quoted strings once `$`, `@` and `#` are handled by the caller):
-/// printable ASCII stays readable, everything else is `\xNN`.
-pub fn escape_bytes(body: &[u8]) -> String {
-    let mut s = String::new();
-    for &b in body {
-        match b {
-            b'\n' => s.push_str("\\n"),
-            b'\r' => s.push_str("\\r"),
-            b'\t' => s.push_str("\\t"),
-            b'\\' => s.push_str("\\\\"),
-            b'"' => s.push_str("\\\""),
-            0x20..=0x7e => s.push(b as char),
-            _ => s.push_str(&format!("\\x{b:02x}")),
-        }
-    }
-    s
-}
+pub use fuzzcore::cause::escape_bytes;
 
 /// A text (agent or URL) as a double-quoted literal in any of the
 /// languages: ASCII controls escaped, other characters kept as written

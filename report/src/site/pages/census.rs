@@ -100,11 +100,13 @@ queries departing from <code>{}</code></th></tr></thead><tbody>",
 fn signatures(cx: &Ctx, b: &mut String, c: &Census) {
     b.push_str(
         "<h2>Top signatures by files affected</h2><p>A signature is the agreement classes of one \
-query, as the conformance run writes them. Where corpus queries of this run have the same \
-signature, the ledger entries that explain their cells are listed per oracle, with the cause \
-each names: a lead, not a proof, since one signature can have several causes. A signature no \
-corpus query shows is <span class=\"untri\">unexplained</span> until triaged. The example is \
-the smallest affected file.</p>",
+query, as the conformance run writes them. The example is the smallest affected file. Each \
+oracle that answers otherwise than the reference on it is triaged as a fuzz finding is: the \
+example is minimised for that pair alone, and the first catalogue transformation that makes \
+the pair agree names the cause (<code>new</code> when none does); the ledger entries naming \
+that cause for that oracle are linked, and a cause with none is \
+<span class=\"untri\">unexplained</span>. Below that, where corpus queries of this run have \
+the same signature, the entries explaining their cells: a lead, not a proof.</p>",
     );
     let corpus = corpus_signatures(cx);
     for (i, sig) in c.summary.top_signatures.iter().enumerate() {
@@ -128,8 +130,45 @@ the smallest affected file.</p>",
             e.body_bytes,
             body_view(e.body.as_bytes())
         );
+        causes_table(cx, b, &sig.causes);
         explained_by(cx, b, corpus.get(sig.signature.as_str()));
     }
+}
+
+/// The top signature's departing oracles, each with its named cause, the
+/// minimised input and the ledger entries that name the cause.
+fn causes_table(cx: &Ctx, b: &mut String, causes: &[::census::render::SignatureCause]) {
+    if causes.is_empty() {
+        return;
+    }
+    b.push_str(
+        "<table><thead><tr><th>oracle</th><th>reference → oracle</th><th>cause</th>\
+<th>ledger</th><th>minimised body</th><th>agent</th><th>url</th></tr></thead><tbody>",
+    );
+    for c in causes {
+        let ledger = if c.ledger.is_empty() {
+            "<span class=\"untri\">unexplained</span>".to_string()
+        } else {
+            c.ledger
+                .iter()
+                .map(|id| entry_link("", id))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let _ = write!(
+            b,
+            "<tr><td>{}</td><td>{} → {}</td><td><code>{}</code></td><td>{ledger}</td>\
+<td><code>\"{}\"</code></td><td><code>{}</code></td><td><code>{}</code></td></tr>",
+            cx.oracle_ref("", &c.oracle),
+            esc(&c.reference_answer),
+            esc(&c.answer),
+            esc(&c.cause),
+            esc(&c.body),
+            esc(&c.agent),
+            esc(&c.url)
+        );
+    }
+    b.push_str("</tbody></table>");
 }
 
 /// Corpus signature -> the (case, query) pairs that show it in this run.

@@ -1,0 +1,176 @@
+//! Name the causes behind the census's top signatures.
+//!
+//! A signature says which oracles answered what, not why. Here every oracle
+//! outside the reference's class is triaged exactly as a fuzz finding is
+//! (`fuzzcore::cause::name_cause`): the signature's example is minimised for
+//! the pair (reference, oracle) alone, then the catalogue's first
+//! neutralising transformation names the cause. The ledger entries carrying
+//! that cause for that oracle are linked; none means unexplained.
+//!
+//! It runs after the tally (and after `census merge`), on the merged top
+//! list, so a sharded census names the same causes as one run.
+
+use census::render::SignatureCause;
+use census::Census;
+use engine::ledger::Ledger;
+use engine::oracle::Oracle;
+use fuzzcore::cause::{escape_bytes, name_cause, Input, OraclePair};
+
+/// The example's body is the file lossily decoded and cut: only an exact
+/// copy can be asked again.
+fn exact_body(e: &census::tally::Example) -> Option<Vec<u8>> {
+    (e.body_bytes as usize == e.body.len() && !e.body.contains('\u{FFFD}'))
+        .then(|| e.body.as_bytes().to_vec())
+}
+
+/// The signature's classes: `{a,b}=allowed | {c}=disallowed` as
+/// (label, names).
+fn classes(signature: &str) -> Vec<(&str, Vec<&str>)> {
+    signature
+        .split(" | ")
+        .filter_map(|part| {
+            let (names, label) = part.rsplit_once("}=")?;
+            let names = names.strip_prefix('{')?;
+            Some((label, names.split(',').collect()))
+        })
+        .collect()
+}
+
+/// The oracles of `signature` that answer otherwise than `reference`, in
+/// signature order; empty when the reference is in no class.
+pub fn departing<'s>(signature: &'s str, reference: &str) -> Vec<&'s str> {
+    let cls = classes(signature);
+    if !cls.iter().any(|(_, names)| names.contains(&reference)) {
+        return Vec::new();
+    }
+    cls.into_iter()
+        .filter(|(_, names)| !names.contains(&reference))
+        .flat_map(|(_, names)| names)
+        .collect()
+}
+
+/// Fill `causes` of every top signature. `oracles` must hold the reference
+/// and the oracles of the census (those missing are reported as such).
+pub fn triage(census: &mut Census, oracles: &mut [Box<dyn Oracle>], ledger: &Ledger) {
+    let reference = census.reference.clone();
+    let total = census.summary.top_signatures.len();
+    for (i, sig) in census.summary.top_signatures.iter_mut().enumerate() {
+        let names: Vec<String> = departing(&sig.signature, &reference)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        eprint!(
+            "\r  naming causes: signature {}/{total}, {} oracle(s)   ",
+            i + 1,
+            names.len()
+        );
+        let body = exact_body(&sig.example);
+        sig.causes = names
+            .iter()
+            .map(|name| {
+                let input = body.as_ref().map(|b| Input {
+                    body: b.clone(),
+                    agent: sig.example.agent.clone(),
+                    url: sig.example.url.clone(),
+                });
+                one(&reference, name, input, oracles, ledger)
+            })
+            .collect();
+    }
+    if total > 0 {
+        eprintln!();
+    }
+}
+
+fn one(
+    reference: &str,
+    name: &str,
+    input: Option<Input>,
+    oracles: &mut [Box<dyn Oracle>],
+    ledger: &Ledger,
+) -> SignatureCause {
+    let unnamed = |why: &str| SignatureCause {
+        oracle: name.to_string(),
+        cause: why.to_string(),
+        ..SignatureCause::default()
+    };
+    let Some(input) = input else {
+        return unnamed("not triaged: the example is cut or not UTF-8");
+    };
+    let Some((r, o)) = two(oracles, reference, name) else {
+        return unnamed("not triaged: oracle not running");
+    };
+    let mut pair = OraclePair::new(r, o);
+    let Some(named) = name_cause(&mut pair, &input) else {
+        return unnamed("not triaged: the pair agrees when asked again");
+    };
+    let ledger = ledger
+        .entries
+        .iter()
+        .filter(|e| names_cause(e, named.cause) && e.oracles.iter().any(|o| o == name))
+        .map(|e| e.id.clone())
+        .collect();
+    SignatureCause {
+        oracle: name.to_string(),
+        reference_answer: named.answers.0,
+        answer: named.answers.1,
+        cause: named.cause.to_string(),
+        body: escape_bytes(&named.minimised.body),
+        agent: named.minimised.agent,
+        url: named.minimised.url,
+        ledger,
+    }
+}
+
+/// Does the entry name `cause` for (some of) its cells?
+fn names_cause(e: &engine::ledger::Entry, cause: &str) -> bool {
+    e.cause.as_deref() == Some(cause) || e.also_causes.iter().any(|c| c == cause)
+}
+
+/// Two distinct oracles of the slice, borrowed together.
+fn two<'a>(
+    all: &'a mut [Box<dyn Oracle>],
+    a: &str,
+    b: &str,
+) -> Option<(&'a mut dyn Oracle, &'a mut dyn Oracle)> {
+    let ia = all.iter().position(|o| o.name() == a)?;
+    let ib = all.iter().position(|o| o.name() == b)?;
+    if ia == ib {
+        return None;
+    }
+    let (lo, hi) = (ia.min(ib), ia.max(ib));
+    let (left, right) = all.split_at_mut(hi);
+    let (x, y) = (&mut *left[lo], &mut *right[0]);
+    Some(if ia < ib { (x, y) } else { (y, x) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_departing_oracles_are_those_outside_the_references_class() {
+        let sig =
+            "{google,spider}=allowed | {cpython-3.11,rfc9309}=disallowed | {webrobots}=error:X";
+        assert_eq!(
+            departing(sig, "rfc9309"),
+            vec!["google", "spider", "webrobots"]
+        );
+        assert!(departing(sig, "protego").is_empty());
+    }
+
+    #[test]
+    fn only_an_exact_example_is_asked_again() {
+        let mut e = census::tally::Example {
+            body: "User-agent: *\n".into(),
+            body_bytes: 14,
+            ..Default::default()
+        };
+        assert_eq!(exact_body(&e).as_deref(), Some(&b"User-agent: *\n"[..]));
+        e.body_bytes = 4000;
+        assert!(exact_body(&e).is_none());
+        e.body = "a\u{FFFD}".into();
+        e.body_bytes = e.body.len() as u64;
+        assert!(exact_body(&e).is_none());
+    }
+}
