@@ -197,6 +197,13 @@ pub const CATALOGUE: &[Transformation] = &[
         "the first matching rule winning instead of the most specific",
         reverse_rule_order,
     ),
+    // Last: with every Allow gone most rule-precedence causes would agree
+    // too, so it names only what the narrower ones above cannot.
+    t(
+        "drop-allow-rules",
+        "no Allow (the 1994 standard has only Disallow): an Allow line skipped as unknown",
+        drop_allow_rules,
+    ),
 ];
 
 const fn t(
@@ -694,6 +701,13 @@ fn drop_other_records(i: &Input) -> Option<Input> {
 fn drop_blank_lines(i: &Input) -> Option<Input> {
     map_lines(i, |c| {
         (!c.iter().all(|b| *b == b' ' || *b == b'\t')).then(|| c.to_vec())
+    })
+}
+
+fn drop_allow_rules(i: &Input) -> Option<Input> {
+    map_lines(i, |c| match key_value(c) {
+        Some((k, _)) if k == "allow" => None,
+        _ => Some(c.to_vec()),
     })
 }
 

@@ -104,12 +104,16 @@ fn one(
     let Some(named) = name_cause(&mut pair, &input) else {
         return unnamed("not triaged: the pair agrees when asked again");
     };
-    let ledger = ledger
+    // Entries whose main cause it is first, then those naming it for some
+    // of their cells.
+    let mut ledger: Vec<(bool, String)> = ledger
         .entries
         .iter()
         .filter(|e| names_cause(e, named.cause) && e.oracles.iter().any(|o| o == name))
-        .map(|e| e.id.clone())
+        .map(|e| (e.cause.as_deref() != Some(named.cause), e.id.clone()))
         .collect();
+    ledger.sort_by_key(|(also, _)| *also);
+    let ledger = ledger.into_iter().map(|(_, id)| id).collect();
     SignatureCause {
         oracle: name.to_string(),
         reference_answer: named.answers.0,

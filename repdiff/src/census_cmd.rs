@@ -207,7 +207,7 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
 
 /// More instances of the selected oracles whose registry entry asks for
 /// them (`census_workers`); one that cannot start only costs time.
-fn start_helpers(sel: &select::Selection, limits: Limits) -> Vec<(String, Box<dyn Oracle>)> {
+pub fn start_helpers(sel: &select::Selection, limits: Limits) -> Vec<(String, Box<dyn Oracle>)> {
     let externals = crate::registry::externals().unwrap_or_default();
     let names: Vec<String> = externals
         .iter()

@@ -102,3 +102,13 @@ fn remove_inner_bom_neutralises_robots_parser_on_a_bom_mid_file() {
         "robots-parser",
     );
 }
+
+#[test]
+fn drop_allow_rules_neutralises_www_robotrules_on_an_allow_it_skips() {
+    neutralises(
+        "drop-allow-rules",
+        "allow-lines-ignored-www-robotrules",
+        "kd-14-longer-allow-after-disallow-root#1",
+        "www-robotrules",
+    );
+}

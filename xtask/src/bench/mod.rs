@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 mod bodies;
 mod measure;
+mod one_cpu;
 mod output;
 mod sampling;
 
@@ -163,6 +164,13 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     let registry = oracles::registry();
     let (rows, unavailable) = measure_builtins(&names, &registry, &bodies, &plan);
     let h2h = run_head_to_head(&names, &registry, &bodies, &plan, &unavailable);
+    let one_cpu = match bodies.iter().find(|b| b.name == "small") {
+        Some(small) if !quick => {
+            eprintln!("bench: the small body again, bench thread and worker on one CPU");
+            one_cpu::measure(&names, &registry, small, &plan)
+        }
+        _ => Vec::new(),
+    };
     let external: Vec<crate::bench_external::ExtRow> = if quick {
         Vec::new()
     } else {
@@ -181,11 +189,13 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         command: opts.command(),
     };
     let mut md = to_markdown(&meta, &bodies, &mix, &rows, &h2h, &unavailable);
+    md.push_str(&one_cpu::to_markdown(&one_cpu, &rows));
     md.push_str(&crate::bench_external::to_markdown(&external));
     md.push_str(&crate::bench_census::to_markdown(&census_row));
     let json = to_json(&meta, &bodies, &mix, &rows, &h2h, &unavailable);
     let json = match serde_json::from_str::<Value>(&json) {
         Ok(mut doc) => {
+            doc["one_cpu"] = one_cpu::to_json(&one_cpu);
             doc["external"] = crate::bench_external::to_json(&external);
             doc["census"] = crate::bench_census::to_json(&census_row);
             serde_json::to_string_pretty(&doc).unwrap_or(json) + "\n"
