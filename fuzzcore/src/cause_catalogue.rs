@@ -183,6 +183,11 @@ pub const CATALOGUE: &[Transformation] = &[
         drop_other_records,
     ),
     t(
+        "separate-groups-with-blank-lines",
+        "a blank line required between records (the 1994 and 1996 record format): a user-agent line right after a rule or another record is a syntax error",
+        separate_groups,
+    ),
+    t(
         "drop-repeated-groups",
         "only the first group for an agent used, later groups with its name not merged",
         drop_repeated_groups,
@@ -696,6 +701,26 @@ fn drop_other_records(i: &Input) -> Option<Input> {
         Some((k, _)) if k != "user-agent" && !rule_key(&k) && !k.starts_with('#') => None,
         _ => Some(c.to_vec()),
     })
+}
+
+/// A blank line (with the previous line's end) before every user-agent
+/// line that follows a line of another key: each group becomes a record of
+/// its own, as the 1994 and 1996 formats write them.
+fn separate_groups(i: &Input) -> Option<Input> {
+    let mut out = Vec::with_capacity(i.body.len() + 16);
+    let mut after_other = false;
+    for l in lines(&i.body) {
+        let (c, end) = split_end(&l);
+        let key = key_value(c).map(|(k, _)| k);
+        if after_other && key.as_deref() == Some("user-agent") {
+            out.extend_from_slice(if end.is_empty() { b"\n" } else { end });
+        }
+        if let Some(k) = key.filter(|k| !k.starts_with('#')) {
+            after_other = k != "user-agent";
+        }
+        out.extend_from_slice(&l);
+    }
+    body(i, out)
 }
 
 fn drop_blank_lines(i: &Input) -> Option<Input> {

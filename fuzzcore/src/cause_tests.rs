@@ -86,6 +86,7 @@ const THROUGH_WORKERS: &[&str] = &[
     "decode-utf16",
     "normalise-line-ends",
     "drop-allow-rules",
+    "separate-groups-with-blank-lines",
 ];
 
 macro_rules! neutralises {

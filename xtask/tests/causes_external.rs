@@ -112,3 +112,13 @@ fn drop_allow_rules_neutralises_www_robotrules_on_an_allow_it_skips() {
         "www-robotrules",
     );
 }
+
+#[test]
+fn separate_groups_neutralises_webrobots_on_a_user_agent_after_a_rule() {
+    neutralises(
+        "separate-groups-with-blank-lines",
+        "webrobots-user-agent-after-rule-needs-blank-line",
+        "rfc-group-ends-at-next-user-agent#1",
+        "webrobots",
+    );
+}
