@@ -580,10 +580,6 @@ fn md_causes(r: &Report) -> Result<String, String> {
     Ok(md)
 }
 
-/// Write the two files under reports/run/fuzz/. Ignored by git: a plain run
-/// changes no tracked file. The nightly workflow uploads this folder; a
-/// report worth keeping is copied to reports/fuzz/ by hand, in a commit
-/// that says why.
 fn md_classes(r: &Report, t: &Totals) -> String {
     let distinct = t.execs.saturating_sub(t.repeats).max(1);
     let mut md = format!(
@@ -605,6 +601,10 @@ fn md_classes(r: &Report, t: &Totals) -> String {
     md
 }
 
+/// Write the two files under reports/run/fuzz/. Ignored by git: a plain run
+/// changes no tracked file. The nightly workflow uploads this folder; a
+/// report worth keeping is copied to reports/fuzz/ by hand, in a commit
+/// that says why.
 fn save(day: &str, stamp: &str, md: &str, j: &Value) -> Vec<PathBuf> {
     let dir = super::root().join("reports/run/fuzz");
     let _ = std::fs::create_dir_all(&dir);
