@@ -61,6 +61,10 @@ pub struct SignatureSummary {
     pub causes: Vec<SignatureCause>,
 }
 
+/// How a cause that could not be named begins (`not triaged: <why>`): it
+/// is neither linked nor unexplained.
+pub const NOT_TRIAGED: &str = "not triaged";
+
 /// One departing oracle of a top signature: the example minimised for the
 /// pair (reference, oracle) and classified with fuzz triage's catalogue.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -293,7 +297,9 @@ fn causes_md(out: &mut String, causes: &[SignatureCause]) {
     );
     let cell = |s: &str| s.replace('|', "\\|").replace('`', "'");
     for c in causes {
-        let ledger = if c.ledger.is_empty() {
+        let ledger = if c.cause.starts_with(NOT_TRIAGED) {
+            "–".to_string()
+        } else if c.ledger.is_empty() {
             "unexplained".to_string()
         } else {
             c.ledger
@@ -414,4 +420,41 @@ pub fn heatmap(c: &Census) -> String {
         max * 100.0
     ));
     svg
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(cause: &str, ledger: &[&str]) -> SignatureCause {
+        SignatureCause {
+            oracle: "google".into(),
+            cause: cause.into(),
+            ledger: ledger.iter().map(|s| s.to_string()).collect(),
+            ..SignatureCause::default()
+        }
+    }
+
+    /// A linked cause lists its entries, an unlinked one is unexplained,
+    /// and one that could not be triaged is neither.
+    #[test]
+    fn a_cause_row_is_linked_unexplained_or_not_triaged() {
+        let mut out = String::new();
+        causes_md(
+            &mut out,
+            &[
+                row("strip-bom", &["leading-bom-stripped-or-kept"]),
+                row("new", &[]),
+                row("not triaged: oracle not running", &[]),
+            ],
+        );
+        let lines: Vec<&str> = out.lines().filter(|l| l.starts_with("| `")).collect();
+        assert_eq!(lines.len(), 3, "{out}");
+        assert!(lines[0].contains("`leading-bom-stripped-or-kept`"), "{out}");
+        assert!(lines[1].contains("| unexplained |"), "{out}");
+        assert!(
+            lines[2].contains("| – |") && !lines[2].contains("unexplained"),
+            "{out}"
+        );
+    }
 }

@@ -10,7 +10,7 @@
 //! It runs after the tally (and after `census merge`), on the merged top
 //! list, so a sharded census names the same causes as one run.
 
-use census::render::SignatureCause;
+use census::render::{SignatureCause, NOT_TRIAGED};
 use census::Census;
 use engine::ledger::Ledger;
 use engine::oracle::Oracle;
@@ -91,18 +91,18 @@ fn one(
 ) -> SignatureCause {
     let unnamed = |why: &str| SignatureCause {
         oracle: name.to_string(),
-        cause: why.to_string(),
+        cause: format!("{NOT_TRIAGED}: {why}"),
         ..SignatureCause::default()
     };
     let Some(input) = input else {
-        return unnamed("not triaged: the example is cut or not UTF-8");
+        return unnamed("the example is cut or not UTF-8");
     };
     let Some((r, o)) = two(oracles, reference, name) else {
-        return unnamed("not triaged: oracle not running");
+        return unnamed("oracle not running");
     };
     let mut pair = OraclePair::new(r, o);
     let Some(named) = name_cause(&mut pair, &input) else {
-        return unnamed("not triaged: the pair agrees when asked again");
+        return unnamed("the pair agrees when asked again");
     };
     // Entries whose main cause it is first, then those naming it for some
     // of their cells.

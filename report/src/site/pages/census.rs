@@ -146,7 +146,9 @@ fn causes_table(cx: &Ctx, b: &mut String, causes: &[::census::render::SignatureC
 <th>ledger</th><th>minimised body</th><th>agent</th><th>url</th></tr></thead><tbody>",
     );
     for c in causes {
-        let ledger = if c.ledger.is_empty() {
+        let ledger = if c.cause.starts_with(::census::render::NOT_TRIAGED) {
+            "–".to_string()
+        } else if c.ledger.is_empty() {
             "<span class=\"untri\">unexplained</span>".to_string()
         } else {
             c.ledger
