@@ -105,9 +105,10 @@ pub(super) fn to_markdown(one: &[OneCpuRow], main: &[Row]) -> String {
         "\n## The protocol alone: bench thread and worker on one CPU\n\n\
          The small body again, with this process's bench thread and a worker started from it \
          pinned to CPU {}: no wake-up crosses CPUs and the worker runs on the caches the \
-         parent just used. added (two CPUs) is the main table's; the difference is the \
-         machine's hand-off between CPUs, what is left the framing, the JSON and the pipe. \
-         Target: added at most 50 µs per 100-query call.\n\n",
+         parent just used. added (two CPUs) is the main table's, from the same run: the \
+         gap between the columns is what the hand-off between CPUs costs, the one-CPU figure \
+         what framing, JSON and the pipe cost. Both are medians on a shared machine; compare \
+         them within this report. Target: added at most 50 µs per 100-query call.\n\n",
         one[0].cpu
     );
     let rows: Vec<Vec<String>> = one
