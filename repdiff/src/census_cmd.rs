@@ -198,7 +198,7 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
     .map_err(|e| Usage(e.0))?;
     drop(helpers);
     drop(profiles);
-    name_causes(&mut census, &mut sel.oracles)?;
+    name_causes(&mut census, &mut sel.oracles);
     census::write_outputs(&out, &census, Some(&speed))
         .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
     print_headline(&census, &out);
@@ -337,7 +337,7 @@ fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<i32, Usage> {
     for u in &sel.unavailable {
         eprintln!("warning: {u}");
     }
-    name_causes(&mut merged, &mut sel.oracles)?;
+    name_causes(&mut merged, &mut sel.oracles);
     let out = out.unwrap_or_else(|| paths::run_dir().join("census"));
     census::write_outputs(&out, &merged, None)
         .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
@@ -346,10 +346,19 @@ fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<i32, Usage> {
 }
 
 /// Root-cause triage of the top signatures (`census_causes`), with the
-/// ledger the causes link to.
-fn name_causes(census: &mut Census, oracles: &mut [Box<dyn Oracle>]) -> Result<(), Usage> {
-    let corpus = paths::load_corpus()?;
-    let ledger = crate::conformance::load_ledger(&corpus, &[])?;
+/// ledger the causes link to. Without a checkout's ledger (a merge on a
+/// collecting machine, say) the causes are left unnamed, with a warning,
+/// rather than all shown as unexplained.
+fn name_causes(census: &mut Census, oracles: &mut [Box<dyn Oracle>]) {
+    let ledger = match paths::load_corpus()
+        .and_then(|corpus| crate::conformance::load_ledger(&corpus, &[]))
+    {
+        Ok(l) => l,
+        Err(Usage(e)) => {
+            eprintln!("warning: causes of the top signatures not named (no ledger): {e}");
+            return;
+        }
+    };
     let started = std::time::Instant::now();
     crate::census_causes::triage(census, oracles, &ledger);
     eprintln!(
@@ -357,7 +366,6 @@ fn name_causes(census: &mut Census, oracles: &mut [Box<dyn Oracle>]) -> Result<(
         census.summary.top_signatures.len(),
         started.elapsed().as_secs_f64()
     );
-    Ok(())
 }
 
 fn print_headline(c: &Census, out: &Path) {
