@@ -386,7 +386,9 @@ fn add_missing_colon(i: &Input) -> Option<Input> {
             .position(|b| *b == b' ' || *b == b'\t')
             .map_or(c.len(), |p| n + p);
         let word = String::from_utf8_lossy(&c[n..word_end]).to_ascii_lowercase();
-        if KEYS.contains(&word.as_str()) && word_end < c.len() {
+        // A misspelt key some parser accepts may lack its colon too.
+        let keyish = KEYS.contains(&word.as_str()) || TYPOS.iter().any(|(bad, _)| *bad == word);
+        if keyish && word_end < c.len() {
             return Some([&c[..word_end], b":", &c[word_end..]].concat());
         }
         Some(c.to_vec())

@@ -168,6 +168,31 @@ fn minimised_seed_18_is_named_by_its_cause() {
     assert!(named.minimised.body.len() <= input.body.len());
 }
 
+/// Google reads `disalow /*` (a misspelt key *and* no colon) as a rule:
+/// no single transformation neutralises that, the two stacked do, and a
+/// single known feature is not reported as stacked.
+#[test]
+fn two_stacked_known_features_are_named_as_such() {
+    let mut reference = make(crate::triage::REFERENCE);
+    let mut google = make("google");
+    let mut pair = OraclePair::new(reference.as_mut(), google.as_mut());
+    let input = Input {
+        body: b"User-agent: foobot\ndisalow /*\n".to_vec(),
+        agent: "foobot".into(),
+        url: "http://example.test/".into(),
+    };
+    assert_eq!(classify(&mut pair, &input), Some(NEW));
+    assert_eq!(
+        stacked_causes(&mut pair, &input),
+        Some(["add-missing-colon", "fix-misspelt-key"])
+    );
+    let agreeing = Input {
+        body: b"User-agent: foobot\nDisallow: /*\n".to_vec(),
+        ..input
+    };
+    assert_eq!(stacked_causes(&mut pair, &agreeing), None);
+}
+
 #[test]
 fn ledger_causes_are_catalogue_names_or_uncatalogued_with_a_reason() {
     assert!(valid_ledger_cause("strip-bom"));

@@ -350,8 +350,22 @@ impl Sweep {
             return;
         };
         self.totals.departures_named += 1;
-        let key = (oracle.to_string(), named.cause.to_string());
-        let in_ledger = self.known.contains(&key);
+        let (key, in_ledger) = match (named.cause == cause::NEW)
+            .then(|| cause::stacked_causes(&mut pair, &named.minimised))
+            .flatten()
+        {
+            // Two known features stacked: known when the ledger names both.
+            Some([a, b]) => {
+                let known = |c: &str| self.known.contains(&(oracle.to_string(), c.to_string()));
+                let in_ledger = known(a) && known(b);
+                ((oracle.to_string(), format!("{a}+{b}")), in_ledger)
+            }
+            None => {
+                let key = (oracle.to_string(), named.cause.to_string());
+                let in_ledger = self.known.contains(&key);
+                (key, in_ledger)
+            }
+        };
         let found = self.found.entry(key).or_default();
         found.named += 1;
         found.in_ledger = in_ledger;
@@ -390,7 +404,7 @@ fn markdown(s: &Sweep, names: &[String]) -> String {
     );
     let new: Vec<_> = s.found.iter().filter(|(_, f)| !f.in_ledger).collect();
     md += &format!(
-        "**{} (oracle, cause) pairs the ledger does not name**, {} it does. `new` = no catalogue transformation (docs/causes.md) neutralises the minimised pair.\n\n| oracle | cause | named | in ledger | smallest minimised input (answers; body; agent; URL) |\n|---|---|---|---|---|\n",
+        "**{} (oracle, cause) pairs the ledger does not name**, {} it does. `new` = no catalogue transformation (docs/causes.md) neutralises the minimised pair, nor any two of them applied one after the other; `a+b` = only the two together do (two known features stacked in one input), known when the ledger names both for the oracle.\n\n| oracle | cause | named | in ledger | smallest minimised input (answers; body; agent; URL) |\n|---|---|---|---|---|\n",
         new.len(),
         s.found.len() - new.len()
     );
