@@ -413,6 +413,14 @@ pub trait Oracle: Send {
         let _ = robots_url;
         unsupported_all(queries, "this library has no HTTP fetcher")
     }
+    /// Cap the time the next calls may take (`None`: the oracle's own
+    /// limit; a cap never lengthens it). The runner caps the cases the
+    /// ledger already pins as `timeout` for this oracle: they are known not
+    /// to answer, and waiting the full limit would only prove it again.
+    /// Oracles without a time limit of their own ignore it.
+    fn cap_call_time(&mut self, cap: Option<std::time::Duration>) {
+        let _ = cap;
+    }
 }
 
 pub fn unsupported_all(queries: &[Query], reason: &str) -> Vec<Answer> {

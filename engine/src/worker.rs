@@ -262,6 +262,8 @@ pub struct Supervised {
     /// Restarts since the last answered call.
     restarts_in_a_row: u32,
     consecutive_failures: u32,
+    /// [`Oracle::cap_call_time`]'s cap on the next calls' budget.
+    cap: Option<Duration>,
 }
 
 enum SpawnError {
@@ -313,6 +315,7 @@ impl Supervised {
             restarts: 0,
             restarts_in_a_row: 0,
             consecutive_failures: 0,
+            cap: None,
         };
         let hello = s.spawn()?;
         s.about = hello.about;
@@ -443,7 +446,8 @@ impl Supervised {
         let queries = match header {
             Request::Run { queries, .. } | Request::Fetch { queries, .. } => queries.len(),
         };
-        let timeout = self.limits.budget(queries);
+        let budget = self.limits.budget(queries);
+        let timeout = self.cap.map_or(budget, |cap| cap.min(budget));
         let Some(live) = self.live.as_mut() else {
             return Err(CallError::Died("worker not running".into()));
         };
@@ -665,6 +669,9 @@ impl Oracle for Supervised {
             queries,
         };
         self.batch(&make, &[], queries)
+    }
+    fn cap_call_time(&mut self, cap: Option<Duration>) {
+        self.cap = cap;
     }
 }
 

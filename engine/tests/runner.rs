@@ -237,3 +237,126 @@ fn writes_are_atomic() {
     assert_eq!(std::fs::read(&path).unwrap(), b"old");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Each call's body and the time cap in force.
+type CallLog = std::sync::Arc<std::sync::Mutex<Vec<(String, Option<std::time::Duration>)>>>;
+
+/// Records each call in its log, and "hangs" (answers `Timeout`) on bodies
+/// holding `hang`.
+struct Recorder {
+    name: &'static str,
+    cap: Option<std::time::Duration>,
+    calls: CallLog,
+}
+
+impl Oracle for Recorder {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn about(&self) -> engine::oracle::About {
+        engine::oracle::About {
+            library: "recorder".into(),
+            version: "1".into(),
+            ..Default::default()
+        }
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            can_fetch: true,
+            ..Capabilities::default()
+        }
+    }
+    fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer> {
+        let body = String::from_utf8_lossy(body).into_owned();
+        let hangs = body.contains("hang");
+        self.calls.lock().unwrap().push((body, self.cap));
+        let outcome = if hangs {
+            Outcome::Timeout
+        } else {
+            Outcome::Disallowed
+        };
+        queries
+            .iter()
+            .map(|_| Answer::from(outcome.clone()))
+            .collect()
+    }
+    fn cap_call_time(&mut self, cap: Option<std::time::Duration>) {
+        self.cap = cap;
+    }
+}
+
+/// A case the ledger pins as `timeout` for an oracle is a known hang: that
+/// oracle asks it last, under `KNOWN_HANG_CAP`, and every other case under
+/// its own limit; an oracle the entry does not name asks it in order.
+#[test]
+fn known_hangs_are_asked_last_under_the_cap() {
+    let text = r#"
+cases:
+  - id: h1
+    title: t
+    tags: [robustness]
+    source: s
+    robots: "hang\n"
+    queries:
+      - {agent: A, url: "http://e/x", expect: disallowed, rfc: "§2.5"}
+  - id: h2
+    title: t
+    tags: [robustness]
+    source: s
+    robots: "fine\n"
+    queries:
+      - {agent: A, url: "http://e/x", expect: disallowed, rfc: "§2.5"}
+"#;
+    let corpus = Corpus {
+        cases: parse_file(Path::new("c.yaml"), text).unwrap(),
+        hash: "h".into(),
+    };
+    let cases: Vec<_> = corpus.cases.iter().collect();
+    let l = engine::ledger::parse(
+        Path::new("l.yaml"),
+        r#"entries:
+  - {id: a-hangs, title: t, oracles: [a], outcomes: {a: timeout}, classification: bug, rfc: x, upstream: none known, cases: [h1], explanation: x}
+  - {id: b-hangs-too, title: t, oracles: [b], outcomes: {b: timeout}, classification: bug, rfc: x, upstream: none known, cases: [h1], explanation: x}
+"#,
+        &corpus,
+        &["a", "b"],
+    )
+    .unwrap();
+    let log = |_: ()| -> CallLog { std::sync::Arc::new(std::sync::Mutex::new(Vec::new())) };
+    let (a_calls, b_calls) = (log(()), log(()));
+    let oracles: Vec<Box<dyn Oracle>> = vec![
+        Box::new(Recorder {
+            name: "a",
+            cap: None,
+            calls: a_calls.clone(),
+        }),
+        Box::new(Recorder {
+            name: "b",
+            cap: None,
+            calls: b_calls.clone(),
+        }),
+    ];
+    let r = run(&cases, oracles, vec![], &l, &|_| None, &mut |_| {});
+    assert_eq!(r.untriaged().count(), 0);
+    let cap = Some(engine::run::KNOWN_HANG_CAP);
+    for calls in [&a_calls, &b_calls] {
+        assert_eq!(
+            *calls.lock().unwrap(),
+            vec![("fine\n".to_string(), None), ("hang\n".to_string(), cap)]
+        );
+    }
+    // Without the entries the same cases are asked in corpus order, uncapped.
+    let l = engine::ledger::parse(Path::new("l.yaml"), "entries: []\n", &corpus, &["a"]).unwrap();
+    let calls = log(());
+    let oracles: Vec<Box<dyn Oracle>> = vec![Box::new(Recorder {
+        name: "a",
+        cap: None,
+        calls: calls.clone(),
+    })];
+    let r = run(&cases, oracles, vec![], &l, &|_| None, &mut |_| {});
+    assert_eq!(r.untriaged().count(), 1);
+    assert_eq!(
+        *calls.lock().unwrap(),
+        vec![("hang\n".to_string(), None), ("fine\n".to_string(), None)]
+    );
+}

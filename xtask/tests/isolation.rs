@@ -76,6 +76,29 @@ fn a_hang_times_out_and_the_next_call_works() {
     assert_eq!(outcomes(&mut o, &["ok"]), vec![Outcome::Allowed]);
 }
 
+/// A cap (the runner's for a known hang) shortens the worker's own limit for
+/// the calls it covers, and lifting it restores the limit.
+#[test]
+fn a_call_time_cap_cuts_a_hang_short_and_can_be_lifted() {
+    let mut o = chaos(60_000);
+    o.cap_call_time(Some(Duration::from_millis(200)));
+    let t0 = Instant::now();
+    assert_eq!(outcomes(&mut o, &["hang"]), vec![Outcome::Timeout]);
+    assert!(
+        t0.elapsed() < Duration::from_secs(30),
+        "the 60 s limit applied, not the cap: {:?}",
+        t0.elapsed()
+    );
+    // A cap never lengthens the limit.
+    let mut short = chaos(200);
+    short.cap_call_time(Some(Duration::from_secs(20)));
+    let t0 = Instant::now();
+    assert_eq!(outcomes(&mut short, &["hang"]), vec![Outcome::Timeout]);
+    assert!(t0.elapsed() < Duration::from_secs(10), "{:?}", t0.elapsed());
+    o.cap_call_time(None);
+    assert_eq!(outcomes(&mut o, &["ok"]), vec![Outcome::Allowed]);
+}
+
 #[test]
 fn an_error_is_never_a_verdict() {
     let mut o = chaos(5000);
