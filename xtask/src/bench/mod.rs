@@ -284,6 +284,14 @@ fn start_both(
     name: &str,
     entry: &oracles::Entry,
 ) -> Result<(Box<dyn engine::oracle::Oracle>, Supervised), Unavailable> {
+    start_pair(name, (entry.make)())
+}
+
+/// `raw` in this process beside `xtask worker NAME`.
+fn start_pair(
+    name: &str,
+    raw: Result<Box<dyn engine::oracle::Oracle>, Unavailable>,
+) -> Result<(Box<dyn engine::oracle::Oracle>, Supervised), Unavailable> {
     let limits = Limits {
         // Python on 500 KiB is slow, and a slow call is a figure, not a fault.
         timeout: Duration::from_secs(120),
@@ -292,7 +300,6 @@ fn start_both(
         ..Limits::default()
     };
     let exe = crate::select::self_exe();
-    let raw = (entry.make)();
     let sup = Supervised::start(name, vec![exe, "worker".into(), name.to_string()], limits);
     match (raw, sup) {
         (Ok(r), Ok(s)) => Ok((r, s)),
