@@ -63,6 +63,21 @@ enum Request {
     },
 }
 
+/// A request as the parent writes it: borrowing the caller's queries, so a
+/// call does not copy a hundred agents and URLs only to serialise them.
+#[derive(Serialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+enum RequestRef<'a> {
+    Run {
+        body_len: usize,
+        queries: &'a [Query],
+    },
+    Fetch {
+        url: &'a str,
+        queries: &'a [Query],
+    },
+}
+
 /// A request as read: one plain struct. Read straight into the tagged
 /// enum, serde first buffered the whole request (a hundred queries) into an
 /// intermediate tree to find `op`.
@@ -441,10 +456,10 @@ impl Supervised {
         self.spawn().map(|_| ()).map_err(|u| u.to_string())
     }
 
-    fn call(&mut self, header: &Request, body: &[u8]) -> Result<Vec<Answer>, CallError> {
+    fn call(&mut self, header: &RequestRef<'_>, body: &[u8]) -> Result<Vec<Answer>, CallError> {
         self.ensure_live().map_err(CallError::Died)?;
         let queries = match header {
-            Request::Run { queries, .. } | Request::Fetch { queries, .. } => queries.len(),
+            RequestRef::Run { queries, .. } | RequestRef::Fetch { queries, .. } => queries.len(),
         };
         let budget = self.limits.budget(queries);
         let timeout = self.cap.map_or(budget, |cap| cap.min(budget));
@@ -455,7 +470,9 @@ impl Supervised {
         // make a system call per token.
         let name = &self.name;
         let sent = (|| {
-            let mut message = serde_json::to_vec(header)?;
+            // Sized for the header and the body: no regrowing while writing.
+            let mut message = Vec::with_capacity(96 * queries + body.len() + 64);
+            serde_json::to_writer(&mut message, header)?;
             tap(name, "request", &message);
             message.push(b'\n');
             message.extend_from_slice(body);
@@ -506,13 +523,15 @@ impl Supervised {
     /// Ask a batch; on a crash, re-ask one query at a time so only the query
     /// that takes the worker down is marked `Crash`. A timeout is not retried
     /// query by query: that could cost `timeout` per query.
-    fn batch(
-        &mut self,
-        make: &dyn Fn(Vec<Query>) -> Request,
-        body: &[u8],
-        queries: &[Query],
-    ) -> Vec<Answer> {
-        match self.call(&make(queries.to_vec()), body) {
+    fn batch(&mut self, fetch: Option<&str>, body: &[u8], queries: &[Query]) -> Vec<Answer> {
+        let make = |queries| match fetch {
+            None => RequestRef::Run {
+                body_len: body.len(),
+                queries,
+            },
+            Some(url) => RequestRef::Fetch { url, queries },
+        };
+        match self.call(&make(queries), body) {
             Ok(answers) => answers,
             Err(CallError::Timeout) => queries
                 .iter()
@@ -523,7 +542,7 @@ impl Supervised {
             }
             Err(CallError::Died(_)) => queries
                 .iter()
-                .map(|q| match self.call(&make(vec![q.clone()]), body) {
+                .map(|q| match self.call(&make(std::slice::from_ref(q)), body) {
                     Ok(mut a) if a.len() == 1 => a.remove(0),
                     Ok(a) => Answer::from(Outcome::Crash {
                         detail: format!("worker returned {} answers for 1 query", a.len()),
@@ -657,18 +676,10 @@ impl Oracle for Supervised {
         self.capabilities
     }
     fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer> {
-        let make = |queries: Vec<Query>| Request::Run {
-            body_len: body.len(),
-            queries,
-        };
-        self.batch(&make, body, queries)
+        self.batch(None, body, queries)
     }
     fn run_fetch(&mut self, robots_url: &str, queries: &[Query]) -> Vec<Answer> {
-        let make = |queries: Vec<Query>| Request::Fetch {
-            url: robots_url.to_string(),
-            queries,
-        };
-        self.batch(&make, &[], queries)
+        self.batch(Some(robots_url), &[], queries)
     }
     fn cap_call_time(&mut self, cap: Option<Duration>) {
         self.cap = cap;
