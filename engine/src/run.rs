@@ -2,7 +2,7 @@
 //! signatures and triage against the ledger.
 
 use crate::case::{Case, Expect, Verdict};
-use crate::ledger::Ledger;
+use crate::ledger::{Ledger, Pin};
 use crate::oracle::{unsupported_all, About, Answer, Capabilities, Oracle, Outcome, Unavailable};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -315,13 +315,23 @@ pub const KNOWN_HANG_CAP: Duration = Duration::from_millis(500);
 /// The cases (indices into `cases`) on which the ledger pins `oracle`'s
 /// outcome as `timeout` for some query.
 fn known_hangs(cases: &[&Case], ledger: &Ledger, oracle: &str) -> BTreeSet<usize> {
+    const TIMEOUT: &str = "timeout";
+    // Only the few entries that pin a timeout for this oracle at all.
+    let pinning: Vec<_> = ledger
+        .entries
+        .iter()
+        .filter(|e| match e.outcomes.get(oracle) {
+            Some(Pin::All(label)) => label == TIMEOUT,
+            Some(Pin::PerCase(map)) => map.values().any(|label| label == TIMEOUT),
+            None => false,
+        })
+        .collect();
     cases
         .iter()
         .enumerate()
         .filter(|(_, case)| {
             (0..case.queries.len()).any(|qi| {
-                ledger
-                    .entries
+                pinning
                     .iter()
                     .any(|e| e.covers(oracle, &case.id, qi, &Outcome::Timeout))
             })
