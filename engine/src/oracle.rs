@@ -148,7 +148,7 @@ impl Outcome {
 /// explains which group and rule decided; others may leave it empty).
 ///
 /// On the wire it is one flat object (`{"outcome": "error", "kind": ...,
-/// "explain": ...}`), read and written through [`wire::Flat`].
+/// "explain": ...}`), read and written through `wire::Flat`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(try_from = "wire::Flat")]
 pub struct Answer {

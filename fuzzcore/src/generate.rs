@@ -104,7 +104,7 @@ pub enum Line {
     Garbage(Vec<u8>),
     /// A long line: (kind, length knob).
     Long(u8, u8),
-    /// A rule with an [`ODD`] octet sequence spliced in: (rule, where,
+    /// A rule with an `ODD` octet sequence spliced in: (rule, where,
     /// which).
     Odd(RuleLine, u8, u8),
 }
@@ -126,7 +126,7 @@ pub struct QuerySpec {
     /// Bits: 0 decode `%XX` in the URL, 1 encode non-ASCII, 2 upper-case
     /// escapes, 3-4 scheme/host form, 5 aim at no rule.
     pub form: u8,
-    /// >= 176: one of RFC 3986's rarer URL shapes (see [`url_shape`]).
+    /// >= 176: one of RFC 3986's rarer URL shapes (see `url_shape`).
     pub shape: u8,
 }
 

@@ -150,7 +150,7 @@ pub fn registry() -> Vec<Entry> {
     out
 }
 
-/// The expectation profiles ([`profiles`]): references a parser is
+/// The expectation profiles ([`mod@profiles`]): references a parser is
 /// compared with, never parsers under test, so they are listed apart from
 /// [`registry`] (whose every consumer, conformance's triage and the fuzz
 /// targets, wants parsers). `rfc9309` is both: the reference parser and the

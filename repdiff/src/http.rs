@@ -8,7 +8,7 @@
 //! `tiny_http`'s; this module only decides what each case answers. The
 //! three faults:
 //!
-//! * `slow`: the handler sleeps [`SLOW`] before answering, on its own
+//! * `slow`: the handler sleeps `SLOW` before answering, on its own
 //!   thread so other fetches are not held up.
 //! * `redirect-loop`: a 302 whose `Location` is the URL just asked for.
 //! * `reset`: the request is turned into its raw writer

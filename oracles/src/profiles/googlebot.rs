@@ -3,7 +3,7 @@
 //! specification"), run as Google's open-source robotstxt library (the
 //! `google` oracle: the library Google's README calls the one used in
 //! production) plus what the page says that the library does not decide:
-//! the status rules and the 500 KiB limit ([`super::status::google`]).
+//! the status rules and the 500 KiB limit (`status::google`).
 //!
 //! Reading for callers carrying several tokens (Googlebot-News also obeys
 //! `googlebot` when it has no group of its own): one query is one token,

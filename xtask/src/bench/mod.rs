@@ -283,15 +283,15 @@ fn measure_builtins(
 fn start_both(
     name: &str,
     entry: &oracles::Entry,
-) -> Result<(Box<dyn engine::oracle::Oracle>, Supervised), Unavailable> {
+) -> Result<(Box<dyn Oracle>, Supervised), Unavailable> {
     start_pair(name, (entry.make)())
 }
 
 /// `raw` in this process beside `xtask worker NAME`.
 fn start_pair(
     name: &str,
-    raw: Result<Box<dyn engine::oracle::Oracle>, Unavailable>,
-) -> Result<(Box<dyn engine::oracle::Oracle>, Supervised), Unavailable> {
+    raw: Result<Box<dyn Oracle>, Unavailable>,
+) -> Result<(Box<dyn Oracle>, Supervised), Unavailable> {
     let limits = Limits {
         // Python on 500 KiB is slow, and a slow call is a figure, not a fault.
         timeout: Duration::from_secs(120),

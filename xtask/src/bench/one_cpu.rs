@@ -49,7 +49,7 @@ impl Pinned {
         // SAFETY: cpu_set_t is plain data; the calls get its true size.
         unsafe {
             let mut old: libc::cpu_set_t = std::mem::zeroed();
-            let size = std::mem::size_of::<libc::cpu_set_t>();
+            let size = size_of::<libc::cpu_set_t>();
             if libc::sched_getaffinity(0, size, &mut old) != 0 {
                 return None;
             }
@@ -64,7 +64,7 @@ impl Drop for Pinned {
     fn drop(&mut self) {
         // SAFETY: restores the mask read in `to`.
         unsafe {
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &self.0);
+            libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &self.0);
         }
     }
 }

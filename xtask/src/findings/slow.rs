@@ -34,7 +34,7 @@ pub const SECTIONS: &[&str] = &[
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SlowNote {
-    /// The write-up's name (reports/findings/<id>.md).
+    /// The write-up's name (`reports/findings/<id>.md`).
     pub id: String,
     pub title: String,
     pub oracle: String,

@@ -175,7 +175,7 @@ fn cargo_fuzz_build(
         eprintln!(
             "fuzz build: RUSTC_WRAPPER=fuzz/tools/coverage-scope REPDIFF_FUZZ_SCOPE_ADD={add:?} CXX={clang} CXXFLAGS={flags} cargo +nightly fuzz build -O --sanitizer {} --target-dir {}{} {}",
             if asan { "address" } else { "none" },
-            target_dir.strip_prefix(super::root()).unwrap_or(target_dir).display(),
+            target_dir.strip_prefix(root()).unwrap_or(target_dir).display(),
             if asan { "" } else { " --no-trace-compares" },
             t.unwrap_or("(all targets)")
         );

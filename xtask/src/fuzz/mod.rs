@@ -152,7 +152,7 @@ enum Sub {
         /// Add any program that speaks docs/protocol.md (repeatable)
         #[arg(long = "oracle-cmd", value_name = "NAME='COMMAND'")]
         oracle_cmds: Vec<String>,
-        /// Write reports/fuzz/<stamp>-sweep.{md,json} (default: reports/run/fuzz/sweep.*)
+        /// Write `reports/fuzz/<stamp>-sweep.{md,json}` (default: reports/run/fuzz/sweep.*)
         #[arg(long)]
         write_report: bool,
     },
@@ -170,7 +170,7 @@ enum Sub {
     },
     /// Edges covered by fuzz/corpus/differential, and how many in googlebot::
     Coverage,
-    /// Every fuzzing run, one per line (differential targets, then robust_<oracle>)
+    /// Every fuzzing run, one per line (differential targets, then `robust_<oracle>`)
     Targets,
 }
 

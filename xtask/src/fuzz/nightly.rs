@@ -293,7 +293,7 @@ fn distinct_rate(stats: &[ProcessStats], secs: f64) -> f64 {
 }
 
 /// exec/s of each of `jobs` -jobs workers so far: libFuzzer writes each
-/// one's output to fuzz-<n>.log in its working directory.
+/// one's output to `fuzz-<n>.log` in its working directory.
 fn worker_rates(cwd: &Path, jobs: usize) -> Vec<u64> {
     (0..jobs)
         .map(|w| {

@@ -552,7 +552,7 @@ fn md_findings(r: &Report, judged: &Judged) -> String {
 /// findings (cell keys) may share one cause, and one finding may show
 /// several. Empty when no minimisation named causes.
 fn md_causes(r: &Report) -> Result<String, String> {
-    let mut by: std::collections::BTreeMap<(String, String), Vec<String>> = Default::default();
+    let mut by: BTreeMap<(String, String), Vec<String>> = Default::default();
     for f in &r.findings {
         for c in minimized(f)?.map(|m| m.causes).unwrap_or_default() {
             by.entry((c.oracle, c.cause))
@@ -628,8 +628,8 @@ mod tests {
 
     #[test]
     fn dates() {
-        assert_eq!(super::civil(0), (1970, 1, 1));
-        assert_eq!(super::civil(20_000), (2024, 10, 4));
+        assert_eq!(civil(0), (1970, 1, 1));
+        assert_eq!(civil(20_000), (2024, 10, 4));
     }
 
     /// Per-process stats files in the format the fuzz processes write.
