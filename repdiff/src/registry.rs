@@ -29,6 +29,12 @@ pub struct External {
     pub name: String,
     /// argv; `{root}` and `{cache}` are substituted.
     pub command: Vec<String>,
+    /// argv of the direct-call program of the fidelity test (the library
+    /// called with no protocol in between), same substitutions; when absent
+    /// the test derives it from `command` (`direct/<script>`, or
+    /// `<binary> --direct`).
+    #[serde(default)]
+    pub direct: Vec<String>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     #[serde(default)]
@@ -52,6 +58,36 @@ pub struct Install {
     #[serde(default)]
     pub apt: Vec<AptPin>,
     pub cargo: Option<CargoPin>,
+    pub maven: Option<MavenPin>,
+    pub go: Option<GoPin>,
+}
+
+/// A Java harness: its Maven project resolves the runtime jars from Maven
+/// Central into `<cache>/<out>/lib`, each checked against the project's
+/// `jars.sha256` (the exact set); its `src/*.java` are compiled into
+/// `<cache>/<out>/classes`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MavenPin {
+    /// The harness directory (pom.xml, jars.sha256, src/), relative to the checkout.
+    pub project: String,
+    /// The build's folder under the cache.
+    pub out: String,
+    /// A JDK to compile and run with instead of the one on PATH.
+    #[serde(default)]
+    pub java_home: Option<String>,
+}
+
+/// A Go harness: a module whose committed go.mod and go.sum pin every
+/// dependency; `.` is built to `<cache>/<out>/harness` and `./direct` to
+/// `<cache>/<out>/direct`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GoPin {
+    /// The module's directory, relative to the checkout.
+    pub module: String,
+    /// The build's folder under the cache.
+    pub out: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -94,6 +130,11 @@ impl External {
     /// argv with `{root}` and `{cache}` filled in.
     pub fn argv(&self) -> Vec<String> {
         self.command.iter().map(|a| expand(a)).collect()
+    }
+
+    /// The direct-call argv, substituted; empty when the manifest gives none.
+    pub fn direct_argv(&self) -> Vec<String> {
+        self.direct.iter().map(|a| expand(a)).collect()
     }
 
     pub fn envs(&self) -> Vec<(String, String)> {
@@ -179,6 +220,7 @@ pub fn oracle_cmd(spec: &str) -> Result<External, Usage> {
     Ok(External {
         name: name.to_string(),
         command: vec!["sh".into(), "-c".into(), command.to_string()],
+        direct: Vec::new(),
         env: BTreeMap::new(),
         install: Install::default(),
         census_workers: 1,

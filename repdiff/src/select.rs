@@ -262,6 +262,7 @@ pub fn list(opts: &ListOpts) -> Result<i32, Usage> {
             e.envs().into_iter().map(|(k, v)| (k, v.into())).collect();
         rows.push(serde_json::json!({
             "name": e.name, "kind": "external", "command": e.argv(), "env": env,
+            "direct": e.direct_argv(),
         }));
     }
     if opts.json {

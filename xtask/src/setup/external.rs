@@ -30,6 +30,16 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
                 i.cargo
                     .as_ref()
                     .map_or(Ok(()), |p| ensure_cargo(ctx, verbose, &e.name, p))
+            })
+            .and_then(|()| {
+                i.maven.as_ref().map_or(Ok(()), |p| {
+                    super::jvm_go::ensure_maven(ctx, verbose, &e.name, p)
+                })
+            })
+            .and_then(|()| {
+                i.go.as_ref().map_or(Ok(()), |p| {
+                    super::jvm_go::ensure_go(ctx, verbose, &e.name, p)
+                })
             });
         if let Err(err) = r {
             errors.push(err);

@@ -7,6 +7,7 @@
 
 pub mod external;
 pub mod google;
+pub mod jvm_go;
 pub mod protego_sdist;
 pub mod python;
 pub mod suites;

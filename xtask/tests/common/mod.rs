@@ -13,6 +13,8 @@ pub struct Registered {
     pub external: bool,
     pub command: Vec<String>,
     pub env: Vec<(String, String)>,
+    /// The manifest's direct-call argv (empty: derived from `command`).
+    pub direct: Vec<String>,
 }
 
 pub fn registered() -> Vec<Registered> {
@@ -44,6 +46,10 @@ pub fn registered() -> Vec<Registered> {
                 .iter()
                 .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
                 .collect(),
+            direct: o["direct"]
+                .as_array()
+                .map(|a| a.iter().map(|v| v.as_str().unwrap().to_string()).collect())
+                .unwrap_or_default(),
         })
         .collect()
 }
