@@ -106,7 +106,22 @@ pub struct PipPin {
     pub venv: String,
     pub package: String,
     pub version: String,
-    /// sha256 of the wheel (pip --require-hashes).
+    /// sha256 of the wheel, or of the sdist when `sdist_build` is given
+    /// (pip --require-hashes).
+    pub sha256: String,
+    /// The package has no wheel: its sdist is built with this pinned build
+    /// dependency (a wheel, installed first; no build isolation, so pip
+    /// downloads nothing unpinned).
+    #[serde(default)]
+    pub sdist_build: Option<BuildPin>,
+}
+
+/// A pinned wheel needed to build an sdist.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuildPin {
+    pub package: String,
+    pub version: String,
     pub sha256: String,
 }
 

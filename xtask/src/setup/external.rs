@@ -199,6 +199,7 @@ fn ensure_pip(ctx: &Ctx, verbose: bool, pin: &PipPin) -> Result<()> {
         &pin.package,
         &pin.version,
         &pin.sha256,
+        pin.sdist_build.as_ref(),
     )
 }
 

@@ -31,6 +31,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
         "protego",
         pins::PROTEGO_VERSION,
         pins::PROTEGO_WHEEL_SHA256,
+        None,
     )?;
     ensure_venv(
         ctx,
@@ -40,6 +41,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
         "protego",
         pins::PROTEGO_061_VERSION,
         pins::PROTEGO_061_WHEEL_SHA256,
+        None,
     )?;
     let zip = ensure_pyodide(ctx, verbose)?;
     ensure_robotparser_315(ctx, verbose, &python, &zip)
@@ -90,6 +92,7 @@ pub fn ensure_venv(
     package: &str,
     version: &str,
     sha256: &str,
+    sdist_build: Option<&crate::registry::BuildPin>,
 ) -> Result<()> {
     let dir = ctx.cache.join(venv);
     let piece = format!("{PIECE}: {venv} ({package} {version})");
@@ -119,38 +122,53 @@ pub fn ensure_venv(
             .arg(&dir),
         &fix,
     )?;
-    let requirements = dir.join("repdiff-requirements.txt");
-    std::fs::write(
-        &requirements,
-        format!("{package}=={version} --hash=sha256:{sha256}\n"),
-    )
-    .map_err(|e| {
-        ctx.err(
+    let pip = |file: &str, line: String, binary_only: bool| -> Result<()> {
+        let requirements = dir.join(file);
+        std::fs::write(&requirements, line).map_err(|e| {
+            ctx.err(
+                &piece,
+                format!("cannot write {}: {e}", requirements.display()),
+                &fix,
+            )
+        })?;
+        let mut cmd = Command::new(dir.join("bin").join("python"));
+        cmd.args([
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--no-deps",
+        ]);
+        if binary_only {
+            cmd.args(["--only-binary", ":all:"]);
+        } else {
+            // An sdist, built with the pinned build dependency installed
+            // just before: no unpinned download of a build backend.
+            cmd.arg("--no-build-isolation");
+        }
+        cmd.args(["--require-hashes", "-r"]).arg(&requirements);
+        run(
+            ctx,
             &piece,
-            format!("cannot write {}: {e}", requirements.display()),
-            &fix,
+            &mut cmd,
+            &format!("check that PyPI is reachable, then {fix}"),
         )
-    })?;
-    run(
-        ctx,
-        &piece,
-        Command::new(dir.join("bin").join("python"))
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--disable-pip-version-check",
-                "--no-deps",
-                "--only-binary",
-                ":all:",
-                "--require-hashes",
-                "-r",
-            ])
-            .arg(&requirements),
-        &format!("check that PyPI is reachable, then {fix}"),
+        .map(|_| ())
+    };
+    if let Some(b) = sdist_build {
+        pip(
+            "repdiff-build-requirements.txt",
+            format!("{}=={} --hash=sha256:{}\n", b.package, b.version, b.sha256),
+            true,
+        )?;
+    }
+    pip(
+        "repdiff-requirements.txt",
+        format!("{package}=={version} --hash=sha256:{sha256}\n"),
+        sdist_build.is_none(),
     )?;
     eprintln!(
-        "setup: python: made {} with {} and installed {package}=={version} from PyPI (wheel sha256 {sha256})",
+        "setup: python: made {} with {} and installed {package}=={version} from PyPI (sha256 {sha256})",
         show(ctx, &dir),
         python.display()
     );
