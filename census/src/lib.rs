@@ -463,19 +463,9 @@ impl Progress {
     }
 }
 
-/// Write `bytes` to `path` through a temporary file and a rename, so a
-/// reader (a merge, a CI upload) never sees half a file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(
-        ".{}.tmp-{}",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("out"),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
-}
+/// One atomic writer for every output (a reader, a merge or a CI upload
+/// never sees half a file): the engine's.
+pub use engine::write_atomic;
 
 /// Write `census.json`, `census.md`, `heatmap.svg` and (when given)
 /// `speed.json` into `dir`.

@@ -134,9 +134,7 @@ pub fn read_stats_dir(dir: &Path) -> Result<Vec<ProcessStats>, String> {
 /// Write `value` to `path` through a temporary file, so a reader never sees
 /// half a file.
 pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(tmp, path)
+    engine::write_atomic(path, text.as_bytes())
 }
 
 /// One oracle's answer as saved with a finding.

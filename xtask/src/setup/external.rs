@@ -191,16 +191,7 @@ fn ensure_npm(ctx: &Ctx, verbose: bool, pin: &NpmPin) -> Result<()> {
 /// A venv of the same CPython as the embedded oracles, holding the pin.
 fn ensure_pip(ctx: &Ctx, verbose: bool, pin: &PipPin) -> Result<()> {
     let python = super::python::pyo3_python(ctx)?;
-    super::python::ensure_venv(
-        ctx,
-        verbose,
-        &python,
-        &pin.venv,
-        &pin.package,
-        &pin.version,
-        &pin.sha256,
-        pin.sdist_build.as_ref(),
-    )
+    super::python::ensure_venv(ctx, verbose, &python, pin)
 }
 
 /// A Rust harness with its own Cargo.lock, built `--locked` into the cache.

@@ -12,7 +12,6 @@ pub mod protego_sdist;
 pub mod python;
 pub mod suites;
 
-use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -72,10 +71,8 @@ pub fn sha256_file(path: &Path) -> std::io::Result<String> {
     Ok(sha256_hex(&bytes))
 }
 
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
-}
+/// The engine's hex sha256 (one hash helper for the whole workspace).
+pub use engine::sha256_hex;
 
 /// True when `path` exists and hashes to `sha256`.
 pub fn verified(path: &Path, sha256: &str) -> bool {

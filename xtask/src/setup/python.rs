@@ -27,21 +27,25 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
         ctx,
         verbose,
         &python,
-        pins::PROTEGO_VENV,
-        "protego",
-        pins::PROTEGO_VERSION,
-        pins::PROTEGO_WHEEL_SHA256,
-        None,
+        &crate::registry::PipPin {
+            venv: pins::PROTEGO_VENV.into(),
+            package: "protego".into(),
+            version: pins::PROTEGO_VERSION.into(),
+            sha256: pins::PROTEGO_WHEEL_SHA256.into(),
+            sdist_build: None,
+        },
     )?;
     ensure_venv(
         ctx,
         verbose,
         &python,
-        pins::PROTEGO_061_VENV,
-        "protego",
-        pins::PROTEGO_061_VERSION,
-        pins::PROTEGO_061_WHEEL_SHA256,
-        None,
+        &crate::registry::PipPin {
+            venv: pins::PROTEGO_061_VENV.into(),
+            package: "protego".into(),
+            version: pins::PROTEGO_061_VERSION.into(),
+            sha256: pins::PROTEGO_061_WHEEL_SHA256.into(),
+            sdist_build: None,
+        },
     )?;
     let zip = ensure_pyodide(ctx, verbose)?;
     ensure_robotparser_315(ctx, verbose, &python, &zip)
@@ -88,12 +92,10 @@ pub fn ensure_venv(
     ctx: &Ctx,
     verbose: bool,
     python: &Path,
-    venv: &str,
-    package: &str,
-    version: &str,
-    sha256: &str,
-    sdist_build: Option<&crate::registry::BuildPin>,
+    pin: &crate::registry::PipPin,
 ) -> Result<()> {
+    let (venv, package, version, sha256) = (&pin.venv, &pin.package, &pin.version, &pin.sha256);
+    let sdist_build = pin.sdist_build.as_ref();
     let dir = ctx.cache.join(venv);
     let piece = format!("{PIECE}: {venv} ({package} {version})");
     let fix = format!("rm -rf {} && cargo xtask setup", dir.display());
