@@ -8,6 +8,8 @@
 //! the verdict the test accepted. Idempotent: a suite whose inputs (pinned
 //! files, shims, format) hash as the saved file says is not captured again.
 
+pub mod golang;
+pub mod jvm;
 pub mod native;
 pub mod node;
 pub mod python;
@@ -78,6 +80,24 @@ pub fn specs() -> Vec<Spec> {
             oracle: "robots-parser",
             prepare: node::prepare,
             capture: node::capture,
+        },
+        Spec {
+            suite: "crawler-commons",
+            oracle: "crawler-commons",
+            prepare: jvm::prepare_crawler_commons,
+            capture: jvm::capture_crawler_commons,
+        },
+        Spec {
+            suite: "temoto-robotstxt",
+            oracle: "temoto-robotstxt",
+            prepare: golang::prepare_temoto,
+            capture: golang::capture_temoto,
+        },
+        Spec {
+            suite: "grobotstxt",
+            oracle: "grobotstxt",
+            prepare: golang::prepare_grobotstxt,
+            capture: golang::capture_grobotstxt,
         },
     ]
 }

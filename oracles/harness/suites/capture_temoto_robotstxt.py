@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Runs github.com/temoto/robotstxt v1.1.2's own tests against a recording
+copy of the library and writes the repdiff suite capture (the `Raw` shape of
+repdiff/src/suites/model.rs).
+
+Usage: python3 capture_temoto_robotstxt.py MODULE_DIR WORK_DIR OUT.json
+
+MODULE_DIR is the module as the Go module cache extracted it
+(.cache/gomod/github.com/temoto/robotstxt@v1.1.2, read-only; the oracle's
+go.sum pins its zip). Every file used from it is checked against the sha256
+below first. WORK_DIR is scratch (.cache/suites/work/temoto-robotstxt): it is
+emptied, the module's package files are copied into WORK_DIR/src, and there
+
+  * robotstxt.go gets the renames listed in temoto-robotstxt-go/repdiff_record.go
+    (each an exact, counted substitution; the library's code is otherwise
+    unchanged) and repdiff_record.go is added: wrappers that call the
+    originals and record what each call was asked and returned;
+  * robotstxt_test.go gets one substitution: expectAllAgents's
+    `quick.Check(f, nil)` (a clock-seeded source) becomes
+    `quick.Check(f, repdiffQuickConfig(t))` (repdiff_record_test.go: the same
+    generator and count, a fixed seed per call), so two captures are equal;
+  * go.mod and go.sum are temoto-robotstxt-go/'s (the module's own, byte for
+    byte: testify v1.3.0 and its two dependencies, pinned).
+
+Then `go test -json -count=1 -parallel 1 .` runs offline
+(GOPROXY=off, GOFLAGS=-mod=readonly, GOTOOLCHAIN=local) with GOMODCACHE the cache
+MODULE_DIR is in (.cache/gomod) and GOCACHE its sibling gobuild
+(.cache/gobuild); go.sum is checked against the cached zips, and go test's
+default vet checks run (they pass). -parallel 1 makes one test body run at a time,
+so the stderr line "REPDIFF-EVENT n" each wrapper writes belongs to the test
+`go test -json` attributes it to (checked against the test function on the
+call stack). Every (sub)test's outcome comes from the -json events.
+
+The tests pass paths, not URLs: a path "/x" is written as the relative URL
+"/x" (repdiff gives it the http://example.test base); the empty path "" is
+written as "http://example.test" (that base plus the empty path).
+"""
+
+import collections
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+SUITE = "temoto-robotstxt"
+MODULE = "github.com/temoto/robotstxt@v1.1.2"
+SHIM_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "temoto-robotstxt-go")
+BASE = "http://example.test"
+
+# Every file taken from the module directory (v1.1.2 as the module zip holds it).
+PINNED = {
+    "robotstxt.go": "9c34980544cd895a2e95bfc318a0f95a73d00d0e2a1cf26558c1b5310b7d3ebf",
+    "parser.go": "2b9eb2252f86f6be58f00dbd60f13988d8454213045183ce95e3c63c0ab71eb2",
+    "scanner.go": "4521ad656252c1a72d0a8d3cef270b9e5915ace0173bc15a3104cff33516cc27",
+    "fuzz.go": "621ba91031ce4bbe1f0207b4a8d2e9b747ab8bc972b503e2aec8ae4c31f453f4",
+    "robotstxt_test.go": "ccd5a9fab5f1d2ebba9fa86577cefbe5f91ac162a9e5212a6147bbc0d605cb0f",
+    "google_test.go": "204e3c064c80bb6692ffd154c4355c0f0c4be91b8731096d03ca471b4c847151",
+    "scanner_test.go": "e5a8752e4ef65980de13550c848d65bb5ea26fe9572fb82a0f34c42b8e0bc30e",
+    "go.mod": "640fa42048bf994e3d093c7aa117334cd56ba5eaa556f19b3a9f87ae6db5b85e",
+    "go.sum": "11efe9e2e67375b98d3198a84b3f6cd7936618843209f2a5e498a4d81d4c7169",
+}
+
+# (file, old, new, expected count): the whole patch.
+PATCHES = [
+    ("robotstxt.go",
+     "func FromStatusAndBytes(statusCode int, body []byte) (*RobotsData, error) {",
+     "func repdiffFromStatusAndBytes(statusCode int, body []byte) (*RobotsData, error) {", 1),
+    ("robotstxt.go",
+     "func FromBytes(body []byte) (r *RobotsData, err error) {",
+     "func repdiffFromBytes(body []byte) (r *RobotsData, err error) {", 1),
+    ("robotstxt.go",
+     "func (r *RobotsData) TestAgent(path, agent string) bool {",
+     "func (r *RobotsData) repdiffTestAgent(path, agent string) bool {", 1),
+    ("robotstxt.go",
+     "func (r *RobotsData) FindGroup(agent string) (ret *Group) {",
+     "func (r *RobotsData) repdiffFindGroup(agent string) (ret *Group) {", 1),
+    ("robotstxt.go",
+     "func (g *Group) Test(path string) bool {",
+     "func (g *Group) repdiffTest(path string) bool {", 1),
+    ("robotstxt.go", "\tg := r.FindGroup(agent)\n", "\tg := r.repdiffFindGroup(agent)\n", 1),
+    ("robotstxt.go", "\treturn g.Test(path)\n", "\treturn g.repdiffTest(path)\n", 1),
+    ("robotstxt_test.go", "quick.Check(f, nil)", "quick.Check(f, repdiffQuickConfig(t))", 1),
+]
+
+ADDED = ["repdiff_record.go", "repdiff_record_test.go"]
+# A marker line may follow output written without a newline (ginkgo's
+# progress dots on stdout), so it is matched at the end of the line.
+MARKER = re.compile(r"REPDIFF-EVENT (\d+)$")
+
+
+def die(msg):
+    sys.stderr.write(f"capture_temoto_robotstxt: {msg}\n")
+    sys.exit(1)
+
+
+def sha256(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def prepare(module_dir, src):
+    for name, want in PINNED.items():
+        got = sha256(os.path.join(module_dir, name))
+        if got != want:
+            die(f"{module_dir}/{name}: sha256 {got}, expected {want} ({MODULE})")
+    for name in ("go.mod", "go.sum"):
+        if sha256(os.path.join(SHIM_DIR, name)) != PINNED[name]:
+            die(f"{SHIM_DIR}/{name} is not the module's own {name}")
+    os.makedirs(src)
+    for name in PINNED:
+        origin = SHIM_DIR if name in ("go.mod", "go.sum") else module_dir
+        shutil.copyfile(os.path.join(origin, name), os.path.join(src, name))
+    for name, old, new, count in PATCHES:
+        path = os.path.join(src, name)
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        if text.count(old) != count:
+            die(f"{name}: {old!r} occurs {text.count(old)} times, expected {count}")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text.replace(old, new))
+    for name in ADDED:
+        shutil.copyfile(os.path.join(SHIM_DIR, name), os.path.join(src, name))
+
+
+def go_env(module_dir, work):
+    # MODULE_DIR is <GOMODCACHE>/github.com/temoto/robotstxt@v1.1.2, and the
+    # build cache is <GOMODCACHE>/../gobuild (.cache/gomod, .cache/gobuild).
+    suffix = os.sep + MODULE.replace("/", os.sep)
+    if not module_dir.endswith(suffix):
+        die(f"{module_dir} is not a module cache directory of {MODULE}")
+    gomodcache = module_dir[: -len(suffix)]
+    env = dict(os.environ)
+    env.update({
+        "GOMODCACHE": gomodcache,
+        "GOCACHE": os.path.join(os.path.dirname(gomodcache), "gobuild"),
+        "GOPROXY": "off",
+        "GOSUMDB": "off",
+        "GOFLAGS": "-mod=readonly",
+        "GOTOOLCHAIN": "local",
+        "GOWORK": "off",
+        "GOENV": "off",
+        "CGO_ENABLED": "0",
+        "REPDIFF_EVENTS": os.path.join(work, "events.jsonl"),
+    })
+    return env
+
+
+def run_tests(module_dir, work, src):
+    env = go_env(module_dir, work)
+    cmd = ["go", "test", "-json", "-count=1", "-parallel", "1", "."]
+    proc = subprocess.run(cmd, cwd=src, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with open(os.path.join(work, "go-test.json"), "wb") as f:
+        f.write(proc.stdout)
+    events = []
+    for line in proc.stdout.decode("utf-8", "replace").splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            events.append(json.loads(line))
+    if not any(e.get("Action") in ("pass", "fail") and not e.get("Test") for e in events):
+        die("go test did not finish: " + (proc.stderr.decode("utf-8", "replace")
+                                          + proc.stdout.decode("utf-8", "replace"))[-3000:])
+    version = subprocess.run(["go", "env", "GOVERSION"], env=env, stdout=subprocess.PIPE).stdout
+    return events, version.decode().strip()
+
+
+def outcomes(events):
+    """(sub)test -> outcome string; seq -> test the event line came from."""
+    tests, owner, output = {}, {}, collections.defaultdict(list)
+    for e in events:
+        name = e.get("Test")
+        action = e.get("Action")
+        if not name:
+            continue
+        if action == "output":
+            text = e.get("Output", "")
+            m = MARKER.search(text.rstrip())
+            if m:
+                owner[int(m.group(1))] = name
+            else:
+                output[name].append(text)
+        elif action == "pass":
+            tests[name] = "passed"
+        elif action == "skip":
+            tests[name] = "skipped"
+        elif action == "fail":
+            lines = [l.strip() for l in output[name] if l.strip()
+                     and not l.startswith(("=== ", "--- "))]
+            tests[name] = "failed: " + (" ".join(lines[:4])[:400] if lines else "(no message)")
+    return tests, owner
+
+
+def text_or_hex(raw, key):
+    try:
+        return {key: raw.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {key + "_hex": raw.hex()}
+
+
+def build(events_file, tests, owner):
+    records = []
+    if os.path.exists(events_file):
+        with open(events_file, encoding="utf-8") as f:
+            records = [json.loads(line) for line in f if line.strip()]
+    parses = {}
+    calls, skips = [], collections.Counter()
+    queried = set()
+    seen_tests = set()
+    for r in records:
+        test = owner.get(r["seq"])
+        if test is None:
+            die(f"event {r['seq']} ({r['kind']}) was not attributed to a test")
+        if r["testfn"] and test.split("/")[0] != r["testfn"]:
+            die(f"event {r['seq']} attributed to {test} but made by {r['testfn']}")
+        seen_tests.add(test)
+        if r["kind"] == "parse":
+            parses[r["parse"]] = dict(r, test=test)
+            continue
+        p = parses.get(r["parse"])
+        path = bytes.fromhex(r["path_hex"])
+        if p is None:
+            skips[(test, f"{r['api']} on a Group or RobotsData whose body the shim did not see")] += 1
+            continue
+        queried.add((test, p["parse"]))
+        if not 200 <= p["status"] < 300:
+            skips[(test, f"{r['api']} verdict of a robots.txt given with HTTP status {p['status']} "
+                         "(FromResponse / FromStatusAndString): the protocol gives a body served with 200")] += 1
+            continue
+        if path and not path.startswith(b"/"):
+            skips[(test, f"{r['api']} of the path {path!r}, which does not start with /")] += 1
+            continue
+        call = {"test": test, "body_hex": p["body_hex"], "allowed": r["allowed"]}
+        call.update(text_or_hex(bytes.fromhex(r["agent_hex"]), "agent"))
+        call.update(text_or_hex(path if path else BASE.encode(), "url"))
+        calls.append(call)
+    for p in parses.values():
+        if (p["test"], p["parse"]) in queried:
+            continue
+        if not p["ok"]:
+            error = "; ".join(l.strip() for l in p["error"].splitlines() if l.strip())
+            what = (f"{p['api']} returned an error ({error}), which the test "
+                    "asserts: a rejected file has no allowed/disallowed verdict to record")
+        else:
+            what = (f"{p['api']} parsed a body the test asks no verdict of (it checks Host, "
+                    "Sitemaps, Crawl-delay or compiled rule fields, or only that parsing succeeds)")
+        skips[(p["test"], what)] += 1
+    names = set(tests)
+    for name in sorted(names):
+        leaf = not any(other.startswith(name + "/") for other in names)
+        if leaf and name not in seen_tests:
+            skips[(name, "no parse or verdict call the shim records (the test exercises "
+                         "package internals: the scanner)")] += 1
+    calls.sort(key=lambda c: (c["test"], c["body_hex"], c.get("url", c.get("url_hex")),
+                              c.get("agent", c.get("agent_hex")), c["allowed"]))
+    skipped = [{"test": t, "what": (w if n == 1 else f"{w} (x{n})")}
+               for (t, w), n in sorted(skips.items())]
+    return calls, skipped
+
+
+def main():
+    if len(sys.argv) != 4:
+        die("usage: capture_temoto_robotstxt.py MODULE_DIR WORK_DIR OUT.json")
+    module_dir, work, out = (os.path.abspath(a) for a in sys.argv[1:])
+    if os.path.exists(work):
+        shutil.rmtree(work)
+    src = os.path.join(work, "src")
+    prepare(module_dir, src)
+    events, version = run_tests(module_dir, work, src)
+    tests, owner = outcomes(events)
+    calls, skipped = build(os.path.join(work, "events.jsonl"), tests, owner)
+    raw = {
+        "tests": tests,
+        "calls": calls,
+        "skipped": skipped,
+        "library": f"{src}/robotstxt.go (a recording copy of {module_dir}, {MODULE}; {version})",
+    }
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(raw, f, sort_keys=True, ensure_ascii=False)
+        f.write("\n")
+    passed = sum(1 for v in tests.values() if v == "passed")
+    sys.stderr.write(f"{SUITE}: {passed}/{len(tests)} tests passed, {len(calls)} calls, "
+                     f"{len(skipped)} skipped\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,5 @@
+module github.com/temoto/robotstxt
+
+go 1.11
+
+require github.com/stretchr/testify v1.3.0
