@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""Runs github.com/temoto/robotstxt v1.1.2's own tests against a recording
+"""NOT WIRED INTO SETUP (xtask/src/setup/suites/golang.rs says why: a fresh run
+once saw a call attributed to the wrong test and refused).
+
+Runs github.com/temoto/robotstxt v1.1.2's own tests against a recording
 copy of the library and writes the repdiff suite capture (the `Raw` shape of
 repdiff/src/suites/model.rs).
 

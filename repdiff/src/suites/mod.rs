@@ -28,7 +28,6 @@ pub const SUITES: &[(&str, &str)] = &[
     ("robotspy", "robotspy"),
     ("robots-parser", "robots-parser"),
     ("crawler-commons", "crawler-commons"),
-    ("temoto-robotstxt", "temoto-robotstxt"),
     ("grobotstxt", "grobotstxt"),
 ];
 
@@ -36,8 +35,8 @@ pub const HELP: &str = "\
 Runs every oracle (or those named) on every parser's own test suite, as
 captured by `cargo xtask setup` into .cache/suites/ (Google's robots_test.cc,
 CPython's test_robotparser.py, protego's, robotspy's, robots-parser's and
-texting_robots' tests, crawler-commons' JUnit tests, temoto/robotstxt's and
-grobotstxt's Go tests), and
+texting_robots' tests, crawler-commons' JUnit tests and grobotstxt's Go
+tests), and
 prints the suite x oracle matrix of assertions passed. Under it: each assertion a parser fails in its own suite, with the
 answer it gave and how the suite fed it, and every contradiction (two suites
 expecting opposite verdicts for the same body, agent and URL).

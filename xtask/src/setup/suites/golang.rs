@@ -1,10 +1,12 @@
 //! The Go parsers' own tests, from the module zips the Go module proxy
-//! served for the oracles (their go.sum pins each zip): temoto/robotstxt
-//! v1.1.2's `go test` (its `testing/quick` seeds pinned) and grobotstxt
-//! v1.0.3's ginkgo specs, each run by a capture script
+//! served for the oracles (their go.sum pins each zip): grobotstxt v1.0.3's
+//! ginkgo specs, run by a capture script
 //! (oracles/harness/suites/capture_<suite>.py) against a recording copy of
-//! the library in the work folder. The test modules' own dependencies
-//! (testify, ginkgo, gomega) are pinned by the go.sum beside each script
+//! the library in the work folder. temoto/robotstxt's capture
+//! (capture_temoto_robotstxt.py) is not wired in: on a fresh machine it
+//! once attributed a call to the wrong test (go test -json output of
+//! interleaved tests) and refused, so it is not reliable yet. The test
+//! modules' own dependencies (ginkgo, gomega) are pinned by the go.sum beside each script
 //! and downloaded here first, so the capture itself runs offline.
 
 use super::{read_raw, shim, tail, Prepared, PIECE};
@@ -22,27 +24,6 @@ struct GoSuite {
     script: &'static str,
     go_dir: &'static str,
 }
-
-const TEMOTO: GoSuite = GoSuite {
-    module: "github.com/temoto/robotstxt",
-    version: "v1.1.2",
-    tests: &[
-        (
-            "robotstxt_test.go",
-            "ccd5a9fab5f1d2ebba9fa86577cefbe5f91ac162a9e5212a6147bbc0d605cb0f",
-        ),
-        (
-            "google_test.go",
-            "204e3c064c80bb6692ffd154c4355c0f0c4be91b8731096d03ca471b4c847151",
-        ),
-        (
-            "scanner_test.go",
-            "e5a8752e4ef65980de13550c848d65bb5ea26fe9572fb82a0f34c42b8e0bc30e",
-        ),
-    ],
-    script: "capture_temoto_robotstxt.py",
-    go_dir: "temoto-robotstxt-go",
-};
 
 const GROBOTSTXT: GoSuite = GoSuite {
     module: "github.com/jimsmart/grobotstxt",
@@ -160,14 +141,6 @@ fn go_version() -> String {
         .output()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
         .unwrap_or_default()
-}
-
-pub fn prepare_temoto(ctx: &Ctx, _verbose: bool) -> Result<Prepared> {
-    prepare(ctx, &TEMOTO)
-}
-
-pub fn capture_temoto(ctx: &Ctx, _p: &Prepared, work: &Path) -> Result<Raw> {
-    capture(ctx, &TEMOTO, work)
 }
 
 pub fn prepare_grobotstxt(ctx: &Ctx, _verbose: bool) -> Result<Prepared> {

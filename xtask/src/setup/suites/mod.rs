@@ -88,12 +88,6 @@ pub fn specs() -> Vec<Spec> {
             capture: jvm::capture_crawler_commons,
         },
         Spec {
-            suite: "temoto-robotstxt",
-            oracle: "temoto-robotstxt",
-            prepare: golang::prepare_temoto,
-            capture: golang::capture_temoto,
-        },
-        Spec {
             suite: "grobotstxt",
             oracle: "grobotstxt",
             prepare: golang::prepare_grobotstxt,
