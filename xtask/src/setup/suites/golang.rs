@@ -1,7 +1,7 @@
 //! The Go parsers' own tests, from the module zips the Go module proxy
 //! served for the oracles (their go.sum pins each zip): grobotstxt v1.0.3's
 //! ginkgo specs, run by a capture script
-//! (oracles/harness/suites/capture_<suite>.py) against a recording copy of
+//! (`oracles/harness/suites/capture_<suite>.py`) against a recording copy of
 //! the library in the work folder. temoto/robotstxt's capture
 //! (capture_temoto_robotstxt.py) is not wired in: on a fresh machine it
 //! once attributed a call to the wrong test (go test -json output of
