@@ -12,6 +12,7 @@
 
 use super::triage::{self, Known};
 use super::{Finding, Probe, Replay};
+use engine::ledger::{pin_label, Classification, Entry, Pin};
 use fuzzcore::cause::{self, ddmin as shrink, lines, Input};
 use fuzzcore::record::{self, Minimized, PairCause};
 use std::path::Path;
@@ -339,25 +340,63 @@ fn case_yaml(
 }
 
 fn ledger_draft(id: &str, f: &Finding, r: &Replay, t: &triage::Triaged, known: &Known) -> String {
+    let entries = draft_entries(id, f, r, t, known);
+    let doc = serde_yaml::to_string(&DraftLedger { entries }).unwrap_or_default();
+    format!(
+        "# DRAFT by `fuzz minimize`: check every field (title, rfc, upstream, explanation) before\n\
+         # appending these entries to an oracle's file in cases/divergences/; they load as they are.\n{doc}"
+    )
+}
+
+/// The ledger file's shape, for the draft: serialised with the loader's own
+/// [`Entry`] type, so a draft loads without hand editing.
+#[derive(serde::Serialize)]
+struct DraftLedger {
+    entries: Vec<Entry>,
+}
+
+/// The draft's entries: one for the new departure, then one per ledger entry
+/// of the corpus whose departure the minimised input shows again.
+fn draft_entries(
+    id: &str,
+    f: &Finding,
+    r: &Replay,
+    t: &triage::Triaged,
+    known: &Known,
+) -> Vec<Entry> {
     let (_, explain) = verdict(r);
     let new = f.new_part();
-    let answer = |oracle: &str| -> String {
-        r.answers
+    let answer = |oracle: &str| r.answers.iter().find(|(n, _)| n == oracle).map(|(_, a)| a);
+    let said = |oracles: &[&str]| -> String {
+        oracles
             .iter()
-            .find(|(n, _)| n == oracle)
-            .map(|(_, a)| {
-                let d = a.outcome.detail();
-                if d.is_empty() {
-                    a.outcome.label()
-                } else {
-                    format!("{} ({d})", a.outcome.label())
+            .map(|o| match answer(o) {
+                Some(a) if !a.outcome.detail().is_empty() => {
+                    format!("{o} says {} ({})", a.outcome.label(), a.outcome.detail())
                 }
+                Some(a) => format!("{o} says {}", a.outcome.label()),
+                None => format!("{o} gave no answer"),
             })
-            .unwrap_or_default()
+            .collect::<Vec<_>>()
+            .join("; ")
     };
-    let mut y = String::from(
-        "  # DRAFT by cargo xtask fuzz minimize: check every field before appending\n",
-    );
+    let entry = |entry_id: String, title: String, oracles: &[&str], explanation: String| Entry {
+        id: entry_id,
+        title,
+        oracles: oracles.iter().map(|o| o.to_string()).collect(),
+        classification: Classification::Bug,
+        rfc: basis(&t.feature),
+        upstream: "none known".into(),
+        cases: vec![format!("{id}#1")],
+        outcomes: oracles
+            .iter()
+            .filter_map(|o| answer(o).map(|a| (o.to_string(), Pin::All(pin_label(&a.outcome)))))
+            .collect(),
+        explanation,
+        cause: None,
+        also_causes: Vec::new(),
+        line: 0,
+    };
     let new_oracles: Vec<&str> = t
         .cells
         .iter()
@@ -367,24 +406,12 @@ fn ledger_draft(id: &str, f: &Finding, r: &Replay, t: &triage::Triaged, known: &
         })
         .map(|c| triage::cell_oracle(c))
         .collect();
-    y.push_str(&format!("  - id: {id}\n"));
-    y.push_str(&format!(
-        "    title: {}\n",
-        q(&format!("DRAFT: {}", new.join(" + ")))
-    ));
-    y.push_str(&format!("    oracles: [{}]\n", new_oracles.join(", ")));
-    y.push_str("    classification: bug\n");
-    y.push_str(&format!("    rfc: {}\n", q(&basis(&t.feature))));
-    y.push_str("    upstream: \"none known\"\n");
-    y.push_str(&format!("    cases: [\"{id}#1\"]\n"));
-    let said: Vec<String> = new_oracles
-        .iter()
-        .map(|o| format!("{o} says {}", answer(o)))
-        .collect();
-    y.push_str(&format!(
-        "    explanation: >-\n      DRAFT. {}. rfc9309: {explain}\n",
-        said.join("; ")
-    ));
+    let mut entries = vec![entry(
+        id.to_string(),
+        format!("DRAFT: {}", new.join(" + ")),
+        &new_oracles,
+        format!("DRAFT. {}. rfc9309: {explain}", said(&new_oracles)),
+    )];
     // Other departures on the same query, already explained in the corpus.
     let mut others: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
     for c in &t.cells {
@@ -406,31 +433,23 @@ fn ledger_draft(id: &str, f: &Finding, r: &Replay, t: &triage::Triaged, known: &
         } else {
             first
         };
-        y.push_str(&format!("  - id: {id}-also-{suffix}\n"));
-        y.push_str(&format!(
-            "    title: {}\n",
-            q(&format!("DRAFT: the cause of {by}, seen again in {id}"))
-        ));
-        y.push_str(&format!("    oracles: [{}]\n", oracles.join(", ")));
-        y.push_str("    classification: bug\n");
-        y.push_str(&format!("    rfc: {}\n", q(&basis(&t.feature))));
-        y.push_str("    upstream: \"none known\"\n");
-        y.push_str(&format!("    cases: [\"{id}#1\"]\n"));
-        let said: Vec<String> = oracles
-            .iter()
-            .map(|o| format!("{o} says {}", answer(o)))
-            .collect();
-        y.push_str(&format!(
-            "    explanation: >-\n      DRAFT. Same departure as ledger entry {by} in the corpus. {}.\n",
-            said.join("; ")
+        entries.push(entry(
+            format!("{id}-also-{suffix}"),
+            format!("DRAFT: the cause of {by}, seen again in {id}"),
+            &oracles,
+            format!(
+                "DRAFT. Same departure as ledger entry {by} in the corpus. {}.",
+                said(&oracles)
+            ),
         ));
     }
-    y
+    entries
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fuzzcore::record::FindingRecord;
 
     #[test]
     fn ddmin_finds_the_needed_units() {
@@ -454,6 +473,69 @@ mod tests {
             split_url("http://x.test:80/a?b"),
             ("http://x.test:80".into(), "/a?b".into())
         );
+    }
+
+    /// The case and the ledger draft `minimize` writes load through the
+    /// engine's own loaders as written, with the new oracle's outcome pinned.
+    #[test]
+    fn the_case_and_its_ledger_draft_load_as_written() {
+        use engine::oracle::{Answer, Outcome};
+        let feature = "no-group".to_string();
+        let new_key = triage::cell_key("protego", "allowed", "disallowed", &feature);
+        let other_key = triage::cell_key("spider", "allowed", "disallowed", &feature);
+        let answer = |outcome| Answer {
+            outcome,
+            explain: String::new(),
+        };
+        let replay = Replay {
+            answers: vec![
+                (triage::REFERENCE.into(), answer(Outcome::Allowed)),
+                ("protego".into(), answer(Outcome::Disallowed)),
+                ("spider".into(), answer(Outcome::Disallowed)),
+            ],
+            triaged: None,
+        };
+        let t = triage::Triaged {
+            agreement: "rfc9309=allowed".into(),
+            feature: feature.clone(),
+            cells: vec![new_key.clone(), other_key],
+        };
+        let f = Finding {
+            dir: "unused".into(),
+            hash: "0123456789ab".into(),
+            record: FindingRecord {
+                new: vec![new_key],
+                ..FindingRecord::default()
+            },
+            body: b"User-agent: bot\nDisallow: /\n".to_vec(),
+        };
+        let id = "fuzz-0123456789ab";
+        let url = "http://example.test/x";
+        let case = case_yaml(id, &f, &f.body, "MyBot", url, &replay, &t);
+        // case.yaml is one entry, to append under a corpus file's `cases:`.
+        let file = format!("cases:\n{case}");
+        let cases = engine::case::parse_file(Path::new("case.yaml"), &file)
+            .unwrap_or_else(|e| panic!("{e}\n{case}"));
+        let corpus = engine::case::Corpus {
+            cases,
+            hash: String::new(),
+        };
+        let draft = ledger_draft(id, &f, &replay, &t, &Known::default());
+        let ledger = engine::ledger::parse(
+            Path::new("ledger-draft.yaml"),
+            &draft,
+            &corpus,
+            &["protego", "spider"],
+        )
+        .unwrap_or_else(|e| panic!("{e}\n{draft}"));
+        assert_eq!(ledger.entries.len(), 2, "{draft}");
+        let first = &ledger.entries[0];
+        assert_eq!(first.oracles, vec!["protego".to_string()]);
+        assert_eq!(
+            first.outcomes.get("protego"),
+            Some(&Pin::All("disallowed".into()))
+        );
+        assert_eq!(ledger.entries[1].oracles, vec!["spider".to_string()]);
     }
 
     #[test]
