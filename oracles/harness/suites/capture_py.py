@@ -8,7 +8,7 @@ returned is the one the suite accepted). Calls the oracle protocol cannot
 express (crawl-delay, request-rate, sitemaps, a body fetched over HTTP or
 decided by a status code) are recorded as skipped, with what they were.
 
-REPDIFF_SUITE_KIND names the parser (cpython, protego, robotspy);
+REPDIFF_SUITE_KIND names the parser (cpython, protego, robotspy, rerp);
 REPDIFF_SUITE_OUT is the JSON file written at the end of the session.
 """
 
@@ -160,6 +160,95 @@ def _patch_robotspy():
     cls.can_fetch = can_fetch
 
 
+# The rerp shim's nesting depth: a library call made from inside another
+# recorded one (fetch() reading expiration_date, is_expired reading it) is
+# the library's own business, not one more thing the test asked.
+_RERP_DEPTH = [0]
+
+
+def _rerp_skip(what):
+    if _RERP_DEPTH[0] == 0:
+        _skip(what)
+
+
+def _rerp_nested(function, what):
+    """function, recording `what` as skipped when a test (not the library) calls it."""
+
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        _rerp_skip(what)
+        _RERP_DEPTH[0] += 1
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _RERP_DEPTH[0] -= 1
+
+    return wrapper
+
+
+def _patch_rerp():
+    """robotexclusionrulesparser 1.7.1: parse(s) gives the body (the
+    RobotFileParserLookalike's parse(lines) and can_fetch go through the base
+    class's parse and is_allowed, so each is seen once); is_allowed(agent,
+    url[, syntax]) the verdict. The oracle is fed as Scrapy feeds it: the
+    default GYM2008 syntax, a str body. So an MK1996 call, a bytes body
+    (decoded as ISO-8859-1 by the library, as UTF-8 by Scrapy), a parser that
+    fetch()ed its rules over HTTP (or from a status code) and every
+    non-verdict read (crawl delay, sitemaps, expiration, response code) are
+    skipped, naming what they were."""
+    import robotexclusionrulesparser as rerp
+
+    STATE["library"] = rerp.__file__
+    cls = rerp.RobotExclusionRulesParser
+    original_parse = cls.parse
+
+    @functools.wraps(original_parse)
+    def parse(self, s):
+        self._repdiff_fetched = False
+        self._repdiff_body = None if isinstance(s, (bytes, bytearray)) else s
+        return original_parse(self, s)
+
+    original_fetch = cls.fetch
+
+    @functools.wraps(original_fetch)
+    def fetch(self, *args, **kwargs):
+        try:
+            return original_fetch(self, *args, **kwargs)
+        finally:
+            self._repdiff_fetched = True
+            self._repdiff_body = None
+
+    original = cls.is_allowed
+
+    @functools.wraps(original)
+    def is_allowed(self, user_agent, url, syntax=rerp.GYM2008):
+        verdict = original(self, user_agent, url, syntax)
+        body = getattr(self, "_repdiff_body", None)
+        if syntax != rerp.GYM2008:
+            _rerp_skip("is_allowed with the MK1996 syntax (Scrapy asks with the default GYM2008)")
+        elif getattr(self, "_repdiff_fetched", False):
+            _rerp_skip("is_allowed on rules fetch()ed over HTTP or decided by a status code")
+        elif body is None:
+            _rerp_skip("is_allowed without a str body parsed (none, or bytes)")
+        elif _RERP_DEPTH[0] == 0:
+            _call(body, user_agent, url, verdict)
+        return verdict
+
+    cls.parse = parse
+    cls.fetch = _rerp_nested(fetch, "fetch: robots.txt read over HTTP")
+    cls.is_allowed = is_allowed
+    cls.get_crawl_delay = _rerp_nested(cls.get_crawl_delay, "get_crawl_delay")
+    for name in ("sitemap", "sitemaps", "is_expired", "source_url", "response_code"):
+        prop = cls.__dict__[name]
+        setattr(cls, name, property(_rerp_nested(prop.fget, name)))
+    # An instance attribute in the library; a property here so a test
+    # reading it is seen. The value lives where the library would keep it.
+    cls.expiration_date = property(
+        _rerp_nested(lambda self: self.__dict__["expiration_date"], "expiration_date"),
+        lambda self, value: self.__dict__.__setitem__("expiration_date", value),
+    )
+
+
 def _read_file(path):
     try:
         with open(path, "rb") as f:
@@ -169,7 +258,12 @@ def _read_file(path):
 
 
 def pytest_configure(config):
-    {"cpython": _patch_cpython, "protego": _patch_protego, "robotspy": _patch_robotspy}[KIND]()
+    {
+        "cpython": _patch_cpython,
+        "protego": _patch_protego,
+        "robotspy": _patch_robotspy,
+        "rerp": _patch_rerp,
+    }[KIND]()
 
 
 def pytest_runtest_setup(item):

@@ -1,8 +1,5 @@
 #!/usr/bin/env python3
-"""NOT WIRED INTO SETUP (xtask/src/setup/suites/golang.rs says why: a fresh run
-once saw a call attributed to the wrong test and refused).
-
-Runs github.com/temoto/robotstxt v1.1.2's own tests against a recording
+"""Runs github.com/temoto/robotstxt v1.1.2's own tests against a recording
 copy of the library and writes the repdiff suite capture (the `Raw` shape of
 repdiff/src/suites/model.rs).
 
@@ -25,14 +22,21 @@ emptied, the module's package files are copied into WORK_DIR/src, and there
   * go.mod and go.sum are temoto-robotstxt-go/'s (the module's own, byte for
     byte: testify v1.3.0 and its two dependencies, pinned).
 
-Then `go test -json -count=1 -parallel 1 .` runs offline
-(GOPROXY=off, GOFLAGS=-mod=readonly, GOTOOLCHAIN=local) with GOMODCACHE the cache
-MODULE_DIR is in (.cache/gomod) and GOCACHE its sibling gobuild
-(.cache/gobuild); go.sum is checked against the cached zips, and go test's
-default vet checks run (they pass). -parallel 1 makes one test body run at a time,
-so the stderr line "REPDIFF-EVENT n" each wrapper writes belongs to the test
-`go test -json` attributes it to (checked against the test function on the
-call stack). Every (sub)test's outcome comes from the -json events.
+The package's test binary is built once (`go test -c`, offline:
+GOPROXY=off, GOFLAGS=-mod=readonly, GOTOOLCHAIN=local, with GOMODCACHE the
+cache MODULE_DIR is in (.cache/gomod) and GOCACHE its sibling gobuild
+(.cache/gobuild); go.sum is checked against the cached zips). Then each
+top-level test (`-test.list`) runs in a process of its own through
+`go tool test2json`, with its own $REPDIFF_EVENTS file. One process per test
+is what makes attribution exact: in a single `go test -json` run the tests
+that call t.Parallel() hand over to each other, and the "--- PASS" line of
+the one that finished can be printed after the next one's "=== CONT", so
+test2json attributed the next test's output to the finished one (a fresh
+machine saw exactly that). Within one process the subtests run one after
+the other (none calls t.Parallel), so the stderr line "REPDIFF-EVENT n"
+each wrapper writes belongs to the subtest test2json attributes it to; the
+top-level test function on the call stack is checked against it.
+Every (sub)test's outcome comes from test2json's events.
 
 The tests pass paths, not URLs: a path "/x" is written as the relative URL
 "/x" (repdiff gives it the http://example.test base); the empty path "" is
@@ -146,27 +150,43 @@ def go_env(module_dir, work):
         "GOWORK": "off",
         "GOENV": "off",
         "CGO_ENABLED": "0",
-        "REPDIFF_EVENTS": os.path.join(work, "events.jsonl"),
     })
     return env
 
 
 def run_tests(module_dir, work, src):
+    """Builds the test binary, then runs each top-level test alone.
+
+    Returns (runs, go version): one (test2json events, events file) per test."""
     env = go_env(module_dir, work)
-    cmd = ["go", "test", "-json", "-count=1", "-parallel", "1", "."]
-    proc = subprocess.run(cmd, cwd=src, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    binary = os.path.join(work, "robotstxt.test")
+    built = subprocess.run(["go", "test", "-c", "-o", binary, "."], cwd=src, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if built.returncode != 0:
+        die("go test -c failed: " + built.stdout.decode("utf-8", "replace")[-3000:])
+    listed = subprocess.run([binary, "-test.list", "."], cwd=src, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    names = [n for n in listed.stdout.decode().split() if n.startswith("Test")]
+    if listed.returncode != 0 or not names:
+        die("the test binary listed no tests: " + listed.stderr.decode("utf-8", "replace"))
+    runs, log = [], []
+    for name in names:
+        events_file = os.path.join(work, f"events-{name}.jsonl")
+        cmd = ["go", "tool", "test2json", "-p", MODULE.split("@")[0], binary,
+               "-test.v=test2json", "-test.run", f"^{name}$", "-test.count=1"]
+        proc = subprocess.run(cmd, cwd=src, env=dict(env, REPDIFF_EVENTS=events_file),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        log.append(proc.stdout)
+        events = [json.loads(line) for line in proc.stdout.decode("utf-8", "replace").splitlines()
+                  if line.strip().startswith("{")]
+        if not any(e.get("Action") in ("pass", "fail") and not e.get("Test") for e in events):
+            die(f"{name} did not finish: " + (proc.stderr.decode("utf-8", "replace")
+                                              + proc.stdout.decode("utf-8", "replace"))[-3000:])
+        runs.append((events, events_file))
     with open(os.path.join(work, "go-test.json"), "wb") as f:
-        f.write(proc.stdout)
-    events = []
-    for line in proc.stdout.decode("utf-8", "replace").splitlines():
-        line = line.strip()
-        if line.startswith("{"):
-            events.append(json.loads(line))
-    if not any(e.get("Action") in ("pass", "fail") and not e.get("Test") for e in events):
-        die("go test did not finish: " + (proc.stderr.decode("utf-8", "replace")
-                                          + proc.stdout.decode("utf-8", "replace"))[-3000:])
+        f.write(b"".join(log))
     version = subprocess.run(["go", "env", "GOVERSION"], env=env, stdout=subprocess.PIPE).stdout
-    return events, version.decode().strip()
+    return runs, version.decode().strip()
 
 
 def outcomes(events):
@@ -202,17 +222,33 @@ def text_or_hex(raw, key):
         return {key + "_hex": raw.hex()}
 
 
-def build(events_file, tests, owner):
-    records = []
-    if os.path.exists(events_file):
+def load_runs(runs):
+    """(sub)test outcomes of every run, and every recorded event with the
+    (sub)test it was attributed to in its own run (parse ids are numbered
+    per process, so they are made unique by the run's index)."""
+    tests, records = {}, []
+    for index, (events, events_file) in enumerate(runs):
+        run_tests_, owner = outcomes(events)
+        tests.update(run_tests_)
+        if not os.path.exists(events_file):
+            continue
         with open(events_file, encoding="utf-8") as f:
-            records = [json.loads(line) for line in f if line.strip()]
+            for line in f:
+                if line.strip():
+                    r = json.loads(line)
+                    r["owner"] = owner.get(r["seq"])
+                    r["parse"] = (index, r["parse"])
+                    records.append(r)
+    return tests, records
+
+
+def build(records, tests):
     parses = {}
     calls, skips = [], collections.Counter()
     queried = set()
     seen_tests = set()
     for r in records:
-        test = owner.get(r["seq"])
+        test = r["owner"]
         if test is None:
             die(f"event {r['seq']} ({r['kind']}) was not attributed to a test")
         if r["testfn"] and test.split("/")[0] != r["testfn"]:
@@ -270,9 +306,9 @@ def main():
         shutil.rmtree(work)
     src = os.path.join(work, "src")
     prepare(module_dir, src)
-    events, version = run_tests(module_dir, work, src)
-    tests, owner = outcomes(events)
-    calls, skipped = build(os.path.join(work, "events.jsonl"), tests, owner)
+    runs, version = run_tests(module_dir, work, src)
+    tests, records = load_runs(runs)
+    calls, skipped = build(records, tests)
     raw = {
         "tests": tests,
         "calls": calls,

@@ -29,14 +29,16 @@ pub const SUITES: &[(&str, &str)] = &[
     ("robots-parser", "robots-parser"),
     ("crawler-commons", "crawler-commons"),
     ("grobotstxt", "grobotstxt"),
+    ("temoto-robotstxt", "temoto-robotstxt"),
+    ("robotexclusionrulesparser", "robotexclusionrulesparser"),
 ];
 
 pub const HELP: &str = "\
 Runs every oracle (or those named) on every parser's own test suite, as
 captured by `cargo xtask setup` into .cache/suites/ (Google's robots_test.cc,
 CPython's test_robotparser.py, protego's, robotspy's, robots-parser's and
-texting_robots' tests, crawler-commons' JUnit tests and grobotstxt's Go
-tests), and
+texting_robots' tests, crawler-commons' JUnit tests, grobotstxt's and
+temoto/robotstxt's Go tests and robotexclusionrulesparser's unittest tests), and
 prints the suite x oracle matrix of assertions passed. Under it: each assertion a parser fails in its own suite, with the
 answer it gave and how the suite fed it, and every contradiction (two suites
 expecting opposite verdicts for the same body, agent and URL).
@@ -336,14 +338,20 @@ fn print_human(suites: &[Suite], columns: &[Column], report: &SuitesReport) {
         .max()
         .unwrap_or(6)
         .max(9);
-    print!("{:<16} {:>7} {:>5}", "suite", "asserts", "skip");
+    let label = suites
+        .iter()
+        .map(|s| s.suite.len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    print!("{:<label$} {:>7} {:>5}", "suite", "asserts", "skip");
     for c in columns {
         print!(" {:>width$}", c.oracle);
     }
     println!();
     for suite in suites {
         print!(
-            "{:<16} {:>7} {:>5}",
+            "{:<label$} {:>7} {:>5}",
             suite.suite,
             suite.assertions.len(),
             suite.skipped.len()

@@ -14,8 +14,9 @@
 // Each wrapper below calls the original and returns its result unchanged; it
 // only writes an event: a JSON line appended to $REPDIFF_EVENTS (body bytes,
 // status, agent, path, verdict) and a line "REPDIFF-EVENT <seq>" on stderr,
-// which `go test -json` attributes to the (sub)test running at that moment
-// (the tests run with -parallel 1, so one test body runs at a time).
+// which test2json attributes to the (sub)test running at that moment (the
+// capture runs each top-level test in a process of its own, and no subtest
+// is parallel, so one test body runs at a time).
 //
 // Written for the module's language version (go 1.11): no generics, no `any`.
 package robotstxt

@@ -1,13 +1,10 @@
 //! The Go parsers' own tests, from the module zips the Go module proxy
 //! served for the oracles (their go.sum pins each zip): grobotstxt v1.0.3's
-//! ginkgo specs, run by a capture script
-//! (`oracles/harness/suites/capture_<suite>.py`) against a recording copy of
-//! the library in the work folder. temoto/robotstxt's capture
-//! (capture_temoto_robotstxt.py) is not wired in: on a fresh machine it
-//! once attributed a call to the wrong test (go test -json output of
-//! interleaved tests) and refused, so it is not reliable yet. The test
-//! modules' own dependencies (ginkgo, gomega) are pinned by the go.sum beside each script
-//! and downloaded here first, so the capture itself runs offline.
+//! ginkgo specs and temoto/robotstxt v1.1.2's `go test` tests, each run by a
+//! capture script (`oracles/harness/suites/capture_<suite>.py`) against a
+//! recording copy of the library in the work folder. The test modules' own
+//! dependencies (ginkgo and gomega; testify) are pinned by the go.sum beside
+//! each script and downloaded here first, so the capture itself runs offline.
 
 use super::{read_raw, shim, tail, Prepared, PIECE};
 use crate::setup::{verify, Ctx, Result};
@@ -52,6 +49,27 @@ const GROBOTSTXT: GoSuite = GoSuite {
     ],
     script: "capture_grobotstxt.py",
     go_dir: "grobotstxt-go",
+};
+
+const TEMOTO_ROBOTSTXT: GoSuite = GoSuite {
+    module: "github.com/temoto/robotstxt",
+    version: "v1.1.2",
+    tests: &[
+        (
+            "robotstxt_test.go",
+            "ccd5a9fab5f1d2ebba9fa86577cefbe5f91ac162a9e5212a6147bbc0d605cb0f",
+        ),
+        (
+            "google_test.go",
+            "204e3c064c80bb6692ffd154c4355c0f0c4be91b8731096d03ca471b4c847151",
+        ),
+        (
+            "scanner_test.go",
+            "e5a8752e4ef65980de13550c848d65bb5ea26fe9572fb82a0f34c42b8e0bc30e",
+        ),
+    ],
+    script: "capture_temoto_robotstxt.py",
+    go_dir: "temoto-robotstxt-go",
 };
 
 fn module_dir(ctx: &Ctx, s: &GoSuite) -> PathBuf {
@@ -149,4 +167,12 @@ pub fn prepare_grobotstxt(ctx: &Ctx, _verbose: bool) -> Result<Prepared> {
 
 pub fn capture_grobotstxt(ctx: &Ctx, _p: &Prepared, work: &Path) -> Result<Raw> {
     capture(ctx, &GROBOTSTXT, work)
+}
+
+pub fn prepare_temoto_robotstxt(ctx: &Ctx, _verbose: bool) -> Result<Prepared> {
+    prepare(ctx, &TEMOTO_ROBOTSTXT)
+}
+
+pub fn capture_temoto_robotstxt(ctx: &Ctx, _p: &Prepared, work: &Path) -> Result<Raw> {
+    capture(ctx, &TEMOTO_ROBOTSTXT, work)
 }

@@ -93,6 +93,18 @@ pub fn specs() -> Vec<Spec> {
             prepare: golang::prepare_grobotstxt,
             capture: golang::capture_grobotstxt,
         },
+        Spec {
+            suite: "temoto-robotstxt",
+            oracle: "temoto-robotstxt",
+            prepare: golang::prepare_temoto_robotstxt,
+            capture: golang::capture_temoto_robotstxt,
+        },
+        Spec {
+            suite: "robotexclusionrulesparser",
+            oracle: "robotexclusionrulesparser",
+            prepare: python::prepare_rerp,
+            capture: python::capture_rerp,
+        },
     ]
 }
 

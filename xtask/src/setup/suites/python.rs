@@ -1,8 +1,9 @@
 //! The Python suites: CPython 3.11.7's own `test_robotparser.py` (from the
 //! runtime's `test` package, the very interpreter the `cpython-3.11` oracle
-//! embeds), protego 0.7.0's and robotspy 0.13.0's tests (from their PyPI
-//! sdists). Each runs under pytest in `.cache/venv-suites` with the
-//! `capture_py` plugin, importing the parser from the oracle's own install.
+//! embeds), protego 0.7.0's, robotspy 0.13.0's and robotexclusionrulesparser
+//! 1.7.1's tests (from their PyPI sdists). Each runs under pytest in
+//! `.cache/venv-suites` with the `capture_py` plugin, importing the parser
+//! from the oracle's own install.
 
 use super::{io_err, read_raw, shim, tail, Prepared, PIECE};
 use crate::setup::{python::pyo3_python, run, verified, verify, Ctx, Result};
@@ -32,6 +33,17 @@ const ROBOTSPY_SDIST: (&str, &str, &str) = (
     "0.13.0",
     "dfd60d49647eeeb88b401ff21fd3a7c62aea5c43f6ffd9c4b883e780ef1361bb",
 );
+
+/// The sdist of robotexclusionrulesparser 1.7.1 (PyPI has no wheel), the
+/// very file the `robotexclusionrulesparser` oracle's registry entry builds
+/// its venv from; `prepare_rerp` refuses if the two pins part.
+const RERP_SDIST: (&str, &str, &str) = (
+    "robotexclusionrulesparser",
+    "1.7.1",
+    "d23aa14ae8145c13c95612d696736bad52a4bd0819ce8c9437ee745098fb8388",
+);
+const RERP_ORACLE: &str = "robotexclusionrulesparser";
+const RERP_VENV: &str = "venv-robotexclusionrulesparser";
 
 fn runtime() -> String {
     "CPython 3.11.7 (pyenv), pytest 8.3.4".into()
@@ -116,32 +128,52 @@ pub fn capture_robotspy(ctx: &Ctx, p: &Prepared, work: &Path) -> Result<Raw> {
 
 fn sdist_prepared(ctx: &Ctx, verbose: bool, pin: (&str, &str, &str)) -> Result<Prepared> {
     let python = ensure_pytest(ctx, verbose)?;
+    let file = fetch_sdist(ctx, &python, &[], pin)?;
+    Ok(sdist_record(ctx, pin, file))
+}
+
+/// The pinned sdist in `.cache/suites/sdist`, downloaded (not installed) by
+/// `python`'s pip with `extra` arguments unless already there and verified.
+fn fetch_sdist(
+    ctx: &Ctx,
+    python: &Path,
+    extra: &[&str],
+    pin: (&str, &str, &str),
+) -> Result<PathBuf> {
     let (package, version, sha) = pin;
     let file = ctx
         .cache
         .join("suites/sdist")
         .join(format!("{package}-{version}.tar.gz"));
-    if !verified(&file, sha) {
-        let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
-        std::fs::create_dir_all(&dir).map_err(|e| io_err(ctx, &dir, e))?;
-        let req = dir.join(format!("{package}.requirements.txt"));
-        std::fs::write(&req, format!("{package}=={version} --hash=sha256:{sha}\n"))
-            .map_err(|e| io_err(ctx, &req, e))?;
-        run(
-            ctx,
-            PIECE,
-            Command::new(&python)
-                .args(["-m", "pip", "download", "--quiet", "--no-deps"])
-                .args(["--no-binary", ":all:", "--require-hashes", "-d"])
-                .arg(&dir)
-                .arg("-r")
-                .arg(&req),
-            "check that PyPI is reachable, then cargo xtask setup",
-        )?;
-        verify(ctx, PIECE, &file, sha)?;
-        eprintln!("setup: suites: fetched the {package} {version} sdist (sha256 {sha})");
+    if verified(&file, sha) {
+        return Ok(file);
     }
-    Ok(Prepared {
+    let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+    std::fs::create_dir_all(&dir).map_err(|e| io_err(ctx, &dir, e))?;
+    let req = dir.join(format!("{package}.requirements.txt"));
+    std::fs::write(&req, format!("{package}=={version} --hash=sha256:{sha}\n"))
+        .map_err(|e| io_err(ctx, &req, e))?;
+    run(
+        ctx,
+        PIECE,
+        Command::new(python)
+            .args(["-m", "pip", "download", "--quiet", "--no-deps"])
+            .args(["--disable-pip-version-check"])
+            .args(extra)
+            .args(["--no-binary", ":all:", "--require-hashes", "-d"])
+            .arg(&dir)
+            .arg("-r")
+            .arg(&req),
+        "check that PyPI is reachable, then cargo xtask setup",
+    )?;
+    verify(ctx, PIECE, &file, sha)?;
+    eprintln!("setup: suites: fetched the {package} {version} sdist (sha256 {sha})");
+    Ok(file)
+}
+
+fn sdist_record(ctx: &Ctx, pin: (&str, &str, &str), file: PathBuf) -> Prepared {
+    let (package, version, sha) = pin;
+    Prepared {
         files: vec![(
             format!("PyPI sdist {package}-{version}.tar.gz"),
             file,
@@ -151,7 +183,89 @@ fn sdist_prepared(ctx: &Ctx, verbose: bool, pin: (&str, &str, &str)) -> Result<P
         source: format!("the tests/ of the PyPI sdist {package} {version}"),
         runtime: runtime(),
         notes: Vec::new(),
-    })
+    }
+}
+
+/// robotexclusionrulesparser's sdist. pip cannot download an sdist without
+/// preparing its metadata, which needs a build backend: it runs from the
+/// oracle's own venv, where setup installed the registry's pinned
+/// setuptools wheel, with `--no-build-isolation`, so nothing unpinned is
+/// fetched.
+pub fn prepare_rerp(ctx: &Ctx, verbose: bool) -> Result<Prepared> {
+    ensure_pytest(ctx, verbose)?;
+    let pin = rerp_registry_pin(ctx)?;
+    let venv = ctx.cache.join(RERP_VENV);
+    let builder = pin.sdist_build.as_ref().map(|b| {
+        site_packages(&venv)
+            .join(format!("{}-{}.dist-info", b.package, b.version))
+            .join("RECORD")
+    });
+    if !builder.as_deref().is_some_and(Path::is_file) {
+        return Err(ctx.err(
+            PIECE,
+            format!(
+                "{RERP_ORACLE}: {} has no pinned build backend to prepare the sdist with",
+                venv.display()
+            ),
+            format!("rm -rf {} && cargo xtask setup", venv.display()),
+        ));
+    }
+    let python = venv.join("bin/python");
+    let file = fetch_sdist(ctx, &python, &["--no-build-isolation"], RERP_SDIST)?;
+    let mut p = sdist_record(ctx, RERP_SDIST, file);
+    p.notes = vec![
+        "the oracle is fed as Scrapy's RerpRobotParser, which asks is_allowed with the default \
+         GYM2008 syntax: test_classic_syntax's two MK1996-syntax calls are skipped"
+            .into(),
+        "test_fetch.py reads robots.txt from a local HTTP server (or decides by its status \
+         code) and checks expiration dates: its calls are skipped, as are crawl-delay and \
+         sitemap reads"
+            .into(),
+    ];
+    Ok(p)
+}
+
+/// The oracle's pip pin from the registry, which must be this suite's
+/// sdist in this venv: the tests have to be those of the library they run.
+fn rerp_registry_pin(ctx: &Ctx) -> Result<crate::registry::PipPin> {
+    let fix = "make the robotexclusionrulesparser entry of oracles/harness/registry.yaml and \
+               RERP_SDIST in xtask/src/setup/suites/python.rs agree, then cargo xtask setup";
+    let externals = crate::registry::externals()
+        .map_err(|e| ctx.err(PIECE, e.0, "fix oracles/harness/registry.yaml"))?;
+    let pin = externals
+        .iter()
+        .find(|e| e.name == RERP_ORACLE)
+        .and_then(|e| e.install.pip.clone())
+        .ok_or_else(|| ctx.err(PIECE, format!("no pip install for {RERP_ORACLE}"), fix))?;
+    let (package, version, sha) = RERP_SDIST;
+    let same = pin.venv == RERP_VENV
+        && pin.package == package
+        && pin.version == version
+        && pin.sha256 == sha;
+    if !same {
+        return Err(ctx.err(
+            PIECE,
+            format!(
+                "{RERP_ORACLE}: the oracle runs {} {} (sha256 {}) from {}, the suite pins \
+                 {package} {version} (sha256 {sha}) from {RERP_VENV}",
+                pin.package, pin.version, pin.sha256, pin.venv
+            ),
+            fix,
+        ));
+    }
+    Ok(pin)
+}
+
+pub fn capture_rerp(ctx: &Ctx, p: &Prepared, work: &Path) -> Result<Raw> {
+    let tests = extract(ctx, &p.files[0].1, work, "robotexclusionrulesparser-1.7.1")?;
+    let site = site_packages(&ctx.cache.join(RERP_VENV));
+    pytest(
+        ctx,
+        "rerp",
+        work,
+        &[tests.display().to_string()],
+        Some(&site),
+    )
 }
 
 /// `.cache/venv-suites` with pytest, made with the interpreter the Python
