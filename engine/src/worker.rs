@@ -1000,6 +1000,9 @@ fn describe_death(live: &mut Live, patience: Duration, running: &str, memory_lim
     }
 }
 
+/// Dropping a supervised oracle stops its worker's process group. A panic
+/// unwinds through this drop, so a panicking run takes its workers with it
+/// too; only an exit that skips destructors needs [`kill_all_workers`].
 impl Drop for Supervised {
     fn drop(&mut self) {
         self.kill();
@@ -1041,6 +1044,17 @@ mod tests {
         assert_eq!(l.budget(1), Duration::from_secs(4));
         assert_eq!(l.budget(2), Duration::from_secs(5));
         assert_eq!(l.budget(101), Duration::from_secs(104));
+    }
+
+    #[test]
+    fn sizes_and_excerpts_read_as_people_write_them() {
+        assert_eq!(size(16 << 20), "16 MiB");
+        assert_eq!(size(4 << 30), "4 GiB");
+        assert_eq!(size(1000), "1000 bytes");
+        assert_eq!(Seen::of(b"").to_string(), "nothing");
+        assert_eq!(Seen::of(b"ok\x01\n").to_string(), r#"4 bytes: "ok\x01\n""#);
+        let long = Seen::of(&[b'A'; 100]);
+        assert_eq!(long.start(), format!("\"{}\"…", "A".repeat(80)));
     }
 
     #[test]

@@ -292,6 +292,47 @@ fn a_harness_that_closes_stdout_but_keeps_running_costs_one_call() {
     h.assert_nothing_left();
 }
 
+/// A worker that greets once, dies on its first call, and never greets
+/// again costs two greeting timeouts, then is given up without more tries.
+#[test]
+fn a_worker_whose_restarts_never_greet_is_given_up_after_two() {
+    let h = Harness::new(
+        "regreet",
+        "sh",
+        "d=$(dirname \"$0\")\n\
+         if [ -e \"$d/started\" ]; then sleep 1000; fi\n\
+         touch \"$d/started\"\necho \"$GREETING\"\nread l\nexit 7\n",
+    );
+    let limits = Limits {
+        greeting_timeout: Duration::from_millis(500),
+        backoff: Duration::from_millis(1),
+        ..Limits::default()
+    };
+    let (r, _) = h.launch(limits);
+    let mut w = r.unwrap_or_else(|e| panic!("did not start: {}", e.unavailable.reason));
+    let body = b"User-agent: *\n";
+    let first = crash_details(&w.run(body, &queries(1)));
+    assert!(first[0].contains("exit status: 7"), "{first:?}");
+    for _ in 0..2 {
+        let d = crash_details(&w.run(body, &queries(1)));
+        assert!(d[0].contains("did not greet within 0.5 s"), "{d:?}");
+    }
+    let t0 = Instant::now();
+    let last = crash_details(&w.run(body, &queries(1)));
+    assert!(
+        last[0].contains("given up after 2 failed restarts"),
+        "{last:?}"
+    );
+    assert!(
+        t0.elapsed() < Duration::from_millis(400),
+        "{:?}",
+        t0.elapsed()
+    );
+    assert_eq!(w.restarts(), 2);
+    drop(w);
+    h.assert_nothing_left();
+}
+
 /// The 100 MiB answer line: a python harness that reads the request, then
 /// writes one answer 100 MiB long.
 const HUGE_ANSWER: &str = r#"import os, sys

@@ -117,7 +117,7 @@ pub(super) fn stop_group(pgid: i32) {
 }
 
 /// Stop every worker this process started and has not reaped: SIGTERM to
-/// each group, up to [`GRACE`] for their leaders to exit, SIGKILL to each
+/// each group, up to 300 ms for their leaders to exit, SIGKILL to each
 /// group. The groups stay registered (their owners still reap them), so a
 /// later drop of a [`super::Supervised`] is harmless. For exits that skip
 /// destructors; a drop stops its own worker.
