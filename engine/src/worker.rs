@@ -17,14 +17,28 @@
 //! The parent enforces a timeout (per call, growing with its queries: [`Limits::budget`]), restarts a dead or hung worker
 //! with exponential backoff up to a budget, and on a crash re-asks the
 //! batch's queries one at a time so only the query that crashed is lost.
+//!
+//! A hostile or broken harness must cost seconds, not a run, and leave
+//! nothing behind: the greeting has its own short timeout
+//! ([`Limits::greeting_timeout`]), no line may exceed
+//! [`Limits::max_message`], each worker runs under a data-size limit
+//! ([`Limits::memory_limit`]) in a process group of its own, and stopping
+//! a worker stops its whole group (see [`kill_all_workers`] and
+//! [`stop_workers_on_signal`] for the ends of repdiff a drop does not see).
+
+mod group;
+
+pub use group::{kill_all_workers, stop_workers_on_signal};
 
 use crate::oracle::{About, Answer, Capabilities, Oracle, Outcome, Query, Unavailable};
+use group::Exit;
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::AsRawFd;
+use std::os::unix::process::CommandExt;
 use std::process::ChildStdout;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The protocol spoken here; `docs/protocol.md` documents it and
 /// `docs/protocol/*.schema.json` are its messages.
@@ -231,6 +245,25 @@ pub struct Limits {
     /// of it for each query after the first ([`Limits::budget`]) before the
     /// worker is killed and the batch marked `Timeout`.
     pub timeout: Duration,
+    /// The time from start to the greeting line, separate from `timeout`:
+    /// a harness that cannot start (a mistyped command, a missing module)
+    /// is told within it, naming what it printed. 5 s fits every oracle we
+    /// run (the slowest, a JVM, greets in about 1 s on an idle machine).
+    /// A restart that fails to greet gives the worker up for the run
+    /// instead of trying again, so one oracle costs at most one such wait
+    /// after its first start.
+    pub greeting_timeout: Duration,
+    /// The longest line (greeting or answer) read from a worker, in bytes
+    /// without its newline. A longer one is cut off at the limit: the
+    /// worker is stopped and the call's cells are crashes naming the limit.
+    /// repdiff never buffers more than this for one line, so a worker that
+    /// floods stdout costs this much memory, not all of it.
+    pub max_message: usize,
+    /// The worker's `RLIMIT_DATA` in bytes (0 = none): past it, its
+    /// allocations fail and it dies, one crash cell whose detail names the
+    /// limit, instead of taking the machine's memory. Data, not address
+    /// space: the JVM and V8 reserve large address ranges they never touch.
+    pub memory_limit: u64,
     /// Restarts allowed in a row, with no call answered in between, before
     /// the worker is given up as broken. A success resets the count, so a
     /// case whose body kills the worker on each of its queries costs those
@@ -247,6 +280,9 @@ impl Default for Limits {
     fn default() -> Self {
         Limits {
             timeout: Duration::from_secs(5),
+            greeting_timeout: Duration::from_secs(5),
+            max_message: 16 << 20,
+            memory_limit: 4 << 30,
             max_restarts: 20,
             max_restarts_total: 1000,
             backoff: Duration::from_millis(20),
@@ -254,6 +290,43 @@ impl Default for Limits {
     }
 }
 
+/// The `RLIMIT_DATA` a worker gets for `bytes`: soft and hard both, so the
+/// worker cannot raise it, and never above the hard limit repdiff itself
+/// runs under (raising that needs privilege, and setrlimit would fail).
+fn data_limit(bytes: u64) -> libc::rlimit {
+    let mut now = libc::rlimit {
+        rlim_cur: libc::RLIM_INFINITY,
+        rlim_max: libc::RLIM_INFINITY,
+    };
+    // SAFETY: one valid out-parameter; on failure `now` stays unlimited.
+    unsafe {
+        libc::getrlimit(libc::RLIMIT_DATA, &mut now);
+    }
+    let v = bytes.min(now.rlim_max);
+    libc::rlimit {
+        rlim_cur: v,
+        rlim_max: v,
+    }
+}
+
+/// A size as people write it: `16 MiB`, `4 GiB`, else bytes.
+fn size(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{} GiB", b >> 30),
+        b if b >= 1 << 20 && b % (1 << 20) == 0 => format!("{} MiB", b >> 20),
+        b => format!("{b} bytes"),
+    }
+}
+
+/// A duration in the seconds people read: `5 s`, `0.25 s`.
+fn seconds(d: Duration) -> String {
+    format!("{} s", d.as_secs_f64())
+}
+
+/// A running worker. Dropping it stops its whole process group (SIGTERM,
+/// [`group::GRACE`], SIGKILL) and reaps it, on every path: an answered
+/// run's end, a timeout, a failed greeting, and a panic unwinding through
+/// the owner.
 struct Live {
     child: Child,
     stdin: ChildStdin,
@@ -261,6 +334,20 @@ struct Live {
     stderr: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
     /// Set by the stderr reader at end of file: the tail is then complete.
     stderr_done: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Live {
+    /// The worker's pid, which is also its process group's id.
+    fn pgid(&self) -> i32 {
+        i32::try_from(self.child.id()).unwrap_or(i32::MAX)
+    }
+}
+
+impl Drop for Live {
+    fn drop(&mut self) {
+        group::stop_group(self.pgid());
+        let _ = self.child.wait();
+    }
 }
 
 /// The parent side: an [`Oracle`] whose calls go to a worker process.
@@ -277,32 +364,77 @@ pub struct Supervised {
     /// Restarts since the last answered call.
     restarts_in_a_row: u32,
     consecutive_failures: u32,
+    /// Restarts in a row that did not greet; at [`MAX_GREET_FAILURES`] the
+    /// worker is given up and `broken` says why.
+    greet_failures: u32,
+    broken: Option<String>,
     /// [`Oracle::cap_call_time`]'s cap on the next calls' budget.
     cap: Option<Duration>,
 }
 
+/// Restarts in a row that may fail to greet before the worker is given up
+/// for the run: each costs up to [`Limits::greeting_timeout`], so two bound
+/// what a harness that stops starting can cost (10 s at the default).
+const MAX_GREET_FAILURES: u32 = 2;
+
+/// Why a worker did not start: what a caller needs to choose the fix line
+/// (setup for a registered oracle's missing library, the protocol document
+/// for a harness of the user's that does not greet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartFailure {
+    /// The worker greeted with `unavailable`: its library is missing. The
+    /// worker's own `fix` is kept.
+    Unavailable,
+    /// The program could not be run at all (not found, not executable).
+    Exec,
+    /// It ran but did not greet as `docs/protocol.md` says: silent past the
+    /// greeting timeout, exited, flooded stdout, or printed something that
+    /// is not a protocol-2 greeting.
+    Protocol,
+}
+
+/// A worker that did not start: its kind, and the oracle and reason (with
+/// `fix` empty unless the worker gave one) for the caller to report.
+#[derive(Debug, Clone)]
+pub struct StartError {
+    pub kind: StartFailure,
+    pub unavailable: Unavailable,
+}
+
+/// The fix that [`Supervised::start`] puts on failures the worker did not
+/// explain, kept as it was for the callers that match on it; a caller that
+/// knows better uses [`Supervised::launch`] and picks its own from
+/// [`StartFailure`].
+const SETUP_FIX: &str = "cargo xtask setup";
+
 enum SpawnError {
     /// The worker loaded and said its library is missing.
     Unavailable(Unavailable),
-    Other(String),
+    Failed(StartFailure, String),
 }
 
-impl From<String> for SpawnError {
-    fn from(s: String) -> Self {
-        SpawnError::Other(s)
-    }
+fn exec_failure(reason: String) -> SpawnError {
+    SpawnError::Failed(StartFailure::Exec, reason)
 }
 
-impl From<&str> for SpawnError {
-    fn from(s: &str) -> Self {
-        SpawnError::Other(s.to_string())
-    }
+fn protocol_failure(reason: String) -> SpawnError {
+    SpawnError::Failed(StartFailure::Protocol, reason)
 }
 
 enum CallError {
     Timeout,
     Died(String),
+    /// The answer was cut off at [`Limits::max_message`]: asking again one
+    /// query at a time would only read the same flood again.
+    Cut(String),
 }
+
+/// How long [`describe_death`] waits for a worker that reached end of file
+/// to finish dying and flush its stderr (a panic message comes last).
+const DYING: Duration = Duration::from_secs(1);
+/// How long it waits for a worker that is alive (silent, or talking
+/// nonsense): only for the stderr reader to catch up.
+const ALIVE: Duration = Duration::from_millis(100);
 
 impl Supervised {
     /// Start the worker and read its greeting. `command` is argv (program
@@ -319,6 +451,22 @@ impl Supervised {
         env: Vec<(String, String)>,
         limits: Limits,
     ) -> Result<Self, Unavailable> {
+        Self::launch(name, command, env, limits).map_err(|e| {
+            let mut u = e.unavailable;
+            if e.kind != StartFailure::Unavailable {
+                u.fix = SETUP_FIX.into();
+            }
+            u
+        })
+    }
+
+    /// [`Supervised::start_with_env`], saying what kind of failure it was.
+    pub fn launch(
+        name: &str,
+        command: Vec<String>,
+        env: Vec<(String, String)>,
+        limits: Limits,
+    ) -> Result<Self, StartError> {
         let mut s = Supervised {
             command,
             env,
@@ -330,6 +478,8 @@ impl Supervised {
             restarts: 0,
             restarts_in_a_row: 0,
             consecutive_failures: 0,
+            greet_failures: 0,
+            broken: None,
             cap: None,
         };
         let hello = s.spawn()?;
@@ -338,35 +488,72 @@ impl Supervised {
         Ok(s)
     }
 
-    fn spawn(&mut self) -> Result<Hello, Unavailable> {
+    fn spawn(&mut self) -> Result<Hello, StartError> {
         self.try_spawn().map_err(|e| match e {
-            SpawnError::Unavailable(u) => u,
-            SpawnError::Other(reason) => Unavailable {
-                oracle: self.name.clone(),
-                reason,
-                fix: "cargo xtask setup".into(),
+            SpawnError::Unavailable(u) => StartError {
+                kind: StartFailure::Unavailable,
+                unavailable: u,
+            },
+            SpawnError::Failed(kind, reason) => StartError {
+                kind,
+                unavailable: Unavailable {
+                    oracle: self.name.clone(),
+                    reason,
+                    fix: String::new(),
+                },
             },
         })
     }
 
-    fn try_spawn(&mut self) -> Result<Hello, SpawnError> {
-        let (program, args) = self
-            .command
-            .split_first()
-            .ok_or_else(|| "empty worker command".to_string())?;
-        let mut child = Command::new(program)
-            .args(args)
+    /// The worker's command: its own process group, and its data limit set
+    /// between fork and exec.
+    fn command(&self, program: &str, args: &[String]) -> Command {
+        let mut cmd = Command::new(program);
+        cmd.args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             // A panic's message, not a backtrace, is what a report needs.
             .env("RUST_BACKTRACE", "0")
             .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .process_group(0);
+        if self.limits.memory_limit > 0 {
+            let limit = data_limit(self.limits.memory_limit);
+            // SAFETY: the closure runs in the child between fork and exec;
+            // it calls only setrlimit, which is async-signal-safe, and
+            // allocates nothing.
+            unsafe {
+                cmd.pre_exec(move || {
+                    if libc::setrlimit(libc::RLIMIT_DATA, &limit) == 0 {
+                        Ok(())
+                    } else {
+                        Err(std::io::Error::last_os_error())
+                    }
+                });
+            }
+        }
+        cmd
+    }
+
+    /// Start the process, its stderr reader, and register its group.
+    fn launch_process(&self) -> Result<Live, SpawnError> {
+        let (program, args) = self
+            .command
+            .split_first()
+            .ok_or_else(|| exec_failure("empty worker command".into()))?;
+        let mut child = self
+            .command(program, args)
             .spawn()
-            .map_err(|e| format!("cannot start worker {program}: {e}"))?;
-        let stdin = child.stdin.take().ok_or("worker has no stdin")?;
-        let stdout = child.stdout.take().ok_or("worker has no stdout")?;
-        let mut stderr_pipe = child.stderr.take().ok_or("worker has no stderr")?;
+            .map_err(|e| exec_failure(format!("cannot start worker {program}: {e}")))?;
+        let pgid = i32::try_from(child.id()).unwrap_or(i32::MAX);
+        let registered = group::register(pgid);
+        let (Some(stdin), Some(stdout), Some(mut stderr_pipe)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            group::stop_group(pgid);
+            let _ = child.wait();
+            return Err(exec_failure("worker has no stdin, stdout or stderr".into()));
+        };
         // Keep only the tail of stderr: enough to say why a worker died.
         let stderr = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let sink = stderr.clone();
@@ -386,56 +573,99 @@ impl Supervised {
             }
             done.store(true, std::sync::atomic::Ordering::Release);
         });
-        let mut live = Live {
+        let live = Live {
             child,
             stdin,
             stdout: BufReader::with_capacity(PIPE_BUFFER, stdout),
             stderr,
             stderr_done,
         };
-        // Loading an interpreter can take a while: allow a generous start.
-        let first = read_line(
-            &mut live.stdout,
-            self.limits.timeout.max(Duration::from_secs(30)),
-        );
-        let line = match first {
+        if !registered {
+            // A signal is stopping repdiff: `live` is dropped, stopping it.
+            return Err(exec_failure("repdiff is stopping".into()));
+        }
+        Ok(live)
+    }
+
+    fn try_spawn(&mut self) -> Result<Hello, SpawnError> {
+        let mut live = self.launch_process()?;
+        let hello = self.greet(&mut live)?;
+        self.live = Some(live);
+        Ok(hello)
+    }
+
+    /// Read and check the greeting. On an error `live` is dropped by the
+    /// caller, which stops the worker's group.
+    fn greet(&self, live: &mut Live) -> Result<Hello, SpawnError> {
+        let l = &self.limits;
+        let death = |live: &mut Live, patience, running| {
+            describe_death(live, patience, running, l.memory_limit)
+        };
+        let line = match read_line(&mut live.stdout, l.greeting_timeout, l.max_message) {
             Line::Text(line) => line,
-            _ => {
-                let why = describe_death(&mut live);
-                let _ = live.child.kill();
-                let _ = live.child.wait();
-                return Err(format!("worker did not greet: {why}").into());
+            Line::Timeout(seen) => {
+                return Err(protocol_failure(format!(
+                    "worker did not greet within {}: {}; it printed {seen}",
+                    seconds(l.greeting_timeout),
+                    death(live, ALIVE, "worker stopped answering"),
+                )))
+            }
+            Line::Eof(seen) => {
+                return Err(protocol_failure(format!(
+                    "worker did not greet: {}; it printed {seen}",
+                    death(live, DYING, "worker closed its stdout"),
+                )))
+            }
+            Line::TooLong(seen) => {
+                return Err(protocol_failure(format!(
+                    "worker did not greet: its first line is longer than the {} message limit; it starts {}",
+                    size(l.max_message as u64),
+                    seen.start(),
+                )))
+            }
+            Line::Failed(e) => {
+                return Err(protocol_failure(format!(
+                    "worker did not greet: read error: {e}"
+                )))
             }
         };
         tap(&self.name, "greeting", line.as_bytes());
         // The version first, so a worker of another version is told so
         // rather than that its greeting is malformed.
-        let raw: serde_json::Value = serde_json::from_str(&line)
-            .map_err(|e| format!("greeting is not JSON: {e}: {line:?}"))?;
+        let raw: serde_json::Value = serde_json::from_str(&line).map_err(|e| {
+            protocol_failure(format!(
+                "greeting is not JSON: {e}: it printed {}; {}",
+                Seen::of(line.as_bytes()),
+                death(live, ALIVE, "worker still running"),
+            ))
+        })?;
         let v = raw.get("v").and_then(serde_json::Value::as_u64);
         if v != Some(u64::from(PROTOCOL_VERSION)) {
-            let _ = live.child.kill();
-            let _ = live.child.wait();
-            return Err(format!(
+            return Err(protocol_failure(format!(
                 "worker speaks protocol {} but repdiff speaks {PROTOCOL_VERSION} (docs/protocol.md)",
                 v.map_or("(no \"v\")".to_string(), |v| v.to_string())
-            )
-            .into());
+            )));
         }
-        let greeting: Greeting = serde_json::from_value(raw)
-            .map_err(|e| format!("bad greeting from worker: {e}: {line:?}"))?;
+        let greeting: Greeting = serde_json::from_value(raw).map_err(|e| {
+            protocol_failure(format!(
+                "bad greeting from worker: {e}: it printed {}",
+                Seen::of(line.as_bytes())
+            ))
+        })?;
         if let Some(u) = greeting.unavailable {
-            let _ = live.child.wait();
             return Err(SpawnError::Unavailable(u));
         }
-        let hello = greeting.hello.ok_or("greeting without hello")?;
-        self.live = Some(live);
-        Ok(hello)
+        greeting
+            .hello
+            .ok_or_else(|| protocol_failure("greeting without hello".into()))
     }
 
     fn ensure_live(&mut self) -> Result<(), String> {
         if self.live.is_some() {
             return Ok(());
+        }
+        if let Some(why) = &self.broken {
+            return Err(why.clone());
         }
         if self.restarts_in_a_row >= self.limits.max_restarts {
             return Err(format!(
@@ -453,7 +683,24 @@ impl Supervised {
         self.restarts_in_a_row += 1;
         let backoff = self.limits.backoff * 2u32.saturating_pow(self.consecutive_failures.min(6));
         std::thread::sleep(backoff.min(Duration::from_secs(2)));
-        self.spawn().map(|_| ()).map_err(|u| u.to_string())
+        match self.spawn() {
+            Ok(_) => {
+                self.greet_failures = 0;
+                Ok(())
+            }
+            Err(e) if e.kind == StartFailure::Unavailable => Err(e.unavailable.to_string()),
+            Err(e) => {
+                self.greet_failures += 1;
+                let why = format!("worker restart failed: {}", e.unavailable.reason);
+                if self.greet_failures >= MAX_GREET_FAILURES {
+                    self.broken = Some(format!(
+                        "worker given up after {MAX_GREET_FAILURES} failed restarts in a row; the last: {}",
+                        e.unavailable.reason
+                    ));
+                }
+                Err(why)
+            }
+        }
     }
 
     fn call(&mut self, header: &RequestRef<'_>, body: &[u8]) -> Result<Vec<Answer>, CallError> {
@@ -480,28 +727,13 @@ impl Supervised {
             live.stdin.flush()
         })();
         let outcome = match sent {
-            Err(_) => Err(CallError::Died(describe_death(live))),
-            Ok(()) => match read_line(&mut live.stdout, timeout) {
-                Line::Text(line) => {
-                    tap(name, "response", line.as_bytes());
-                    serde_json::from_str::<Response>(&line)
-                        .map_err(|e| CallError::Died(format!("bad response: {e}")))
-                        .and_then(|r| {
-                            // A worker that miscounts is broken, not a verdict.
-                            if r.answers.len() == queries {
-                                Ok(r.answers)
-                            } else {
-                                Err(CallError::Died(format!(
-                                    "protocol error: {} answers for {queries} queries",
-                                    r.answers.len()
-                                )))
-                            }
-                        })
-                }
-                Line::Failed(e) => Err(CallError::Died(format!("read error: {e}"))),
-                Line::Timeout => Err(CallError::Timeout),
-                Line::Eof => Err(CallError::Died(describe_death(live))),
-            },
+            Err(_) => Err(CallError::Died(describe_death(
+                live,
+                DYING,
+                "worker stopped answering",
+                self.limits.memory_limit,
+            ))),
+            Ok(()) => read_answers(live, name, timeout, queries, &self.limits),
         };
         if outcome.is_err() {
             self.kill();
@@ -513,16 +745,15 @@ impl Supervised {
         outcome
     }
 
+    /// Stop the worker, if one runs: dropping [`Live`] stops its group.
     fn kill(&mut self) {
-        if let Some(mut live) = self.live.take() {
-            let _ = live.child.kill();
-            let _ = live.child.wait();
-        }
+        self.live = None;
     }
 
     /// Ask a batch; on a crash, re-ask one query at a time so only the query
     /// that takes the worker down is marked `Crash`. A timeout is not retried
-    /// query by query: that could cost `timeout` per query.
+    /// query by query: that could cost `timeout` per query; nor is an
+    /// answer cut off at the message limit (each re-ask would flood again).
     fn batch(&mut self, fetch: Option<&str>, body: &[u8], queries: &[Query]) -> Vec<Answer> {
         let make = |queries| match fetch {
             None => RequestRef::Run {
@@ -548,7 +779,17 @@ impl Supervised {
                         detail: format!("worker returned {} answers for 1 query", a.len()),
                     }),
                     Err(CallError::Timeout) => Answer::from(Outcome::Timeout),
-                    Err(CallError::Died(detail)) => Answer::from(Outcome::Crash { detail }),
+                    Err(CallError::Died(detail) | CallError::Cut(detail)) => {
+                        Answer::from(Outcome::Crash { detail })
+                    }
+                })
+                .collect(),
+            Err(CallError::Cut(detail)) => queries
+                .iter()
+                .map(|_| {
+                    Answer::from(Outcome::Crash {
+                        detail: detail.clone(),
+                    })
                 })
                 .collect(),
         }
@@ -559,22 +800,120 @@ impl Supervised {
     }
 }
 
+/// Read and check one call's response.
+fn read_answers(
+    live: &mut Live,
+    name: &str,
+    timeout: Duration,
+    queries: usize,
+    limits: &Limits,
+) -> Result<Vec<Answer>, CallError> {
+    let line = match read_line(&mut live.stdout, timeout, limits.max_message) {
+        Line::Text(line) => line,
+        Line::Failed(e) => return Err(CallError::Died(format!("read error: {e}"))),
+        Line::Timeout(_) => return Err(CallError::Timeout),
+        Line::Eof(_) => {
+            return Err(CallError::Died(describe_death(
+                live,
+                DYING,
+                "worker closed its stdout but kept running",
+                limits.memory_limit,
+            )))
+        }
+        Line::TooLong(seen) => {
+            return Err(CallError::Cut(format!(
+                "answer cut off: longer than the {} message limit; it starts {}",
+                size(limits.max_message as u64),
+                seen.start()
+            )))
+        }
+    };
+    tap(name, "response", line.as_bytes());
+    let r = serde_json::from_str::<Response>(&line).map_err(|e| {
+        CallError::Died(format!(
+            "bad response: {e}: it printed {}",
+            Seen::of(line.as_bytes())
+        ))
+    })?;
+    // A worker that miscounts is broken, not a verdict.
+    if r.answers.len() == queries {
+        Ok(r.answers)
+    } else {
+        Err(CallError::Died(format!(
+            "protocol error: {} answers for {queries} queries",
+            r.answers.len()
+        )))
+    }
+}
+
 enum Line {
     Text(String),
-    Timeout,
-    Eof,
+    Timeout(Seen),
+    Eof(Seen),
+    /// Longer than the limit: reading stopped there.
+    TooLong(Seen),
     Failed(std::io::Error),
+}
+
+/// What a worker printed of a line it did not finish: its length and its
+/// first [`Seen::HEAD`] bytes, for a message a person can act on.
+struct Seen {
+    head: Vec<u8>,
+    len: usize,
+}
+
+impl Seen {
+    const HEAD: usize = 80;
+
+    fn of(bytes: &[u8]) -> Seen {
+        Seen {
+            head: bytes[..bytes.len().min(Self::HEAD)].to_vec(),
+            len: bytes.len(),
+        }
+    }
+}
+
+impl Seen {
+    /// The head alone, escaped and quoted, `…` when there was more.
+    fn start(&self) -> String {
+        let more = if self.len > self.head.len() {
+            "…"
+        } else {
+            ""
+        };
+        format!("\"{}\"{more}", self.head.escape_ascii())
+    }
+}
+
+impl std::fmt::Display for Seen {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.len == 0 {
+            return f.write_str("nothing");
+        }
+        write!(f, "{} bytes: {}", self.len, self.start())
+    }
 }
 
 /// Read one line from the worker within `timeout`, on the calling thread:
 /// `poll(2)` waits for the pipe, so no reader thread (and no thread hand-off
-/// per call) stands between the worker's answer and the runner.
-fn read_line(reader: &mut BufReader<ChildStdout>, timeout: Duration) -> Line {
-    let deadline = std::time::Instant::now() + timeout;
+/// per call) stands between the worker's answer and the runner. A line
+/// longer than `max` bytes (without its newline) is [`Line::TooLong`] as
+/// soon as that many have come: at most `max` plus one pipe buffer is held.
+fn read_line(reader: &mut BufReader<ChildStdout>, timeout: Duration, max: usize) -> Line {
+    let deadline = Instant::now() + timeout;
     let mut line = Vec::new();
     loop {
         let buffered = reader.buffer();
-        if let Some(i) = buffered.iter().position(|&b| b == b'\n') {
+        let newline = buffered.iter().position(|&b| b == b'\n');
+        let content = line.len() + newline.unwrap_or(buffered.len());
+        if content > max {
+            let mut head = line;
+            head.truncate(Seen::HEAD);
+            let room = Seen::HEAD - head.len();
+            head.extend_from_slice(&buffered[..room.min(buffered.len())]);
+            return Line::TooLong(Seen { head, len: content });
+        }
+        if let Some(i) = newline {
             line.extend_from_slice(&buffered[..=i]);
             reader.consume(i + 1);
             return Line::Text(
@@ -585,9 +924,9 @@ fn read_line(reader: &mut BufReader<ChildStdout>, timeout: Duration) -> Line {
         line.extend_from_slice(buffered);
         let n = buffered.len();
         reader.consume(n);
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Line::Timeout;
+            return Line::Timeout(Seen::of(&line));
         }
         let mut pfd = libc::pollfd {
             fd: reader.get_ref().as_raw_fd(),
@@ -608,7 +947,7 @@ fn read_line(reader: &mut BufReader<ChildStdout>, timeout: Duration) -> Line {
             continue; // the deadline check above decides
         }
         match reader.fill_buf() {
-            Ok([]) => return Line::Eof,
+            Ok([]) => return Line::Eof(Seen::of(&line)),
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(e) => return Line::Failed(e),
@@ -616,20 +955,22 @@ fn read_line(reader: &mut BufReader<ChildStdout>, timeout: Duration) -> Line {
     }
 }
 
-fn describe_death(live: &mut Live) -> String {
+/// Why a worker stopped: its exit status or signal (or `running`, the
+/// caller's words for a worker still alive after `patience`), and the last
+/// lines of its stderr; and, when those speak of memory, the memory limit
+/// it ran under, the likely cause.
+fn describe_death(live: &mut Live, patience: Duration, running: &str, memory_limit: u64) -> String {
     // Give the process a moment to finish dying so the status is known, and
     // the stderr reader to drain what it wrote last (the panic message):
     // on a loaded machine that thread may run well after the exit.
-    let mut status = None;
+    let deadline = Instant::now() + patience;
     let done = || live.stderr_done.load(std::sync::atomic::Ordering::Acquire);
-    for _ in 0..500 {
-        if status.is_none() {
-            status = live.child.try_wait().ok().flatten();
-        }
-        if status.is_some() && done() {
-            break;
-        }
+    let mut status = group::exit_of(live.pgid());
+    while !(status.is_some() && done()) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(2));
+        if status.is_none() {
+            status = group::exit_of(live.pgid());
+        }
     }
     let tail = live
         .stderr
@@ -642,23 +983,26 @@ fn describe_death(live: &mut Live) -> String {
         .chars()
         .take(400)
         .collect();
-    let status = match status {
-        Some(s) => {
-            use std::os::unix::process::ExitStatusExt;
-            match s.signal() {
-                Some(sig) => format!("worker killed by signal {sig}"),
-                None => format!("worker exited with {s}"),
-            }
-        }
-        None => "worker stopped answering".to_string(),
+    let status = status.map_or(running.to_string(), |s: Exit| s.to_string());
+    let lower = tail.to_ascii_lowercase();
+    let memory = if memory_limit > 0 && (lower.contains("memory") || lower.contains("alloc")) {
+        format!(
+            " (over its memory limit? the worker runs under a {} data limit, RLIMIT_DATA)",
+            size(memory_limit)
+        )
+    } else {
+        String::new()
     };
     if tail.is_empty() {
-        status
+        format!("{status}{memory}")
     } else {
-        format!("{status}: {tail}")
+        format!("{status}: {tail}{memory}")
     }
 }
 
+/// Dropping a supervised oracle stops its worker's process group. A panic
+/// unwinds through this drop, so a panicking run takes its workers with it
+/// too; only an exit that skips destructors needs [`kill_all_workers`].
 impl Drop for Supervised {
     fn drop(&mut self) {
         self.kill();
@@ -700,6 +1044,17 @@ mod tests {
         assert_eq!(l.budget(1), Duration::from_secs(4));
         assert_eq!(l.budget(2), Duration::from_secs(5));
         assert_eq!(l.budget(101), Duration::from_secs(104));
+    }
+
+    #[test]
+    fn sizes_and_excerpts_read_as_people_write_them() {
+        assert_eq!(size(16 << 20), "16 MiB");
+        assert_eq!(size(4 << 30), "4 GiB");
+        assert_eq!(size(1000), "1000 bytes");
+        assert_eq!(Seen::of(b"").to_string(), "nothing");
+        assert_eq!(Seen::of(b"ok\x01\n").to_string(), r#"4 bytes: "ok\x01\n""#);
+        let long = Seen::of(&[b'A'; 100]);
+        assert_eq!(long.start(), format!("\"{}\"…", "A".repeat(80)));
     }
 
     #[test]

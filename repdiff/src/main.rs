@@ -52,6 +52,7 @@ fn say_what_setup_lacks() {
 }
 
 fn main() {
+    engine::worker::stop_workers_on_signal();
     let cli = Cli::parse();
     let result = cli.global.apply().and_then(|()| match cli.command {
         Command::Product(p) => p.run(&HOST),

@@ -80,6 +80,7 @@ fn run_setup() -> i32 {
 }
 
 fn main() {
+    engine::worker::stop_workers_on_signal();
     let cli = Cli::parse();
     let result = cli.global.apply().and_then(|()| match cli.command {
         Command::Product(p) => p.run(&HOST),

@@ -16,6 +16,7 @@ fn chaos(timeout_ms: u64) -> Supervised {
             max_restarts: 10,
             max_restarts_total: 1000,
             backoff: Duration::from_millis(1),
+            ..Limits::default()
         },
     )
     .unwrap_or_else(|u| panic!("chaos worker did not start: {u}"))
@@ -117,6 +118,7 @@ fn restarts_are_bounded() {
             max_restarts: 2,
             max_restarts_total: 1000,
             backoff: Duration::from_millis(1),
+            ..Limits::default()
         },
     )
     .expect("start");
@@ -140,6 +142,7 @@ fn chaos_with(max_restarts: u32, max_restarts_total: u32) -> Supervised {
             max_restarts,
             max_restarts_total,
             backoff: Duration::from_millis(1),
+            ..Limits::default()
         },
     )
     .expect("start")
