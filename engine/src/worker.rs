@@ -401,11 +401,17 @@ pub struct StartError {
     pub unavailable: Unavailable,
 }
 
-/// The fix that [`Supervised::start`] puts on failures the worker did not
-/// explain, kept as it was for the callers that match on it; a caller that
-/// knows better uses [`Supervised::launch`] and picks its own from
+/// The fix [`Supervised::start`] gives a failure the worker did not
+/// explain. Generic on purpose: the engine knows no setup command; a caller
+/// that does uses [`Supervised::launch`] and picks its own from
 /// [`StartFailure`].
-const SETUP_FIX: &str = "cargo xtask setup";
+fn generic_fix(kind: StartFailure) -> &'static str {
+    match kind {
+        StartFailure::Unavailable => "",
+        StartFailure::Exec => "check that the command exists and is executable",
+        StartFailure::Protocol => "the worker must greet as docs/protocol.md says (protocol 2)",
+    }
+}
 
 enum SpawnError {
     /// The worker loaded and said its library is missing.
@@ -454,7 +460,7 @@ impl Supervised {
         Self::launch(name, command, env, limits).map_err(|e| {
             let mut u = e.unavailable;
             if e.kind != StartFailure::Unavailable {
-                u.fix = SETUP_FIX.into();
+                u.fix = generic_fix(e.kind).into();
             }
             u
         })

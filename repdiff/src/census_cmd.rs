@@ -108,6 +108,8 @@ struct RunOpts {
     /// per query after the first)
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
     timeout: Duration,
+    #[command(flatten)]
+    workers: crate::cli::WorkerFlags,
     /// Print the shard plan (files per shard for --shard's N) and stop
     #[arg(long)]
     dry_run: bool,
@@ -142,10 +144,7 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
         return dry_run(&inputs, args.shard, args.limit);
     }
     let records = census::input::open(&inputs).map_err(|e| Usage(e.0))?;
-    let limits = Limits {
-        timeout: args.timeout,
-        ..Limits::default()
-    };
+    let limits = args.workers.limits(args.timeout);
     let mut sel = select::start(&args.oracles, &[], false, limits);
     for u in &sel.unavailable {
         eprintln!("ERROR: {u}");

@@ -4,7 +4,6 @@
 use crate::cli::{seconds, Host, Usage};
 use crate::{paths, select};
 use engine::oracle::{Answer, Ask, Outcome, Query};
-use engine::worker::Limits;
 use std::io::Read;
 use std::time::Duration;
 
@@ -44,6 +43,8 @@ pub struct Opts {
     /// after the first adds a quarter)
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
     pub timeout: Duration,
+    #[command(flatten)]
+    pub workers: crate::cli::WorkerFlags,
     /// Run the built-in oracles in this process instead of supervised workers
     #[arg(long)]
     pub in_process: bool,
@@ -75,10 +76,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         (host.ensure_setup)();
     }
     crate::http::check_fetch_timeout();
-    let limits = Limits {
-        timeout: opts.timeout,
-        ..Limits::default()
-    };
+    let limits = opts.workers.limits(opts.timeout);
     let sel = select::start(&opts.oracles, &extra, opts.in_process, limits);
     let (rows, bad_answers) = ask_all(sel.oracles, &job);
     if opts.json {

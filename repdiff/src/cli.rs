@@ -104,8 +104,19 @@ pub enum Product {
     },
 }
 
+/// The program name hints give (`cargo xtask` or `repdiff`), set once by
+/// [`Product::run`]: messages deep in selection and reports name the
+/// command the user actually typed.
+static PROGRAM: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// How hints name this program; `repdiff` until a command has started.
+pub fn program() -> &'static str {
+    PROGRAM.get().copied().unwrap_or("repdiff")
+}
+
 impl Product {
     pub fn run(self, host: &Host) -> Result<i32, Usage> {
+        let _ = PROGRAM.set(host.program);
         match self {
             Product::Conformance(o) => crate::conformance::main(o, host),
             Product::Check(o) => crate::check::main(o, host),
@@ -114,6 +125,33 @@ impl Product {
             Product::Census(o) => crate::census_cmd::main(*o, host),
             Product::Suites(o) => crate::suites::main(o, host),
             Product::Worker { name } => Ok(crate::select::worker(&name)),
+        }
+    }
+}
+
+/// How far a worker may go before it is cut off, for the commands that
+/// start oracles (`check`, `conformance`, `census`); the per-call timeout
+/// stays each command's own `--timeout`.
+#[derive(Debug, Clone, Args)]
+pub struct WorkerFlags {
+    /// Seconds a worker has to greet after it starts (a harness that cannot
+    /// start is told within this, naming what it printed)
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
+    pub greeting_timeout: std::time::Duration,
+    /// Each worker's data-segment limit in MiB, 0 for none (a worker past
+    /// it dies as one crash cell instead of taking the machine's memory)
+    #[arg(long, value_name = "MIB", default_value_t = 4096)]
+    pub memory_limit: u64,
+}
+
+impl WorkerFlags {
+    /// The engine's limits with this call timeout and these flags.
+    pub fn limits(&self, timeout: std::time::Duration) -> engine::worker::Limits {
+        engine::worker::Limits {
+            timeout,
+            greeting_timeout: self.greeting_timeout,
+            memory_limit: self.memory_limit.saturating_mul(1 << 20),
+            ..engine::worker::Limits::default()
         }
     }
 }

@@ -6,7 +6,6 @@ use crate::{paths, select};
 use engine::case::{Case, Corpus};
 use engine::ledger::Ledger;
 use engine::run::{self, RunResult};
-use engine::worker::Limits;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -51,6 +50,8 @@ pub struct Opts {
     /// timeout (a case's batch gets it plus a quarter per further query)
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
     pub timeout: Duration,
+    #[command(flatten)]
+    pub workers: crate::cli::WorkerFlags,
     /// Run the built-in oracles in this process instead of supervised workers
     #[arg(long)]
     pub in_process: bool,
@@ -82,10 +83,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     let corpus = paths::load_corpus()?;
     let ledger = load_ledger(&corpus, &extra)?;
     let cases = select_cases(&corpus, &opts)?;
-    let limits = Limits {
-        timeout: opts.timeout,
-        ..Limits::default()
-    };
+    let limits = opts.workers.limits(opts.timeout);
     if !opts.no_setup {
         (host.ensure_setup)();
     }

@@ -137,17 +137,10 @@ pub fn start(names: &[String], extra: &[External], in_process: bool, limits: Lim
                 s.spawn(move || -> Result<Box<dyn Oracle>, Unavailable> {
                     let name = match plan {
                         Plan::External(e) => {
-                            return Supervised::start_with_env(&e.name, e.argv(), e.envs(), limits)
+                            let registered = !extra.iter().any(|x| x.name == e.name);
+                            return Supervised::launch(&e.name, e.argv(), e.envs(), limits)
                                 .map(|s| Box::new(s) as Box<dyn Oracle>)
-                                .map_err(|mut u| {
-                                    if u.fix == "cargo xtask setup" {
-                                        u.fix = format!(
-                                            "cargo xtask setup; or run `{}` by hand: it must greet as docs/protocol.md says",
-                                            e.argv().join(" ")
-                                        );
-                                    }
-                                    u
-                                });
+                                .map_err(|err| with_fix(err, e, registered));
                         }
                         Plan::Builtin(name) => name,
                     };
@@ -161,12 +154,24 @@ pub fn start(names: &[String], extra: &[External], in_process: bool, limits: Lim
                             None => Err(Unavailable {
                                 oracle: name.clone(),
                                 reason: "unknown oracle".into(),
-                                fix: "see `cargo xtask check --help`".into(),
+                                fix: format!("see `{} oracles`", crate::cli::program()),
                             }),
                         };
                     }
-                    Supervised::start(name, vec![exe, "worker".into(), name.clone()], limits)
-                        .map(|s| Box::new(s) as Box<dyn Oracle>)
+                    Supervised::launch(
+                        name,
+                        vec![exe, "worker".into(), name.clone()],
+                        Vec::new(),
+                        limits,
+                    )
+                    .map(|s| Box::new(s) as Box<dyn Oracle>)
+                    .map_err(|err| {
+                        let mut u = err.unavailable;
+                        if u.fix.is_empty() {
+                            u.fix = format!("{} setup", crate::cli::program());
+                        }
+                        u
+                    })
                 })
             })
             .collect();
@@ -178,7 +183,7 @@ pub fn start(names: &[String], extra: &[External], in_process: bool, limits: Lim
                     Err(Unavailable {
                         oracle: plan.name().to_string(),
                         reason: "oracle constructor panicked".into(),
-                        fix: "cargo xtask setup".into(),
+                        fix: format!("{} setup", crate::cli::program()),
                     })
                 })
             })
@@ -282,4 +287,28 @@ pub fn list(opts: &ListOpts) -> Result<i32, Usage> {
         }
     }
     Ok(0)
+}
+
+/// The fix line for an external worker that did not start, by what went
+/// wrong and whose harness it is: setup installs a registered oracle, while
+/// a `--oracle-cmd` harness is the user's own, so its fix is the protocol.
+fn with_fix(err: engine::worker::StartError, e: &External, registered: bool) -> Unavailable {
+    use engine::worker::StartFailure;
+    let mut u = err.unavailable;
+    let program = crate::cli::program();
+    let argv = e.argv().join(" ");
+    u.fix = match (err.kind, registered) {
+        (StartFailure::Unavailable, _) if !u.fix.is_empty() => u.fix,
+        (StartFailure::Unavailable | StartFailure::Exec, true) => {
+            format!("{program} setup (it installs `{}`)", e.name)
+        }
+        (StartFailure::Protocol, true) => format!(
+            "{program} setup; or run `{argv}` by hand: it must greet as docs/protocol.md says"
+        ),
+        (_, false) => format!(
+            "`{argv}` is your --oracle-cmd harness: it must start and greet within the greeting \
+             timeout as docs/protocol.md says (oracles/harness/example.py is a working one)"
+        ),
+    };
+    u
 }
