@@ -143,6 +143,7 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
     if args.dry_run {
         return dry_run(&inputs, args.shard, args.limit);
     }
+    let _lock = paths::lock_dir(&out)?;
     let records = census::input::open(&inputs).map_err(|e| Usage(e.0))?;
     let limits = args.workers.limits(args.timeout);
     let mut sel = select::start(&args.oracles, &[], false, limits);
@@ -245,10 +246,11 @@ fn inputs(given: &[PathBuf]) -> Result<(Vec<PathBuf>, String), Usage> {
     if !default_data_present(&dir) {
         return Err(Usage(format!(
             "no INPUT and the default data ({} {} sdist tests/test_data) is not at {}: \
-             run `cargo xtask setup` (or pass --cache DIR, or name an INPUT)",
+             run `{} setup` (or pass --cache DIR, or name an INPUT)",
             default_data::SDIST_NAME,
             default_data::SDIST_VERSION,
-            dir.display()
+            dir.display(),
+            crate::cli::program()
         )));
     }
     Ok((

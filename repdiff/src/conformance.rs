@@ -94,6 +94,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         eprintln!("ERROR: {u}");
     }
     let out_dir = out_dir(&opts, sel.has_chaos, host)?;
+    let _lock = paths::lock_dir(&out_dir)?;
     let result = run_cases(&cases, sel, refs, &ledger);
     let compat = report::compat::Report::from_run(&result, &cases, &corpus.hash, &paths::root());
     if let Err(e) = write_reports(&out_dir, &compat, &ledger) {

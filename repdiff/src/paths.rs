@@ -54,3 +54,70 @@ pub fn load_corpus() -> Result<engine::case::Corpus, Usage> {
     }
     engine::case::load_dir(&dir).map_err(|e| Usage(e.to_string()))
 }
+
+/// An exclusive hold on one output folder for as long as it lives, so two
+/// runs in one checkout never interleave their files: the second waits for
+/// the first (saying so) and then writes whole outputs of its own. The lock
+/// is the OS's (`flock`): a killed run's lock goes with its process.
+pub struct DirLock {
+    _file: std::fs::File,
+}
+
+/// Take the lock of `dir` (created if missing); the file is `.repdiff.lock`
+/// inside it, ignored by git.
+pub fn lock_dir(dir: &std::path::Path) -> Result<DirLock, Usage> {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Usage(format!("{}: cannot create: {e}", dir.display())))?;
+    let path = dir.join(".repdiff.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Usage(format!("{}: cannot open: {e}", path.display())))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            eprintln!(
+                "waiting: another repdiff run is writing {} (it holds {}); this one writes when it is done",
+                dir.display(),
+                path.display()
+            );
+            file.lock()
+                .map_err(|e| Usage(format!("{}: cannot lock: {e}", path.display())))?;
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(Usage(format!("{}: cannot lock: {e}", path.display())));
+        }
+    }
+    Ok(DirLock { _file: file })
+}
+
+#[cfg(test)]
+mod lock_tests {
+    use super::lock_dir;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// A second writer of the same folder waits for the first, then gets it.
+    #[test]
+    fn a_second_run_waits_for_the_first() {
+        let dir = std::env::temp_dir().join(format!("repdiff-lock-{}", std::process::id()));
+        let first = lock_dir(&dir).unwrap_or_else(|u| panic!("{}", u.0));
+        let (tx, rx) = mpsc::channel();
+        let d = dir.clone();
+        let second = std::thread::spawn(move || {
+            let held = lock_dir(&d).map(|_| ()).map_err(|u| u.0);
+            let _ = tx.send(held);
+        });
+        assert!(
+            rx.recv_timeout(Duration::from_millis(300)).is_err(),
+            "the second lock was taken while the first was held"
+        );
+        drop(first);
+        let got = rx.recv_timeout(Duration::from_secs(10));
+        assert!(matches!(got, Ok(Ok(()))), "{got:?}");
+        second.join().unwrap();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -243,8 +243,9 @@ fn load_suites(publish: bool) -> Result<Option<report::suites::SuitesReport>, Us
 fn load_report(path: &Path) -> Result<Report, Usage> {
     if !path.exists() {
         return Err(Usage(format!(
-            "{}: no such file (run `cargo xtask conformance` first)",
-            path.display()
+            "{}: no such file (run `{} conformance` first)",
+            path.display(),
+            crate::cli::program()
         )));
     }
     Report::load(path).map_err(Usage)
@@ -288,9 +289,10 @@ fn publish_run(json: &Path, report: &Report, history_path: &Path) -> Result<(), 
         .collect();
     if !missing.is_empty() {
         return Err(Usage(format!(
-            "{}: not published: not a full run (missing {}); run `cargo xtask conformance` without filters",
+            "{}: not published: not a full run (missing {}); run `{} conformance` without filters",
             json.display(),
-            missing.join(", ")
+            missing.join(", "),
+            crate::cli::program()
         )));
     }
     let from = json.parent().unwrap_or(Path::new("."));

@@ -132,7 +132,10 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         );
     }
     for m in &missing {
-        eprintln!("ERROR: suite `{m}` is not captured\n  fix: cargo xtask setup");
+        eprintln!(
+            "ERROR: suite `{m}` is not captured\n  fix: {} setup",
+            crate::cli::program()
+        );
     }
     Ok(i32::from(
         !sel.unavailable.is_empty() || !missing.is_empty() || suites.is_empty(),
