@@ -233,28 +233,40 @@ impl Ledger {
 ///
 /// The ledger is `path` plus, when it exists, every `*.yaml` of the folder
 /// of the same name (`cases/divergences.yaml` + `cases/divergences/`), in
-/// name order: one file per oracle keeps a parser's entries together. Ids
-/// are unique across all of them.
+/// name order. A checkout's full ledger also has a file per external oracle
+/// beside its harness: [`load_files`] with `oracles::ledger_files` reads it.
 pub fn load(path: &Path, corpus: &Corpus, known_oracles: &[&str]) -> Result<Ledger, LoadError> {
-    let read = |p: &Path| {
-        std::fs::read_to_string(p).map_err(|e| LoadError {
-            file: p.to_path_buf(),
-            line: None,
-            message: format!("cannot read ledger: {e}"),
-        })
-    };
-    let mut ledger = parse(path, &read(path)?, corpus, known_oracles)?;
+    let mut files = vec![path.to_path_buf()];
     let dir = path.with_extension("");
-    let mut more: Vec<std::path::PathBuf> = match std::fs::read_dir(&dir) {
-        Ok(entries) => entries
+    if let Ok(entries) = std::fs::read_dir(&dir) {
+        let mut more: Vec<std::path::PathBuf> = entries
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-            .collect(),
-        Err(_) => Vec::new(),
+            .collect();
+        more.sort();
+        files.extend(more);
+    }
+    load_files(&files, corpus, known_oracles)
+}
+
+/// Load and check a ledger kept in several files, in the order given: one
+/// file per oracle keeps a parser's entries together. Ids are unique across
+/// all of them.
+pub fn load_files(
+    files: &[std::path::PathBuf],
+    corpus: &Corpus,
+    known_oracles: &[&str],
+) -> Result<Ledger, LoadError> {
+    let mut ledger = Ledger {
+        entries: Vec::new(),
     };
-    more.sort();
-    for file in more {
-        let part = parse(&file, &read(&file)?, corpus, known_oracles)?;
+    for file in files {
+        let text = std::fs::read_to_string(file).map_err(|e| LoadError {
+            file: file.clone(),
+            line: None,
+            message: format!("cannot read ledger: {e}"),
+        })?;
+        let part = parse(file, &text, corpus, known_oracles)?;
         for entry in part.entries {
             if ledger.get(&entry.id).is_some() {
                 return Err(LoadError {

@@ -19,9 +19,10 @@ fn corpus_and_ledger() -> &'static (Corpus, Ledger) {
     LOADED.get_or_init(|| {
         let corpus = engine::case::load_dir(&root().join("cases/corpus"))
             .unwrap_or_else(|e| panic!("corpus: {e}"));
-        let names = crate::ledger_oracle_names(&root().join("oracles/harness/registry.yaml"));
+        let names = crate::ledger_oracle_names(&root());
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
-        let ledger = engine::ledger::load(&root().join("cases/divergences.yaml"), &corpus, &names)
+        let files = oracles::ledger_files(&root()).unwrap_or_else(|e| panic!("ledger files: {e}"));
+        let ledger = engine::ledger::load_files(&files, &corpus, &names)
             .unwrap_or_else(|e| panic!("ledger: {e}"));
         (corpus, ledger)
     })

@@ -172,8 +172,12 @@ pub fn load_or_derive_known(names: &[String]) -> Known {
         Ok(c) => c,
         Err(e) => panic!("repdiff-fuzz: cannot load the corpus: {e}"),
     };
-    let ledger_path = root.join("cases/divergences.yaml");
-    let ledger_text = std::fs::read_to_string(&ledger_path).unwrap_or_default();
+    let ledger_files = oracles::ledger_files(&root).unwrap_or_default();
+    // Every ledger file's text: an edit to any of them makes the list stale.
+    let ledger_text: String = ledger_files
+        .iter()
+        .map(|f| std::fs::read_to_string(f).unwrap_or_default())
+        .collect();
     let stamp = triage::stamp(&corpus, &ledger_text, names);
     if let Some(k) = read_known(&path) {
         if k.stamp == stamp {
@@ -185,7 +189,7 @@ pub fn load_or_derive_known(names: &[String]) -> Known {
         path.display()
     );
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let known = derive_known_now(&corpus, &ledger_path, &names, stamp);
+    let known = derive_known_now(&corpus, &ledger_files, &names, stamp);
     let _ = record::write_atomically(&path, &known.to_json());
     known
 }
@@ -200,41 +204,44 @@ fn read_known(path: &Path) -> Option<Known> {
 }
 
 /// Every oracle name the ledger may use: the built-in registry and the
-/// external harnesses of `oracles/harness/registry.yaml`. Only the names
-/// are read here (xtask owns the rest of that file); without them a ledger
-/// entry about an external oracle would stop the derivation.
-fn ledger_oracle_names(registry_yaml: &Path) -> Vec<String> {
+/// external oracles' manifests (`oracles/harness/<name>/oracle.yaml`). Only
+/// the names are read here (the product owns the rest of each manifest);
+/// without them a ledger entry about an external oracle would stop the
+/// derivation.
+fn ledger_oracle_names(root: &Path) -> Vec<String> {
     #[derive(serde::Deserialize)]
     struct Named {
         name: String,
-    }
-    #[derive(serde::Deserialize)]
-    struct RegistryFile {
-        oracles: Vec<Named>,
     }
     let mut names: Vec<String> = oracles::registry()
         .iter()
         .map(|e| e.name.to_string())
         .collect();
-    let parsed = std::fs::read_to_string(registry_yaml)
-        .map_err(|e| e.to_string())
-        .and_then(|t| serde_yaml::from_str::<RegistryFile>(&t).map_err(|e| e.to_string()));
-    match parsed {
-        Ok(f) => names.extend(f.oracles.into_iter().map(|o| o.name)),
-        Err(e) => eprintln!("repdiff-fuzz: {}: {e}", registry_yaml.display()),
+    let manifests = oracles::harness_manifests(root).unwrap_or_else(|e| {
+        eprintln!("repdiff-fuzz: {}/oracles/harness: {e}", root.display());
+        Vec::new()
+    });
+    for path in manifests {
+        let parsed = std::fs::read_to_string(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_yaml::from_str::<Named>(&t).map_err(|e| e.to_string()));
+        match parsed {
+            Ok(n) => names.push(n.name),
+            Err(e) => eprintln!("repdiff-fuzz: {}: {e}", path.display()),
+        }
     }
     names
 }
 
 fn derive_known_now(
     corpus: &engine::case::Corpus,
-    ledger_path: &Path,
+    ledger_files: &[PathBuf],
     names: &[&str],
     stamp: String,
 ) -> Known {
-    let known_names = ledger_oracle_names(&fuzz_dir().join("../oracles/harness/registry.yaml"));
+    let known_names = ledger_oracle_names(&fuzz_dir().join(".."));
     let known_names: Vec<&str> = known_names.iter().map(String::as_str).collect();
-    let ledger = engine::ledger::load(ledger_path, corpus, &known_names)
+    let ledger = engine::ledger::load_files(ledger_files, corpus, &known_names)
         .unwrap_or_else(|e| panic!("repdiff-fuzz: cannot load the ledger: {e}"));
     let oracles = make_oracles(Some(names));
     let cases: Vec<&engine::case::Case> = corpus.cases.iter().collect();
@@ -260,10 +267,10 @@ mod tests {
     /// derivation accepts include them, or it would stop at the first one.
     #[test]
     fn ledger_names_include_the_external_harnesses() {
-        let yaml = super::fuzz_dir().join("../oracles/harness/registry.yaml");
-        let names = super::ledger_oracle_names(&yaml);
+        let names = super::ledger_oracle_names(&super::fuzz_dir().join(".."));
         assert!(names.iter().any(|n| n == "rfc9309"), "{names:?}");
         assert!(names.iter().any(|n| n == "spider"), "{names:?}");
+        assert!(names.iter().any(|n| n == "heritrix"), "{names:?}");
         assert!(names.len() > oracles::registry().len(), "{names:?}");
     }
 }

@@ -197,6 +197,49 @@ pub fn cache_dir() -> PathBuf {
     }
 }
 
+/// The manifests of the external oracles under a checkout: one directory
+/// per parser, `oracles/harness/<name>/oracle.yaml` beside its harness,
+/// direct-call program and build files, in name order (the order reports
+/// list them in, after the built-ins). Only the layout lives here; the
+/// product reads the manifests (`repdiff::registry`).
+pub fn harness_manifests(root: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(root.join("oracles/harness"))? {
+        let manifest = entry?.path().join("oracle.yaml");
+        if manifest.is_file() {
+            found.push(manifest);
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// Every file of the known-divergence ledger under a checkout, in load
+/// order: `cases/divergences.yaml` (the built-in oracles' entries), the
+/// `*.yaml` of `cases/divergences/` (entries about several oracles at once,
+/// such as the either-query splits), then each external oracle's own
+/// `oracles/harness/<name>/divergences.yaml`, beside its harness.
+pub fn ledger_files(root: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files = vec![root.join("cases/divergences.yaml")];
+    let mut shared: Vec<PathBuf> = match std::fs::read_dir(root.join("cases/divergences")) {
+        Ok(entries) => entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
+            .collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e),
+    };
+    shared.sort();
+    files.extend(shared);
+    for manifest in harness_manifests(root)? {
+        let own = manifest.with_file_name("divergences.yaml");
+        if own.is_file() {
+            files.push(own);
+        }
+    }
+    Ok(files)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

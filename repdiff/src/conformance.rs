@@ -122,7 +122,7 @@ pub(crate) fn load_ledger(
     known.extend(crate::chaos::NAMES.iter().map(|n| n.to_string()));
     known.extend(extra.iter().map(|e| e.name.clone()));
     let known: Vec<&str> = known.iter().map(String::as_str).collect();
-    engine::ledger::load(&paths::ledger(), corpus, &known).map_err(|e| Usage(e.to_string()))
+    paths::load_ledger(corpus, &known)
 }
 
 /// The cases `--case` and `--file` keep; none at all is a usage error.

@@ -40,8 +40,35 @@ pub fn corpus_dir() -> PathBuf {
     root().join("cases/corpus")
 }
 
-pub fn ledger() -> PathBuf {
-    root().join("cases/divergences.yaml")
+/// Every file of the checkout's known-divergence ledger, in load order
+/// (`oracles::ledger_files`: the shared files, then each external oracle's
+/// own beside its harness).
+pub fn ledger_files() -> Result<Vec<PathBuf>, Usage> {
+    let root = root();
+    oracles::ledger_files(&root)
+        .map_err(|e| Usage(format!("{}: cannot list the ledger: {e}", root.display())))
+}
+
+/// The checkout's ledger, checked against the corpus and the oracle names
+/// a run could produce.
+pub fn load_ledger(
+    corpus: &engine::case::Corpus,
+    known: &[&str],
+) -> Result<engine::ledger::Ledger, Usage> {
+    engine::ledger::load_files(&ledger_files()?, corpus, known).map_err(|e| Usage(e.to_string()))
+}
+
+/// Every ledger file's text, in load order: what a cache derived from the
+/// ledger is keyed on.
+pub fn ledger_text() -> Result<String, Usage> {
+    let mut text = String::new();
+    for file in ledger_files()? {
+        text.push_str(
+            &std::fs::read_to_string(&file)
+                .map_err(|e| Usage(format!("{}: cannot read: {e}", file.display())))?,
+        );
+    }
+    Ok(text)
 }
 
 pub fn load_corpus() -> Result<engine::case::Corpus, Usage> {

@@ -1,26 +1,15 @@
 //! Every oracle repdiff can run, as data: the built-in adapters compiled
 //! into this binary (`oracles::registry()`, served by `worker NAME`)
-//! and the external ones of `oracles/harness/registry.yaml` (any program
-//! speaking docs/protocol.md), plus `--oracle-cmd NAME='COMMAND'` for a run.
-//! Reports, the ledger's known names, setup and the contract test all read
-//! this one list.
+//! and the external ones, one directory each under `oracles/harness/`
+//! whose `oracle.yaml` says how to start it (any program speaking
+//! docs/protocol.md; the fields are documented in oracles/harness/README.md),
+//! plus `--oracle-cmd NAME='COMMAND'` for a run. Reports, the ledger's
+//! known names, setup and the contract test all read this one list.
 
 use crate::cli::Usage;
 use crate::paths;
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-
-/// The registry file of the external oracles.
-pub fn file() -> PathBuf {
-    paths::root().join("oracles/harness/registry.yaml")
-}
-
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RegistryFile {
-    oracles: Vec<External>,
-}
 
 /// One external oracle: how to start it and what setup installs for it.
 #[derive(Debug, Clone, Deserialize)]
@@ -30,9 +19,8 @@ pub struct External {
     /// argv; `{root}` and `{cache}` are substituted.
     pub command: Vec<String>,
     /// argv of the direct-call program of the fidelity test (the library
-    /// called with no protocol in between), same substitutions; when absent
-    /// the test derives it from `command` (`direct/<script>`, or
-    /// `<binary> --direct`).
+    /// called with no protocol in between, in its own runtime), same
+    /// substitutions; every registered oracle has one.
     #[serde(default)]
     pub direct: Vec<String>,
     #[serde(default)]
@@ -177,40 +165,53 @@ pub fn externals() -> Result<Vec<External>, Usage> {
 }
 
 fn load() -> Result<Vec<External>, Usage> {
-    let path = file();
-    let text = std::fs::read_to_string(&path).map_err(|e| {
+    let root = paths::root();
+    let manifests = oracles::harness_manifests(&root).map_err(|e| {
         Usage(format!(
-            "{}: cannot read: {e} (is {} a repdiff checkout? see --root)",
-            path.display(),
-            paths::root().display()
+            "{}: cannot list the oracles: {e} (is {} a repdiff checkout? see --root)",
+            root.join("oracles/harness").display(),
+            root.display()
         ))
     })?;
-    let parsed: RegistryFile = serde_yaml::from_str(&text).map_err(|e| {
+    let builtin: Vec<&str> = oracles::registry().iter().map(|e| e.name).collect();
+    let mut loaded: Vec<External> = Vec::new();
+    for path in manifests {
+        let o = read_manifest(&path)?;
+        let dir = path
+            .parent()
+            .and_then(|d| d.file_name())
+            .unwrap_or_default();
+        let problem = if o.name != dir.to_string_lossy() {
+            Some(format!(
+                "names oracle `{}` but its directory is `{}`",
+                o.name,
+                dir.to_string_lossy()
+            ))
+        } else if builtin.contains(&o.name.as_str()) {
+            Some(format!("oracle `{}` is also a built-in", o.name))
+        } else if o.command.is_empty() {
+            Some(format!("oracle `{}` has an empty command", o.name))
+        } else {
+            None
+        };
+        if let Some(p) = problem {
+            return Err(Usage(format!("{}: {p}", path.display())));
+        }
+        loaded.push(o);
+    }
+    Ok(loaded)
+}
+
+/// One manifest; a malformed one is an error with its file and line.
+fn read_manifest(path: &std::path::Path) -> Result<External, Usage> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Usage(format!("{}: cannot read: {e}", path.display())))?;
+    serde_yaml::from_str(&text).map_err(|e| {
         let line = e
             .location()
             .map_or(String::new(), |l| format!(":{}", l.line()));
         Usage(format!("{}{line}: {e}", path.display()))
-    })?;
-    let builtin: Vec<&str> = oracles::registry().iter().map(|e| e.name).collect();
-    let mut seen: Vec<&str> = Vec::new();
-    for o in &parsed.oracles {
-        if builtin.contains(&o.name.as_str()) || seen.contains(&o.name.as_str()) {
-            return Err(Usage(format!(
-                "{}: oracle `{}` is registered twice",
-                path.display(),
-                o.name
-            )));
-        }
-        if o.command.is_empty() {
-            return Err(Usage(format!(
-                "{}: oracle `{}` has an empty command",
-                path.display(),
-                o.name
-            )));
-        }
-        seen.push(&o.name);
-    }
-    Ok(parsed.oracles)
+    })
 }
 
 /// An oracle given on the command line: `NAME=COMMAND`, run by `sh -c`.

@@ -14,7 +14,7 @@ pub struct Selection {
 }
 
 /// Every registered oracle name, in report order: the built-in adapters,
-/// then the external harnesses of `oracles/harness/registry.yaml`. A
+/// then the external oracles, one directory each under `oracles/harness/`. A
 /// registry that cannot be read leaves the built-ins (and says why).
 pub fn known_names() -> Vec<String> {
     let mut names: Vec<String> = oracles::registry()

@@ -1,6 +1,6 @@
 //! Each external harness against a direct call of its library in its own
-//! runtime (`oracles/harness/direct/`, no code shared with the harness), on
-//! 1,200 generated cases: 0 differences (issue 12). The harness is driven
+//! runtime (the `direct:` program of its `oracle.yaml`, no code shared with
+//! the harness), on 1,200 generated cases: 0 differences (issue 12). The harness is driven
 //! through the real protocol, as a run drives it; `explain` is left out of
 //! the comparison (the direct scripts give none).
 
@@ -17,24 +17,6 @@ const CASES: usize = 1200;
 fn base64(bytes: &[u8]) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
-/// The direct script's argv: the harness's interpreter with the script of
-/// the same name in `direct/`, or a native harness binary with `--direct`.
-fn direct_command(command: &[String]) -> Vec<String> {
-    match command {
-        [interpreter, script, ..] if script.contains("/oracles/harness/") => {
-            let path = std::path::Path::new(script);
-            let direct = path
-                .parent()
-                .unwrap()
-                .join("direct")
-                .join(path.file_name().unwrap());
-            vec![interpreter.clone(), direct.display().to_string()]
-        }
-        [binary] => vec![binary.clone(), "--direct".into()],
-        other => panic!("no direct script for {other:?}"),
-    }
 }
 
 /// One answer as JSON without `explain`.
@@ -73,11 +55,13 @@ fn every_external_harness_answers_as_its_library_called_directly() {
             input.push_str(&line.to_string());
             input.push('\n');
         }
-        let argv = if o.direct.is_empty() {
-            direct_command(&o.command)
-        } else {
-            o.direct.clone()
-        };
+        // Every registered oracle's manifest names its direct program.
+        let argv = o.direct.clone();
+        assert!(
+            !argv.is_empty(),
+            "{}: its oracle.yaml has no `direct:`",
+            o.name
+        );
         let mut child = Command::new(&argv[0])
             .args(&argv[1..])
             .envs(o.env.iter().cloned())

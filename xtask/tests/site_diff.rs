@@ -38,8 +38,8 @@ fn load() -> (Corpus, Ledger) {
         .collect();
     let mut known: Vec<&str> = names.iter().map(String::as_str).collect();
     known.push("chaos");
-    let ledger =
-        engine::ledger::load(&root().join("cases/divergences.yaml"), &corpus, &known).unwrap();
+    let files = oracles::ledger_files(&root()).unwrap();
+    let ledger = engine::ledger::load_files(&files, &corpus, &known).unwrap();
     (corpus, ledger)
 }
 

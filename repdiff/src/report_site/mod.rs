@@ -42,7 +42,9 @@ pub struct Opts {
     /// Where the site goes [default: reports/run/site]
     #[arg(long, value_name = "DIR", conflicts_with = "publish")]
     pub out: Option<PathBuf>,
-    /// The ledger [default: cases/divergences.yaml]
+    /// The ledger: a file and the folder of the same name [default: the
+    /// checkout's, cases/divergences.yaml and divergences/ plus each external
+    /// oracle's oracles/harness/NAME/divergences.yaml]
     #[arg(long, value_name = "FILE")]
     pub ledger: Option<PathBuf>,
     /// The history [default: reports/history.jsonl]
@@ -89,7 +91,6 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         None if publish => root.join("reports/site"),
         None => paths::run_dir().join("site"),
     };
-    let ledger_path = opts.ledger.clone().unwrap_or_else(paths::ledger);
     let history_path = opts
         .history
         .clone()
@@ -103,8 +104,12 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     let mut known = crate::select::known_names();
     known.extend(crate::chaos::NAMES.iter().map(|n| n.to_string()));
     let known: Vec<&str> = known.iter().map(String::as_str).collect();
-    let ledger =
-        engine::ledger::load(&ledger_path, &corpus, &known).map_err(|e| Usage(e.to_string()))?;
+    let ledger = match &opts.ledger {
+        Some(path) => {
+            engine::ledger::load(path, &corpus, &known).map_err(|e| Usage(e.to_string()))?
+        }
+        None => paths::load_ledger(&corpus, &known)?,
+    };
     let history = history::read(&history_path).map_err(Usage)?;
     let census = load_census(publish)?;
     let suites = load_suites(publish)?;

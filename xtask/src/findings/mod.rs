@@ -129,7 +129,7 @@ fn load_ledger(corpus: &Corpus) -> Result<Ledger, Usage> {
     let mut known = repdiff::select::known_names();
     known.extend(repdiff::chaos::NAMES.iter().map(|n| n.to_string()));
     let known: Vec<&str> = known.iter().map(String::as_str).collect();
-    engine::ledger::load(&paths::ledger(), corpus, &known).map_err(|e| Usage(e.to_string()))
+    paths::load_ledger(corpus, &known)
 }
 
 /// oracle -> (its identity, where it came from), as the published run

@@ -131,8 +131,7 @@ pub fn load_corpus_and_ledger() -> Result<(Corpus, Ledger), Usage> {
         engine::case::load_dir(&crate::paths::corpus_dir()).map_err(|e| Usage(e.to_string()))?;
     let names = crate::select::known_names();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    let ledger = engine::ledger::load(&crate::paths::ledger(), &corpus, &refs)
-        .map_err(|e| Usage(e.to_string()))?;
+    let ledger = crate::paths::load_ledger(&corpus, &refs)?;
     Ok((corpus, ledger))
 }
 

@@ -344,7 +344,8 @@ fn ledger_draft(id: &str, f: &Finding, r: &Replay, t: &triage::Triaged, known: &
     let doc = serde_yaml::to_string(&DraftLedger { entries }).unwrap_or_default();
     format!(
         "# DRAFT by `fuzz minimize`: check every field (title, rfc, upstream, explanation) before\n\
-         # appending these entries to an oracle's file in cases/divergences/; they load as they are.\n{doc}"
+         # appending these entries to the ledger (oracles/harness/<name>/divergences.yaml, or cases/divergences.yaml for a\n\
+         # built-in); they load as they are.\n{doc}"
     )
 }
 

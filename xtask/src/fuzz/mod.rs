@@ -345,12 +345,11 @@ pub fn make_oracles() -> Result<Vec<Box<dyn Oracle>>, String> {
 /// The known list from a corpus run through every in-process oracle.
 pub fn derive_known() -> Result<triage::Known, String> {
     let corpus = engine::case::load_dir(&crate::paths::corpus_dir()).map_err(|e| e.to_string())?;
-    let ledger_path = crate::paths::ledger();
-    let ledger_text = std::fs::read_to_string(&ledger_path).map_err(|e| e.to_string())?;
+    let ledger_text = crate::paths::ledger_text().map_err(|u| u.0)?;
     // The ledger may name external oracles too (as in `conformance`).
     let names = crate::select::known_names();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let ledger = engine::ledger::load(&ledger_path, &corpus, &names).map_err(|e| e.to_string())?;
+    let ledger = crate::paths::load_ledger(&corpus, &names).map_err(|u| u.0)?;
     let oracles = make_oracles()?;
     let names: Vec<String> = oracles.iter().map(|o| o.name().to_string()).collect();
     let stamp = triage::stamp(&corpus, &ledger_text, &names);

@@ -1,4 +1,4 @@
-//! Setup of the external oracles of `oracles/harness/registry.yaml`: each
+//! Setup of the external oracles (`oracles/harness/<name>/oracle.yaml`): each
 //! entry's `install` pins what it needs from a registry (npm, PyPI, Debian,
 //! crates.io through a Cargo.lock); this step fetches and checks it.
 //! Idempotent like the rest of setup.
@@ -10,8 +10,8 @@ use std::process::Command;
 const PIECE: &str = "external";
 
 pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
-    let externals = registry::externals()
-        .map_err(|e| ctx.err(PIECE, e.0, "fix oracles/harness/registry.yaml"))?;
+    let externals =
+        registry::externals().map_err(|e| ctx.err(PIECE, e.0, "fix the oracle.yaml it names"))?;
     let apt: Vec<&AptPin> = externals.iter().flat_map(|e| &e.install.apt).collect();
     ensure_apt(ctx, verbose, &apt)?;
     let mut errors = Vec::new();

@@ -1,5 +1,5 @@
 //! Setup of the Java and Go harnesses (`install: maven` and `install: go` in
-//! `oracles/harness/registry.yaml`).
+//! `oracles/harness/<name>/oracle.yaml`).
 //!
 //! Java: the harness's Maven project resolves its runtime jars from Maven
 //! Central; every jar must be listed in the project's `jars.sha256` with

@@ -13,7 +13,7 @@ pub struct Registered {
     pub external: bool,
     pub command: Vec<String>,
     pub env: Vec<(String, String)>,
-    /// The manifest's direct-call argv (empty: derived from `command`).
+    /// The manifest's direct-call argv (`direct:` of its oracle.yaml).
     pub direct: Vec<String>,
 }
 

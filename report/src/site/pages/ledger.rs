@@ -39,7 +39,7 @@ fn intro(b: &mut String, cx: &Ctx) {
     let root = ROOT;
     let _ = write!(
         b,
-        "<h1>The known-divergence ledger</h1><p>{} entries in <code>cases/divergences.yaml</code>. \
+        "<h1>The known-divergence ledger</h1><p>{} entries in <code>cases/divergences.yaml</code>, <code>cases/divergences/</code> and each external oracle's <code>oracles/harness/NAME/divergences.yaml</code>. \
 Every cell that deviates from RFC 9309, fails, or splits an <code>either</code> query must be explained \
 by one of them; an entry that explains nothing is stale.</p>",
         cx.inp.ledger.entries.len()

@@ -228,10 +228,10 @@ pub fn prepare_rerp(ctx: &Ctx, verbose: bool) -> Result<Prepared> {
 /// The oracle's pip pin from the registry, which must be this suite's
 /// sdist in this venv: the tests have to be those of the library they run.
 fn rerp_registry_pin(ctx: &Ctx) -> Result<crate::registry::PipPin> {
-    let fix = "make the robotexclusionrulesparser entry of oracles/harness/registry.yaml and \
+    let fix = "make oracles/harness/robotexclusionrulesparser/oracle.yaml and \
                RERP_SDIST in xtask/src/setup/suites/python.rs agree, then cargo xtask setup";
     let externals = crate::registry::externals()
-        .map_err(|e| ctx.err(PIECE, e.0, "fix oracles/harness/registry.yaml"))?;
+        .map_err(|e| ctx.err(PIECE, e.0, "fix the oracle.yaml it names"))?;
     let pin = externals
         .iter()
         .find(|e| e.name == RERP_ORACLE)

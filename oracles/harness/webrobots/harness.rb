@@ -4,7 +4,7 @@
 # repdiff oracle harness (protocol v2, docs/protocol.md) for Ruby's webrobots,
 # the robots.txt parser behind Mechanize, as Debian ships it (ruby-webrobots).
 #
-# Run:   ruby oracles/harness/webrobots.rb
+# Run:   ruby oracles/harness/webrobots/harness.rb
 # Needs: apt-get install -y --no-install-recommends ruby-webrobots
 #
 # The body reaches the library the way Mechanize hands it over:

@@ -2,7 +2,7 @@
 # frozen_string_literal: true
 
 # Direct call of webrobots, the reference for the fidelity test of
-# oracles/harness/webrobots.rb. Shares no code with the harness.
+# oracles/harness/webrobots/harness.rb. Shares no code with the harness.
 #
 # stdin:  one JSON object a line, {"body_b64": "...", "queries": [{"ask", "agent", "url"}, ...]}
 # stdout: one JSON line per input, {"answers": [...]}, answers encoded as in

@@ -3,7 +3,7 @@
 # WWW::RobotRules, the robots.txt parser behind LWP::RobotUA, as Debian ships
 # it (libwww-robotrules-perl).
 #
-# Run:   perl oracles/harness/www-robotrules.pl
+# Run:   perl oracles/harness/www-robotrules/harness.pl
 # Needs: apt-get install libwww-robotrules-perl libwww-perl
 #        (libwww-perl brings HTTP::Response, whose decoded_content() is part
 #        of the feeding below).

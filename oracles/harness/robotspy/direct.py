@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Direct run of PyPI `robotspy` for repdiff's fidelity test: the reference
-that ../robotspy.py (the protocol harness) is compared against. It shares no
+that harness.py (the protocol harness) is compared against. It shares no
 code with the harness and calls the library the one way its README shows,
 
     robots.RobotsParser.from_uri(url).can_fetch(useragent, url)

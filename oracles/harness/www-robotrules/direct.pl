@@ -1,6 +1,6 @@
 #!/usr/bin/perl
 # Direct call of WWW::RobotRules, the reference for the fidelity test of
-# oracles/harness/www-robotrules.pl. Shares no code with the harness.
+# oracles/harness/www-robotrules/harness.pl. Shares no code with the harness.
 #
 # stdin:  one JSON object a line, {"body_b64": "...", "queries": [{"ask", "agent", "url"}, ...]}
 # stdout: one JSON line per input, {"answers": [...]}, answers encoded as in

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Direct run of npm `robots-parser` for repdiff's fidelity test: the
- * reference that `../robots-parser.js` (the protocol harness) is compared
+ * reference that `harness.js` (the protocol harness) is compared
  * against. It shares no code with the harness and calls the library the
  * simplest way its README does, a fresh parser for every query:
  *
