@@ -79,7 +79,19 @@ pub struct Asked {
     pub probe: bool,
 }
 
-pub fn derive(host: &str, body: &[u8]) -> Vec<Asked> {
+/// What the derivation reads off a file before crossing agents and paths:
+/// for a consumer that crosses them otherwise (`repdiff lint` asks every
+/// path for every agent, uncut).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Derived {
+    /// The file's agents (at most [`MAX_FILE_AGENTS`]), then [`GENERIC_AGENTS`].
+    pub agents: Vec<String>,
+    /// `https://HOST/PATH` URLs with their origin and whether each is a probe.
+    pub urls: Vec<(String, Origin, bool)>,
+}
+
+/// The agents and URLs of [`derive`], not yet crossed nor cut.
+pub fn read(host: &str, body: &[u8]) -> Derived {
     let text = String::from_utf8_lossy(body);
     let mut agents: Vec<String> = Vec::new();
     let mut rules: Vec<String> = Vec::new();
@@ -114,10 +126,18 @@ pub fn derive(host: &str, body: &[u8]) -> Vec<Asked> {
             agents.push(g.to_string());
         }
     }
-    let paths = paths(&rules);
     let base = url_base(host);
+    let urls = paths(&rules)
+        .into_iter()
+        .map(|(path, origin, probe)| (format!("{base}{path}"), origin, probe))
+        .collect();
+    Derived { agents, urls }
+}
+
+pub fn derive(host: &str, body: &[u8]) -> Vec<Asked> {
+    let Derived { agents, urls } = read(host, body);
     let mut out = Vec::new();
-    'outer: for (path, origin, probe) in &paths {
+    'outer: for (url, origin, probe) in &urls {
         for agent in &agents {
             if out.len() == MAX_QUERIES {
                 break 'outer;
@@ -126,7 +146,7 @@ pub fn derive(host: &str, body: &[u8]) -> Vec<Asked> {
                 query: Query {
                     ask: Ask::CanFetch,
                     agent: agent.clone(),
-                    url: format!("{base}{path}"),
+                    url: url.clone(),
                 },
                 origin: *origin,
                 probe: *probe,
