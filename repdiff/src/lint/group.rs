@@ -5,11 +5,12 @@
 //! no orphaned rule, no blank line newly splitting a group) while every
 //! oracle keeps reading the question exactly as on the whole file. The
 //! kept lines are mapped back to their numbers in the original. The cause
-//! is then named with fuzzcore's catalogue: the first transformation under
-//! which every oracle agrees on the minimal file (or, when none reunites
-//! them all, the one that reconciles one oracle of each side), and the
-//! lines that transformation touches are the lines that make the
-//! difference. A disagreement with the same split (every oracle reading
+//! is then named as the census names one (`census_causes.rs`): fuzzcore's
+//! triage of a pair, one oracle of each side (the RFC 9309 reference's side
+//! against the first oracle of the other), on the minimal file; when the
+//! pair's cause is new, the first catalogue transformation under which
+//! every oracle agrees. The lines that transformation touches are the lines
+//! that make the difference. A disagreement with the same split (every oracle reading
 //! it the same way) as one of a group, which that group's minimal file
 //! reproduces, joins it without a minimisation of its own. Groups are
 //! listed in the order of their first line.
@@ -91,9 +92,12 @@ pub fn group(
         match out
             .groups
             .iter_mut()
-            .find(|g| g.lines == touched && g.cause == cause)
+            .find(|g| g.lines == touched && g.cause.name == cause.name)
         {
-            Some(g) => g.disagreements.push(d),
+            Some(g) => {
+                g.cause.reunites_all &= cause.reunites_all;
+                g.disagreements.push(d)
+            }
             None => out.groups.push(LineGroup {
                 lines: touched,
                 minimal,
@@ -173,7 +177,12 @@ fn name(
         agent: d.question.agent.clone(),
         url: d.question.url.clone(),
     };
-    let cause = reuniting(panel, &input, &d.question).unwrap_or_else(|| pairwise(panel, &input, d));
+    let mut cause = pairwise(panel, &input, d);
+    if cause.name == NEW {
+        cause = reuniting(panel, &input, &d.question).unwrap_or(cause);
+    } else {
+        cause.reunites_all = reunites(panel, &input, &d.question, cause.name);
+    }
     let touched = CATALOGUE
         .iter()
         .find(|t| t.name == cause.name)
@@ -185,7 +194,25 @@ fn name(
     (cause, touched)
 }
 
-/// The first transformation under which no two oracles disagree.
+/// Does transformation `name` make every oracle agree on `input`?
+fn reunites(panel: &mut Panel, input: &Input, q: &Question, name: &str) -> bool {
+    let Some(changed) = CATALOGUE
+        .iter()
+        .find(|t| t.name == name)
+        .and_then(|t| (t.apply)(input))
+    else {
+        return false;
+    };
+    let asked = Question {
+        agent: changed.agent.clone(),
+        url: changed.url.clone(),
+        source: q.source,
+    };
+    !panel.ask_one(&changed.body, &asked).disagrees()
+}
+
+/// The first transformation under which no two oracles disagree: for a
+/// split the pair's triage leaves unnamed.
 fn reuniting(panel: &mut Panel, input: &Input, q: &Question) -> Option<Cause> {
     CATALOGUE.iter().find_map(|t| {
         let changed = (t.apply)(input).filter(|c| c != input)?;

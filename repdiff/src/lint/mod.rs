@@ -11,6 +11,7 @@
 pub mod group;
 pub mod input;
 pub mod panel;
+pub mod plain;
 pub mod questions;
 pub mod render;
 pub mod rewrite;

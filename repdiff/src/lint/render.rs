@@ -56,6 +56,8 @@ struct LineView {
 #[derive(Serialize)]
 struct CauseView {
     name: &'static str,
+    /// The cause for someone who writes robots.txt files.
+    plain: &'static str,
     neutralises: &'static str,
     reunites_all: bool,
 }
@@ -88,6 +90,8 @@ struct HunkView {
 struct RewriteView {
     transformation: &'static str,
     changes_reference: bool,
+    /// How many of the group's questions every parser then agrees on.
+    settles: usize,
     hunks: Vec<HunkView>,
 }
 
@@ -172,6 +176,7 @@ fn group_view<'r>(r: &'r Report, g: &'r LineGroup, names: &[&'r str]) -> GroupVi
         minimised: g.minimised,
         cause: CauseView {
             name: g.cause.name,
+            plain: super::plain::words(g.cause.name).unwrap_or(g.cause.neutralises),
             neutralises: g.cause.neutralises,
             reunites_all: g.cause.reunites_all,
         },
@@ -183,6 +188,7 @@ fn group_view<'r>(r: &'r Report, g: &'r LineGroup, names: &[&'r str]) -> GroupVi
         rewrite: g.rewrite.as_ref().map(|s| RewriteView {
             transformation: s.transformation,
             changes_reference: s.changes_reference,
+            settles: s.settles,
             hunks: s.hunks.iter().map(hunk_view).collect(),
         }),
     }
@@ -310,12 +316,12 @@ fn print_group(g: &GroupView<'_>) {
             " (not fully minimised: budget)"
         }
     );
-    println!("  cause: {}: {}", g.cause.name, g.cause.neutralises);
-    if !g.cause.reunites_all {
+    println!("  cause: {} ({})", g.cause.plain, g.cause.name);
+    if !g.cause.reunites_all && g.cause.name != fuzzcore::cause::NEW {
         println!("         (it reconciles one parser of each side, not all of them)");
     }
     print_questions(&g.questions);
-    print_rewrite(g.rewrite.as_ref());
+    print_rewrite(g.rewrite.as_ref(), g.questions.len());
 }
 
 /// The questions, those read alike by the same parsers together.
@@ -356,15 +362,20 @@ fn print_questions(qs: &[QuestionView<'_>]) {
     }
 }
 
-fn print_rewrite(s: Option<&RewriteView>) {
+fn print_rewrite(s: Option<&RewriteView>, questions: usize) {
     let Some(s) = s else {
         println!(
             "  rewrite: none found that makes every parser agree without changing what the file means under RFC 9309"
         );
         return;
     };
+    let on = if s.settles == questions {
+        String::new()
+    } else {
+        format!(" on {} of these {questions} questions", s.settles)
+    };
     println!(
-        "  rewrite ({}), after which every parser agrees{}:",
+        "  rewrite ({}), after which every parser agrees{on}{}:",
         s.transformation,
         if s.changes_reference {
             "; RFC 9309 readers now read the mended line too"

@@ -36,6 +36,9 @@ pub struct Suggestion {
     /// A [`REPAIRS`] rewrite after which the RFC 9309 reference reads
     /// some question otherwise (it now reads the mended line).
     pub changes_reference: bool,
+    /// How many of the group's questions every oracle then agrees on
+    /// (a group may hold splits that other causes keep open).
+    pub settles: usize,
 }
 
 /// What a rewrite is checked against: every question, how the oracles
@@ -81,8 +84,9 @@ pub const REPAIRS: &[&str] = &[
 /// Hunks of one transformation tried alone, at most.
 const HUNKS_TRIED: usize = 8;
 
-/// The first safe rewrite for `group`: its cause's transformation first,
-/// then the catalogue in order; within each, one hunk alone before all.
+/// The safe rewrite for `group` that settles most of its questions (the
+/// first that settles them all): its cause's transformation first, then
+/// the catalogue in order; within each, one hunk alone before all.
 pub fn suggest(
     panel: &mut Panel,
     body: &[u8],
@@ -100,6 +104,7 @@ pub fn suggest(
         .filter(|t| t.name == group.cause.name)
         .chain(CATALOGUE.iter().filter(|t| t.name != group.cause.name));
     let old = cause::lines(body);
+    let mut best: Option<Suggestion> = None;
     for t in order {
         let Some(changed) = (t.apply)(&input) else {
             continue;
@@ -110,16 +115,24 @@ pub fn suggest(
         let new = cause::lines(&changed.body);
         let repair = REPAIRS.contains(&t.name);
         for hunks in candidates(&old, &new, &group.lines) {
-            if let Some(changes_reference) = safe(panel, &old, &hunks, group, base, repair) {
-                return Some(Suggestion {
+            let Some((settles, changes_reference)) = safe(panel, &old, &hunks, group, base, repair)
+            else {
+                continue;
+            };
+            if best.as_ref().is_none_or(|b| settles > b.settles) {
+                best = Some(Suggestion {
                     transformation: t.name,
                     hunks,
                     changes_reference,
+                    settles,
                 });
+            }
+            if settles == group.disagreements.len() {
+                return best;
             }
         }
     }
-    None
+    best
 }
 
 /// The edits to try: each hunk alone (those touching the group's lines
@@ -173,9 +186,10 @@ pub fn apply(old: &[Vec<u8>], hunks: &[Hunk]) -> Vec<u8> {
     out
 }
 
-/// Does the edited file reunite the group, split nothing new, and keep
-/// the reference's reading of every question (a `repair` may change it)?
-/// `Some(whether the reference's reading changed)` when it does.
+/// Does the edited file settle some of the group's questions, split
+/// nothing new, and keep the reference's reading of every question (a
+/// `repair` may change it)? `Some((questions settled, whether the
+/// reference's reading changed))` when it does.
 fn safe(
     panel: &mut Panel,
     old: &[Vec<u8>],
@@ -183,14 +197,19 @@ fn safe(
     group: &LineGroup,
     base: &mut Baseline<'_>,
     repair: bool,
-) -> Option<bool> {
+) -> Option<(usize, bool)> {
     let body = apply(old, hunks);
     let own: Vec<Question> = group
         .disagreements
         .iter()
         .map(|d| d.question.clone())
         .collect();
-    if panel.ask(&body, &own).iter().any(Split::disagrees) {
+    let settles = panel
+        .ask(&body, &own)
+        .iter()
+        .filter(|s| !s.disagrees())
+        .count();
+    if settles == 0 {
         return None;
     }
     let changes_reference = base.labels(&body) != base.reference_labels;
@@ -202,7 +221,7 @@ fn safe(
         .iter()
         .zip(base.splits)
         .all(|(now, before)| !now.disagrees() || before.disagrees())
-        .then_some(changes_reference)
+        .then_some((settles, changes_reference))
 }
 
 #[cfg(test)]
