@@ -90,7 +90,7 @@ pub struct Derived {
     pub urls: Vec<(String, Origin, bool)>,
 }
 
-/// The agents and URLs of [`derive`], not yet crossed nor cut.
+/// The agents and URLs of [`derive()`], not yet crossed nor cut.
 pub fn read(host: &str, body: &[u8]) -> Derived {
     let text = String::from_utf8_lossy(body);
     let mut agents: Vec<String> = Vec::new();

@@ -239,7 +239,7 @@ fn pairwise(panel: &mut Panel, input: &Input, d: &Disagreement) -> Cause {
     else {
         return new_cause();
     };
-    let rfc = (0..panel.len()).find(|&i| panel.name(i) == oracles::rfc9309::NAME);
+    let rfc = (0..panel.size()).find(|&i| panel.name(i) == oracles::rfc9309::NAME);
     let (a, b) = match rfc {
         Some(r) if allowed.contains(&r) => (r, first_disallowed),
         Some(r) if disallowed.contains(&r) => (r, first_allowed),

@@ -23,7 +23,7 @@ pub struct Refusal(pub String);
 /// The file, read whole and checked.
 #[derive(Debug)]
 pub struct File {
-    /// How the user named it (`-` is standard input).
+    /// How the user named it (`standard input` for `-`).
     pub name: String,
     pub body: Vec<u8>,
     /// Set when the body is not valid UTF-8: where the first bad byte is.
@@ -46,6 +46,7 @@ pub fn read(name: &str) -> Result<File, Refusal> {
     } else {
         std::fs::File::open(name).and_then(|f| f.take(MAX_BYTES + 1).read_to_end(&mut body))
     };
+    let name = if name == "-" { "standard input" } else { name };
     read.map_err(|e| Refusal(format!("cannot read {name}: {e}")))?;
     check(name, body)
 }

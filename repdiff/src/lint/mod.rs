@@ -146,7 +146,7 @@ fn lint(file: input::File, opts: &Opts, sel: select::Selection) -> Report {
     let questions = questions::questions(&file.body, &opts.agents, &opts.urls);
     progress.say(&format!(
         "asking {} oracles {} questions",
-        panel.len(),
+        panel.size(),
         questions.len()
     ));
     let splits = panel.ask(&file.body, &questions);

@@ -80,7 +80,7 @@ impl Panel {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub fn size(&self) -> usize {
         self.oracles.len()
     }
 
