@@ -250,6 +250,7 @@ mod tests {
                 url: format!("http://h/{i}"),
             },
             origin: crate::queries::Origin::Root,
+            probe: false,
         };
         Work {
             files: vec![Record {

@@ -19,7 +19,10 @@
 //!   leading `/` is added when missing), a near miss (that path minus its
 //!   last character, when that still leaves a path), the match with a query
 //!   string (`?q=1`, or `&q=1` when it has one), and the match with its first
-//!   letter or digit %-encoded (`/admin` -> `/%61dmin`). Bytes outside
+//!   letter or digit %-encoded (`/admin` -> `/%61dmin`), a *probe*: a URL
+//!   no link on the site contains, marked [`Asked::probe`] so that a
+//!   consumer (`repdiff lint`) can ask the as-written questions alone; the
+//!   census asks both and tallies them alike. Bytes outside
 //!   printable ASCII are %-encoded so every URL is a valid one. Duplicates
 //!   are dropped, first occurrence kept.
 //! - Queries: every path for every agent, path-major (all agents ask `/`
@@ -69,9 +72,26 @@ pub enum Origin {
 pub struct Asked {
     pub query: Query,
     pub origin: Origin,
+    /// A question we made up (the %-encoded variant of a rule's path), not
+    /// one a crawler following the site's own links would ask: `false` for
+    /// `/`, the common paths, a rule's path as written, its near miss and
+    /// its query-string variant.
+    pub probe: bool,
 }
 
-pub fn derive(host: &str, body: &[u8]) -> Vec<Asked> {
+/// What the derivation reads off a file before crossing agents and paths:
+/// for a consumer that crosses them otherwise (`repdiff lint` asks every
+/// path for every agent, uncut).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Derived {
+    /// The file's agents (at most [`MAX_FILE_AGENTS`]), then [`GENERIC_AGENTS`].
+    pub agents: Vec<String>,
+    /// `https://HOST/PATH` URLs with their origin and whether each is a probe.
+    pub urls: Vec<(String, Origin, bool)>,
+}
+
+/// The agents and URLs of [`derive()`], not yet crossed nor cut.
+pub fn read(host: &str, body: &[u8]) -> Derived {
     let text = String::from_utf8_lossy(body);
     let mut agents: Vec<String> = Vec::new();
     let mut rules: Vec<String> = Vec::new();
@@ -106,10 +126,18 @@ pub fn derive(host: &str, body: &[u8]) -> Vec<Asked> {
             agents.push(g.to_string());
         }
     }
-    let paths = paths(&rules);
     let base = url_base(host);
+    let urls = paths(&rules)
+        .into_iter()
+        .map(|(path, origin, probe)| (format!("{base}{path}"), origin, probe))
+        .collect();
+    Derived { agents, urls }
+}
+
+pub fn derive(host: &str, body: &[u8]) -> Vec<Asked> {
+    let Derived { agents, urls } = read(host, body);
     let mut out = Vec::new();
-    'outer: for (path, origin) in &paths {
+    'outer: for (url, origin, probe) in &urls {
         for agent in &agents {
             if out.len() == MAX_QUERIES {
                 break 'outer;
@@ -118,24 +146,28 @@ pub fn derive(host: &str, body: &[u8]) -> Vec<Asked> {
                 query: Query {
                     ask: Ask::CanFetch,
                     agent: agent.clone(),
-                    url: format!("{base}{path}"),
+                    url: url.clone(),
                 },
                 origin: *origin,
+                probe: *probe,
             });
         }
     }
     out
 }
 
-fn paths(rules: &[String]) -> Vec<(String, Origin)> {
-    let mut out: Vec<(String, Origin)> = vec![("/".into(), Origin::Root)];
-    let mut push = |p: String, o: Origin| {
-        if !out.iter().any(|(q, _)| *q == p) {
-            out.push((p, o));
-        }
-    };
+/// Each path with its origin and whether it is a probe. A path asked both
+/// ways (a probe of one rule is another rule's path as written) keeps its
+/// first place and counts as written: the set of queries is the same.
+fn paths(rules: &[String]) -> Vec<(String, Origin, bool)> {
+    let mut out: Vec<(String, Origin, bool)> = vec![("/".into(), Origin::Root, false)];
+    let mut push =
+        |p: String, o: Origin, probe: bool| match out.iter_mut().find(|(q, _, _)| *q == p) {
+            Some(seen) => seen.2 &= probe,
+            None => out.push((p, o, probe)),
+        };
     for p in COMMON_PATHS {
-        push(p.to_string(), Origin::Common);
+        push(p.to_string(), Origin::Common, false);
     }
     for rule in rules {
         let whole = matches!(rule.as_str(), "/" | "/*" | "*" | "/$");
@@ -160,18 +192,19 @@ fn paths(rules: &[String]) -> Vec<(String, Origin)> {
                 near.truncate(near.rfind('%').unwrap_or(near.len()));
             }
             if !near.is_empty() {
-                push(near, origin);
+                push(near, origin, false);
             }
         }
         let sep = if m.contains('?') { '&' } else { '?' };
-        push(format!("{m}{sep}q=1"), origin);
+        push(format!("{m}{sep}q=1"), origin, false);
         if let Some(i) = m.bytes().position(|b| b.is_ascii_alphanumeric()) {
             push(
                 format!("{}%{:02X}{}", &m[..i], m.as_bytes()[i], &m[i + 1..]),
                 origin,
+                true,
             );
         }
-        push(m, origin);
+        push(m, origin, false);
     }
     // The rule's own match first, then its variations, reads better in
     // reports; keep insertion order stable otherwise.
@@ -237,6 +270,32 @@ mod tests {
         assert_eq!(a.len(), MAX_QUERIES);
         assert!(a.iter().zip(&b).all(|(x, y)| x.query == y.query));
         assert!(a[0].query.url.starts_with("https://example.com/"));
+    }
+
+    #[test]
+    fn only_the_escaped_variant_is_a_probe() {
+        let a = derive(
+            "a.test",
+            b"User-agent: *\nDisallow: /admin\nDisallow: /%61dmin\n",
+        );
+        let probes: Vec<&str> = a
+            .iter()
+            .filter(|q| q.probe && q.query.agent == "ExampleBot")
+            .map(|q| q.query.url.as_str())
+            .collect();
+        // `/%61dmin` is the first rule's probe and the second rule as
+        // written: asked once, as written; the second rule's own probe stays.
+        assert_eq!(probes, vec!["https://a.test/%%361dmin"]);
+        let a = derive("a.test", b"User-agent: *\nDisallow: /admin\n");
+        let probes: Vec<&str> = a
+            .iter()
+            .filter(|q| q.probe && q.query.agent == "ExampleBot")
+            .map(|q| q.query.url.as_str())
+            .collect();
+        assert_eq!(probes, vec!["https://a.test/%61dmin"]);
+        assert!(a
+            .iter()
+            .any(|q| !q.probe && q.query.url == "https://a.test/admin"));
     }
 
     #[test]

@@ -397,7 +397,9 @@ fn shrink_values(
 /// Does deleting lines keep the file's shape? Rules must not lose their
 /// group (orphan rules are a cause of their own: texting_robots applies
 /// them to all), and the body must not become empty of user-agent lines.
-fn keeps_shape(original: &[u8], cand: &[u8]) -> bool {
+/// Public for `repdiff lint`, which minimises a file for a whole split of
+/// oracles under the same rules.
+pub fn keeps_shape(original: &[u8], cand: &[u8]) -> bool {
     let orphans = |b: &[u8]| {
         let mut seen = false;
         lines(b).iter().any(|l| {

@@ -86,6 +86,15 @@ pub enum Product {
     /// under the robots.txt in FILE (read as raw bytes; `-` reads stdin), or
     /// replays the queries of one corpus case (`--case ID[#N]`).
     Check(crate::check::Opts),
+    /// Which lines of a robots.txt do the parsers read differently, why, and a rewrite
+    ///
+    /// Asks every available oracle (or those named) the questions a crawler
+    /// would ask about FILE (`-` reads stdin): `/`, common paths and the
+    /// paths its rules name, for the agents it names, Googlebot, a crawler
+    /// it does not name and each --agent; reports each question on which
+    /// parsers disagree, grouped by the line(s) that make the difference,
+    /// with the cause and, where one exists, a rewrite that makes them agree.
+    Lint(crate::lint::Opts),
     /// Render the published site (reports/site/) from a run; `report diff OLD NEW`
     Report(crate::report_site::Opts),
     /// List every registered oracle and how it is started (--json)
@@ -120,6 +129,7 @@ impl Product {
         match self {
             Product::Conformance(o) => crate::conformance::main(o, host),
             Product::Check(o) => crate::check::main(o, host),
+            Product::Lint(o) => crate::lint::main(o, host),
             Product::Report(o) => crate::report_site::main(o),
             Product::Oracles(o) => crate::select::list(&o),
             Product::Census(o) => crate::census_cmd::main(*o, host),

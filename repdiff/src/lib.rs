@@ -1,4 +1,5 @@
-//! repdiff, the product: conformance runs, ad-hoc checks, the report site,
+//! repdiff, the product: conformance runs, ad-hoc checks, lint for a
+//! robots.txt's authors, the report site,
 //! the oracle list, the census, the suites matrix and the worker entry point. A library so that two binaries
 //! serve the same commands: the installed `repdiff` and `cargo xtask` (whose
 //! own binary is also the worker every supervised oracle is started as).
@@ -12,6 +13,7 @@ pub mod check;
 pub mod cli;
 pub mod conformance;
 pub mod http;
+pub mod lint;
 pub mod paths;
 pub mod progress;
 pub mod registry;

@@ -29,7 +29,14 @@ fn repdiff(args: &[&str], stdin: &[u8]) -> Output {
 
 #[test]
 fn every_command_has_a_help() {
-    for cmd in ["conformance", "check", "report", "oracles", "completions"] {
+    for cmd in [
+        "conformance",
+        "check",
+        "lint",
+        "report",
+        "oracles",
+        "completions",
+    ] {
         let out = repdiff(&[cmd, "--help"], b"");
         assert!(out.status.success(), "{cmd} --help");
         let text = String::from_utf8_lossy(&out.stdout);

@@ -1,0 +1,242 @@
+//! `repdiff lint FILE`: for the people who write robots.txt files. Which
+//! lines of this file do the parsers crawlers run read differently, why,
+//! and how to write them so that every parser agrees?
+//!
+//! The steps, one module each: [`input`] reads and refuses; [`questions`]
+//! derives what a crawler would ask; [`panel`] asks every oracle;
+//! [`group`] minimises each disagreement to the lines that make it and
+//! names the cause; [`rewrite`] looks for a safe rewrite; [`render`]
+//! prints text or JSON (docs/lint.md).
+
+pub mod group;
+pub mod input;
+pub mod panel;
+pub mod plain;
+pub mod questions;
+pub mod render;
+pub mod rewrite;
+
+use crate::cli::{seconds, Host, Usage};
+use crate::select;
+use group::Disagreement;
+pub use questions::Question;
+use std::time::{Duration, Instant};
+
+const AFTER_HELP: &str = "\
+Exit status: 0 every parser agrees on every question; 1 some disagree (or an
+oracle named with --oracle could not run); 2 bad arguments or a file lint
+refuses (binary, UTF-16, larger than 10 MiB). --json prints one object,
+described in docs/lint.md.";
+
+// The help text is the doc comment of the `Product` variant (cli.rs).
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = AFTER_HELP)]
+pub struct Opts {
+    /// The robots.txt to lint, read as raw bytes (`-`: stdin)
+    #[arg(value_name = "FILE|-")]
+    pub file: String,
+    /// Also ask the file's paths for this user agent (repeatable)
+    #[arg(long = "agent", value_name = "UA")]
+    pub agents: Vec<String>,
+    /// Also ask this URL, for every agent (repeatable)
+    #[arg(long = "url", value_name = "URL")]
+    pub urls: Vec<String>,
+    /// Ask only this oracle (repeatable) [default: every registered one that is available]
+    #[arg(long = "oracle", value_name = "NAME")]
+    pub oracles: Vec<String>,
+    /// One more oracle: any program speaking docs/protocol.md, run by `sh -c` (repeatable)
+    #[arg(long = "oracle-cmd", value_name = "NAME='COMMAND'")]
+    pub oracle_cmds: Vec<String>,
+    /// Print one JSON object (docs/lint.md)
+    #[arg(long)]
+    pub json: bool,
+    /// Seconds for a call before the oracle's worker is killed
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
+    pub timeout: Duration,
+    /// Seconds for finding the lines and rewrites; disagreements not reached
+    /// by then are listed apart
+    #[arg(long, value_name = "SECS", default_value = "120", value_parser = seconds)]
+    pub budget: Duration,
+    /// Run the built-in oracles in this process instead of supervised workers
+    #[arg(long)]
+    pub in_process: bool,
+    /// Do not run setup first
+    #[arg(long)]
+    pub no_setup: bool,
+}
+
+/// A question on which some oracle failed (an error, a crash, a timeout):
+/// reported apart from the disagreements.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub question: Question,
+    pub oracle: String,
+    pub label: String,
+}
+
+/// Everything lint found about one file.
+pub struct Report {
+    pub file: input::File,
+    /// The file's lines, with their line ends.
+    pub lines: Vec<Vec<u8>>,
+    /// Name and version of each oracle asked.
+    pub oracles: Vec<(String, String)>,
+    pub unavailable: Vec<engine::oracle::Unavailable>,
+    pub questions: Vec<Question>,
+    pub groups: Vec<group::LineGroup>,
+    /// Disagreements the budget left no time to minimise.
+    pub unexamined: Vec<Disagreement>,
+    pub failures: Vec<Failure>,
+}
+
+impl Report {
+    pub fn disagreements(&self) -> usize {
+        self.groups
+            .iter()
+            .map(|g| g.disagreements.len())
+            .sum::<usize>()
+            + self.unexamined.len()
+    }
+}
+
+pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
+    let extra = select::oracle_cmds(&opts.oracle_cmds)?;
+    select::validate(&opts.oracles, &extra)?;
+    if opts.oracles.len() == 1 && extra.is_empty() {
+        return Err(Usage(
+            "lint compares parsers: name at least two with --oracle, or none for all".into(),
+        ));
+    }
+    let file = input::read(&opts.file).map_err(|input::Refusal(why)| Usage(why))?;
+    if !opts.no_setup {
+        (host.ensure_setup)();
+    }
+    let sel = select::start(
+        &opts.oracles,
+        &extra,
+        opts.in_process,
+        panel::limits(opts.timeout),
+    );
+    let named_missing = !opts.oracles.is_empty() && !sel.unavailable.is_empty();
+    if sel.oracles.len() < 2 {
+        for u in &sel.unavailable {
+            eprintln!("ERROR: {u}");
+        }
+        eprintln!("ERROR: fewer than two oracles could start: nothing to compare");
+        return Ok(1);
+    }
+    let report = lint(file, &opts, sel);
+    if opts.json {
+        render::json(&report);
+    } else {
+        render::text(&report);
+    }
+    Ok(if report.disagreements() > 0 || named_missing {
+        1
+    } else {
+        0
+    })
+}
+
+/// Ask, group, suggest.
+fn lint(file: input::File, opts: &Opts, sel: select::Selection) -> Report {
+    let deadline = Instant::now() + opts.budget;
+    let mut progress = Progress::new();
+    let mut panel = panel::Panel::new(sel.oracles);
+    let questions = questions::questions(&file.body, &opts.agents, &opts.urls);
+    progress.say(&format!(
+        "asking {} oracles {} questions",
+        panel.size(),
+        questions.len()
+    ));
+    let splits = panel.ask(&file.body, &questions);
+    let failures = failures(&panel, &questions, &splits);
+    let found: Vec<Disagreement> = questions
+        .iter()
+        .zip(&splits)
+        .filter(|(_, s)| s.disagrees())
+        .map(|(q, s)| Disagreement {
+            question: q.clone(),
+            split: s.clone(),
+        })
+        .collect();
+    let mut grouping = group::group(&mut panel, &file.body, found, deadline, &mut progress);
+    let mut reference = panel::reference();
+    let mut base = rewrite::Baseline {
+        questions: &questions,
+        splits: &splits,
+        reference: reference.as_mut(),
+        reference_labels: Vec::new(),
+    };
+    base.reference_labels = base.labels(&file.body);
+    let total = grouping.groups.len();
+    for (n, g) in grouping.groups.iter_mut().enumerate() {
+        if Instant::now() > deadline {
+            break;
+        }
+        progress.say(&format!("looking for a rewrite of group {}/{total}", n + 1));
+        g.rewrite = rewrite::suggest(&mut panel, &file.body, g, &mut base);
+    }
+    progress.done();
+    Report {
+        lines: fuzzcore::cause::lines(&file.body),
+        file,
+        oracles: panel.names.clone(),
+        unavailable: sel.unavailable,
+        questions,
+        groups: grouping.groups,
+        unexamined: grouping.unexamined,
+        failures,
+    }
+}
+
+fn failures(panel: &panel::Panel, questions: &[Question], splits: &[panel::Split]) -> Vec<Failure> {
+    questions
+        .iter()
+        .zip(splits)
+        .flat_map(|(q, s)| {
+            s.failures().into_iter().map(|(i, label)| Failure {
+                question: q.clone(),
+                oracle: panel.name(i).to_string(),
+                label: label.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// Progress on stderr, for long runs only: nothing in the first two
+/// seconds, then one line at most every half second.
+pub struct Progress {
+    started: Instant,
+    last: Option<Instant>,
+}
+
+impl Progress {
+    fn new() -> Progress {
+        Progress {
+            started: Instant::now(),
+            last: None,
+        }
+    }
+
+    pub fn say(&mut self, what: &str) {
+        let now = Instant::now();
+        let quiet = now - self.started < Duration::from_secs(2)
+            || self
+                .last
+                .is_some_and(|l| now - l < Duration::from_millis(500));
+        if !quiet {
+            eprint!(
+                "\r  lint: {what} ({} s)\x1b[K",
+                self.started.elapsed().as_secs()
+            );
+            self.last = Some(now);
+        }
+    }
+
+    fn done(&self) {
+        if self.last.is_some() {
+            eprintln!();
+        }
+    }
+}

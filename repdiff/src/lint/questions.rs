@@ -1,0 +1,132 @@
+//! The questions lint asks about a file: those a crawler would really put.
+//!
+//! They are the census's derived queries (`census::queries::read`, every
+//! path for every agent, not cut at the census's per-file budget) minus
+//! its probes (the %-encoded variants no link on a site contains), with the
+//! agents the file names turned into the product tokens a crawler sends
+//! (`Mediapartners-Google*` asks `Mediapartners-Google`), then the same
+//! paths for each `--agent`, then each `--url` for every agent.
+
+use engine::oracle::{Ask, Query};
+
+/// The host lint puts in the derived URLs: the file alone does not say
+/// which site it serves.
+pub const HOST: &str = "example.com";
+
+/// Where a question comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Source {
+    /// Derived from the file: an agent it names (or a generic one) and a
+    /// path it names or most sites have.
+    File,
+    /// A path of the file, asked for an agent given with `--agent`.
+    Agent,
+    /// A URL given with `--url`.
+    Url,
+}
+
+/// One question: may this agent fetch this URL?
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Question {
+    pub agent: String,
+    pub url: String,
+    pub source: Source,
+}
+
+impl Question {
+    pub fn query(&self) -> Query {
+        Query {
+            ask: Ask::CanFetch,
+            agent: self.agent.clone(),
+            url: self.url.clone(),
+        }
+    }
+}
+
+/// Every question for `body`, deduplicated, in a stable order.
+pub fn questions(body: &[u8], agents: &[String], urls: &[String]) -> Vec<Question> {
+    let derived = census::queries::read(HOST, body);
+    let mut file_agents: Vec<String> = Vec::new();
+    for a in &derived.agents {
+        push_new(&mut file_agents, product_token(a));
+    }
+    let paths: Vec<&String> = derived
+        .urls
+        .iter()
+        .filter(|(_, _, probe)| !probe)
+        .map(|(url, _, _)| url)
+        .collect();
+    let mut out: Vec<Question> = Vec::new();
+    let mut add = |agent: &str, url: &str, source: Source| {
+        let q = Question {
+            agent: agent.to_string(),
+            url: url.to_string(),
+            source,
+        };
+        if !out.iter().any(|o| o.agent == q.agent && o.url == q.url) {
+            out.push(q);
+        }
+    };
+    for path in paths {
+        for agent in &file_agents {
+            add(agent, path, Source::File);
+        }
+        for agent in agents {
+            add(agent, path, Source::Agent);
+        }
+    }
+    for url in urls {
+        for agent in file_agents.iter().chain(agents) {
+            add(agent, url, Source::Url);
+        }
+    }
+    out.truncate(MAX_QUESTIONS);
+    out
+}
+
+/// Questions per file: a file naming many agents and rules would
+/// otherwise cost minutes of minimisation.
+pub const MAX_QUESTIONS: usize = 2000;
+
+fn push_new(list: &mut Vec<String>, item: String) {
+    if !item.is_empty() && !list.contains(&item) {
+        list.push(item);
+    }
+}
+
+/// The product token a crawler of that group would send: the leading run
+/// of RFC 9309 token characters (letters, `_`, `-`), so `Mediapartners-Google*`
+/// gives `Mediapartners-Google` and `Foo/1.0` gives `Foo`. A name with no
+/// such run is kept whole.
+pub fn product_token(name: &str) -> String {
+    let n = name
+        .bytes()
+        .take_while(|b| b.is_ascii_alphabetic() || *b == b'_' || *b == b'-')
+        .count();
+    if n == 0 {
+        name.to_string()
+    } else {
+        name[..n].to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn as_written_only_with_product_tokens_and_flags() {
+        let body = b"User-agent: Mediapartners-Google*\nDisallow: /admin\n";
+        let qs = questions(body, &["MyBot".into()], &["https://example.com/x".into()]);
+        assert!(qs.iter().all(|q| !q.url.contains("%61")), "no probe");
+        assert!(qs.iter().any(|q| q.agent == "Mediapartners-Google"));
+        assert!(!qs.iter().any(|q| q.agent.contains('*')));
+        assert!(qs
+            .iter()
+            .any(|q| q.agent == "MyBot" && q.url.ends_with("/admin") && q.source == Source::Agent));
+        assert!(qs
+            .iter()
+            .any(|q| q.agent == "Googlebot" && q.url == "https://example.com/x"));
+    }
+}

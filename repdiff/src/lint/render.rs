@@ -1,0 +1,433 @@
+//! Lint's two outputs: text for a terminal and one JSON object for
+//! scripts (its shape is docs/lint.md's). Both are made from the
+//! [`Report`] through the same view types, so they cannot say different
+//! things.
+
+use super::group::LineGroup;
+use super::panel::{Reading, Split};
+use super::rewrite::Hunk;
+use super::{Question, Report};
+use serde::Serialize;
+
+/// The version of the JSON shape (docs/lint.md).
+pub const FORMAT: u32 = 1;
+
+#[derive(Serialize)]
+struct View<'r> {
+    format: u32,
+    file: FileView<'r>,
+    oracles: Vec<OracleView<'r>>,
+    unavailable: Vec<UnavailableView<'r>>,
+    questions: usize,
+    disagreements: usize,
+    agree: bool,
+    groups: Vec<GroupView<'r>>,
+    unexamined: Vec<QuestionView<'r>>,
+    failures: Vec<FailureView<'r>>,
+}
+
+#[derive(Serialize)]
+struct FileView<'r> {
+    name: &'r str,
+    bytes: usize,
+    lines: usize,
+    not_utf8: Option<super::input::Position>,
+}
+
+#[derive(Serialize)]
+struct OracleView<'r> {
+    name: &'r str,
+    version: &'r str,
+}
+
+#[derive(Serialize)]
+struct UnavailableView<'r> {
+    oracle: &'r str,
+    reason: &'r str,
+    fix: &'r str,
+}
+
+#[derive(Serialize)]
+struct LineView {
+    number: usize,
+    text: String,
+}
+
+#[derive(Serialize)]
+struct CauseView {
+    name: &'static str,
+    /// The cause for someone who writes robots.txt files.
+    plain: &'static str,
+    neutralises: &'static str,
+    reunites_all: bool,
+}
+
+#[derive(Serialize)]
+struct QuestionView<'r> {
+    agent: &'r str,
+    url: &'r str,
+    source: super::questions::Source,
+    allowed: Vec<&'r str>,
+    disallowed: Vec<&'r str>,
+    failed: Vec<FailedView<'r>>,
+}
+
+#[derive(Serialize)]
+struct FailedView<'r> {
+    oracle: &'r str,
+    outcome: &'r str,
+}
+
+#[derive(Serialize)]
+struct HunkView {
+    /// The first line the hunk replaces (or goes before), 1-based.
+    line: usize,
+    old: Vec<String>,
+    new: Vec<String>,
+}
+
+#[derive(Serialize)]
+struct RewriteView {
+    transformation: &'static str,
+    changes_reference: bool,
+    /// How many of the group's questions every parser then agrees on.
+    settles: usize,
+    hunks: Vec<HunkView>,
+}
+
+#[derive(Serialize)]
+struct GroupView<'r> {
+    lines: Vec<LineView>,
+    minimal: Vec<LineView>,
+    minimised: bool,
+    cause: CauseView,
+    questions: Vec<QuestionView<'r>>,
+    rewrite: Option<RewriteView>,
+}
+
+#[derive(Serialize)]
+struct FailureView<'r> {
+    agent: &'r str,
+    url: &'r str,
+    oracle: &'r str,
+    outcome: &'r str,
+}
+
+fn view(r: &Report) -> View<'_> {
+    let names: Vec<&str> = r.oracles.iter().map(|(n, _)| n.as_str()).collect();
+    View {
+        format: FORMAT,
+        file: FileView {
+            name: &r.file.name,
+            bytes: r.file.body.len(),
+            lines: r.lines.len(),
+            not_utf8: r.file.not_utf8,
+        },
+        oracles: r
+            .oracles
+            .iter()
+            .map(|(name, version)| OracleView { name, version })
+            .collect(),
+        unavailable: r
+            .unavailable
+            .iter()
+            .map(|u| UnavailableView {
+                oracle: &u.oracle,
+                reason: &u.reason,
+                fix: &u.fix,
+            })
+            .collect(),
+        questions: r.questions.len(),
+        disagreements: r.disagreements(),
+        agree: r.disagreements() == 0,
+        groups: r.groups.iter().map(|g| group_view(r, g, &names)).collect(),
+        unexamined: r
+            .unexamined
+            .iter()
+            .map(|d| question_view(&d.question, &d.split, &names))
+            .collect(),
+        failures: r
+            .failures
+            .iter()
+            .map(|f| FailureView {
+                agent: &f.question.agent,
+                url: &f.question.url,
+                oracle: &f.oracle,
+                outcome: &f.label,
+            })
+            .collect(),
+    }
+}
+
+fn line_views(r: &Report, indices: &[usize]) -> Vec<LineView> {
+    indices
+        .iter()
+        .map(|&i| LineView {
+            number: i + 1,
+            text: visible(&r.lines[i]),
+        })
+        .collect()
+}
+
+fn group_view<'r>(r: &'r Report, g: &'r LineGroup, names: &[&'r str]) -> GroupView<'r> {
+    GroupView {
+        lines: line_views(r, &g.lines),
+        minimal: line_views(r, &g.minimal),
+        minimised: g.minimised,
+        cause: CauseView {
+            name: g.cause.name,
+            plain: super::plain::words(g.cause.name).unwrap_or(g.cause.neutralises),
+            neutralises: g.cause.neutralises,
+            reunites_all: g.cause.reunites_all,
+        },
+        questions: g
+            .disagreements
+            .iter()
+            .map(|d| question_view(&d.question, &d.split, names))
+            .collect(),
+        rewrite: g.rewrite.as_ref().map(|s| RewriteView {
+            transformation: s.transformation,
+            changes_reference: s.changes_reference,
+            settles: s.settles,
+            hunks: s.hunks.iter().map(hunk_view).collect(),
+        }),
+    }
+}
+
+fn question_view<'r>(q: &'r Question, s: &'r Split, names: &[&'r str]) -> QuestionView<'r> {
+    let who = |r: Reading| s.reading(&r).into_iter().map(|i| names[i]).collect();
+    QuestionView {
+        agent: &q.agent,
+        url: &q.url,
+        source: q.source,
+        allowed: who(Reading::Allowed),
+        disallowed: who(Reading::Disallowed),
+        failed: s
+            .failures()
+            .into_iter()
+            .map(|(i, outcome)| FailedView {
+                oracle: names[i],
+                outcome,
+            })
+            .collect(),
+    }
+}
+
+fn hunk_view(h: &Hunk) -> HunkView {
+    HunkView {
+        line: h.old_start + 1,
+        old: h.old.iter().map(|l| visible(l)).collect(),
+        new: h.new.iter().map(|l| visible(l)).collect(),
+    }
+}
+
+/// A line as it can be shown: its line end dropped, printable UTF-8 as is,
+/// everything else (controls, a BOM, bytes that are not UTF-8) escaped.
+pub fn visible(line: &[u8]) -> String {
+    let end = line
+        .iter()
+        .rev()
+        .take_while(|b| **b == b'\n' || **b == b'\r')
+        .count();
+    let mut out = String::new();
+    for chunk in line[..line.len() - end].utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\t' => out.push_str("\\t"),
+                c if c.is_control() || c == '\u{FEFF}' || c.is_whitespace() && c != ' ' => {
+                    out.push_str(&format!("\\u{{{:04X}}}", c as u32))
+                }
+                c => out.push(c),
+            }
+        }
+        for b in chunk.invalid() {
+            out.push_str(&format!("\\x{b:02X}"));
+        }
+    }
+    out
+}
+
+/// `--json`: exactly one object on stdout.
+pub fn json(r: &Report) {
+    match serde_json::to_string(&view(r)) {
+        Ok(s) => println!("{s}"),
+        Err(e) => eprintln!("ERROR: cannot write the JSON report: {e}"),
+    }
+}
+
+/// Questions shown per reading of a group; the rest are counted.
+const SHOWN: usize = 4;
+
+/// The terminal report.
+pub fn text(r: &Report) {
+    let v = view(r);
+    println!(
+        "{}: {} line(s), {} question(s), asked of {} parser(s)",
+        v.file.name,
+        v.file.lines,
+        v.questions,
+        v.oracles.len()
+    );
+    for u in &v.unavailable {
+        println!("  not asked: {} ({}; fix: {})", u.oracle, u.reason, u.fix);
+    }
+    if let Some(p) = v.file.not_utf8 {
+        println!(
+            "note: the file is not valid UTF-8 (line {}, column {}): RFC 9309 wants UTF-8, and parsers read such bytes differently",
+            p.line, p.column
+        );
+    }
+    for g in &v.groups {
+        print_group(g);
+    }
+    if !v.unexamined.is_empty() {
+        println!(
+            "\n{} more disagreement(s) not traced to lines (the --budget ran out):",
+            v.unexamined.len()
+        );
+        print_questions(&v.unexamined);
+    }
+    print_failures(&v.failures);
+    println!();
+    if v.agree {
+        println!("Every parser agrees on every question.");
+    } else {
+        println!(
+            "Parsers disagree on {} of {} question(s), from {} line group(s).",
+            v.disagreements,
+            v.questions,
+            v.groups.len()
+        );
+    }
+}
+
+fn print_group(g: &GroupView<'_>) {
+    println!();
+    for l in &g.lines {
+        println!("line {}: {}", l.number, l.text);
+    }
+    let numbers: Vec<String> = g.minimal.iter().map(|l| l.number.to_string()).collect();
+    println!(
+        "  smallest file that still splits them: line(s) {}{}",
+        numbers.join(", "),
+        if g.minimised {
+            ""
+        } else {
+            " (not fully minimised: budget)"
+        }
+    );
+    println!("  cause: {} ({})", g.cause.plain, g.cause.name);
+    if !g.cause.reunites_all && g.cause.name != fuzzcore::cause::NEW {
+        println!("         (it reconciles one parser of each side, not all of them)");
+    }
+    print_questions(&g.questions);
+    print_rewrite(g.rewrite.as_ref(), g.questions.len());
+}
+
+/// The questions, those read alike by the same parsers together.
+fn print_questions(qs: &[QuestionView<'_>]) {
+    let mut done = vec![false; qs.len()];
+    for i in 0..qs.len() {
+        if done[i] {
+            continue;
+        }
+        let same: Vec<usize> = (i..qs.len())
+            .filter(|&j| qs[j].allowed == qs[i].allowed && qs[j].disallowed == qs[i].disallowed)
+            .collect();
+        for &j in &same {
+            done[j] = true;
+        }
+        for &j in same.iter().take(SHOWN) {
+            println!("  agent {:?}, {}", qs[j].agent, qs[j].url);
+        }
+        if same.len() > SHOWN {
+            println!(
+                "  ... and {} more question(s) read the same way",
+                same.len() - SHOWN
+            );
+        }
+        println!(
+            "    allowed ({}):    {}",
+            qs[i].allowed.len(),
+            qs[i].allowed.join(", ")
+        );
+        println!(
+            "    disallowed ({}): {}",
+            qs[i].disallowed.len(),
+            qs[i].disallowed.join(", ")
+        );
+        for f in &qs[i].failed {
+            println!("    failed:     {} ({})", f.oracle, f.outcome);
+        }
+    }
+}
+
+fn print_rewrite(s: Option<&RewriteView>, questions: usize) {
+    let Some(s) = s else {
+        println!(
+            "  rewrite: none found that makes every parser agree without changing what the file means under RFC 9309"
+        );
+        return;
+    };
+    let on = if s.settles == questions {
+        String::new()
+    } else {
+        format!(" on {} of these {questions} questions", s.settles)
+    };
+    println!(
+        "  rewrite ({}), after which every parser agrees{on}{}:",
+        s.transformation,
+        if s.changes_reference {
+            "; RFC 9309 readers now read the mended line too"
+        } else {
+            ""
+        }
+    );
+    for h in &s.hunks {
+        let place = if h.old.is_empty() {
+            "before line"
+        } else {
+            "line"
+        };
+        println!("    {place} {}:", h.line);
+        for l in &h.old {
+            println!("    - {l}");
+        }
+        for l in &h.new {
+            println!("    + {l}");
+        }
+    }
+}
+
+fn print_failures(fs: &[FailureView<'_>]) {
+    if fs.is_empty() {
+        return;
+    }
+    println!(
+        "\n{} answer(s) were errors, not verdicts (not counted as disagreements):",
+        fs.len()
+    );
+    for f in fs.iter().take(10) {
+        println!(
+            "  {}: agent {:?}, {}: {}",
+            f.oracle, f.agent, f.url, f.outcome
+        );
+    }
+    if fs.len() > 10 {
+        println!("  ... and {} more", fs.len() - 10);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_shown_with_what_cannot_be_seen_escaped() {
+        assert_eq!(
+            visible(b"\xEF\xBB\xBFUser-agent: *\r\n"),
+            "\\u{FEFF}User-agent: *"
+        );
+        assert_eq!(visible(b"Disallow: /\xE9\tx\n"), "Disallow: /\\xE9\\tx");
+    }
+}

@@ -1,0 +1,240 @@
+//! A suggested rewrite: a catalogue transformation of the file (or the
+//! smallest piece of it, one hunk of its diff) after which every oracle
+//! agrees on the group's questions.
+//!
+//! A rewrite is offered only if it is safe to apply: no question that all
+//! oracles agreed on comes to split, and the RFC 9309 reference reads every
+//! question lint asked exactly as before, so the rewrite changes how the
+//! file is written, not what it means (renaming `bot` to `zz-unrelated`
+//! reunites the parsers too, but changes who is disallowed; it is never
+//! offered). The [`REPAIRS`] are the exception: they mend a line whose
+//! author's intent is plain (`Disallow /a` lacks its colon, `Dissallow` is
+//! misspelt, a BOM sticks to the first key), which the RFC then reads for
+//! the first time; such a rewrite says that it changes the RFC's reading.
+
+use super::group::LineGroup;
+use super::panel::{Panel, Split};
+use super::Question;
+use engine::oracle::Oracle;
+use fuzzcore::cause::{self, Input, CATALOGUE};
+
+/// One changed run of lines: the old lines from `old_start` (0-based in
+/// the original) replaced by `new`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hunk {
+    pub old_start: usize,
+    pub old: Vec<Vec<u8>>,
+    pub new: Vec<Vec<u8>>,
+}
+
+/// A rewrite that makes every oracle agree on a group's questions.
+#[derive(Debug, Clone)]
+pub struct Suggestion {
+    /// The catalogue transformation it comes from.
+    pub transformation: &'static str,
+    pub hunks: Vec<Hunk>,
+    /// A [`REPAIRS`] rewrite after which the RFC 9309 reference reads
+    /// some question otherwise (it now reads the mended line).
+    pub changes_reference: bool,
+    /// How many of the group's questions every oracle then agrees on
+    /// (a group may hold splits that other causes keep open).
+    pub settles: usize,
+}
+
+/// What a rewrite is checked against: every question, how the oracles
+/// read each on the original, and the reference's reading of each.
+pub struct Baseline<'a> {
+    pub questions: &'a [Question],
+    pub splits: &'a [Split],
+    pub reference: Option<&'a mut Box<dyn Oracle>>,
+    pub reference_labels: Vec<String>,
+}
+
+impl Baseline<'_> {
+    /// The reference's readings of every question on `body` (empty without
+    /// a reference).
+    pub fn labels(&mut self, body: &[u8]) -> Vec<String> {
+        let Some(r) = self.reference.as_mut() else {
+            return Vec::new();
+        };
+        let queries: Vec<_> = self.questions.iter().map(Question::query).collect();
+        r.run(body, &queries)
+            .iter()
+            .map(|a| engine::ledger::pin_label(&a.outcome))
+            .collect()
+    }
+}
+
+/// Transformations that mend how a line is written, so that it says what
+/// its author evidently meant: offered even when the RFC 9309 reference
+/// reads the file otherwise afterwards (it ignored the broken line before).
+pub const REPAIRS: &[&str] = &[
+    "strip-bom",
+    "strip-partial-bom",
+    "remove-inner-bom",
+    "remove-extra-line-breaks",
+    "trim-unicode-spaces",
+    "normalise-line-ends",
+    "drop-indentation",
+    "add-missing-colon",
+    "fix-misspelt-key",
+    "fix-key-prefix",
+];
+
+/// Hunks of one transformation tried alone, at most.
+const HUNKS_TRIED: usize = 8;
+
+/// The safe rewrite for `group` that settles most of its questions (the
+/// first that settles them all): its cause's transformation first, then
+/// the catalogue in order; within each, one hunk alone before all.
+pub fn suggest(
+    panel: &mut Panel,
+    body: &[u8],
+    group: &LineGroup,
+    base: &mut Baseline<'_>,
+) -> Option<Suggestion> {
+    let first = &group.disagreements.first()?.question;
+    let input = Input {
+        body: body.to_vec(),
+        agent: first.agent.clone(),
+        url: first.url.clone(),
+    };
+    let order = CATALOGUE
+        .iter()
+        .filter(|t| t.name == group.cause.name)
+        .chain(CATALOGUE.iter().filter(|t| t.name != group.cause.name));
+    let old = cause::lines(body);
+    let mut best: Option<Suggestion> = None;
+    for t in order {
+        let Some(changed) = (t.apply)(&input) else {
+            continue;
+        };
+        if changed.body == input.body || changed.agent != input.agent || changed.url != input.url {
+            continue;
+        }
+        let new = cause::lines(&changed.body);
+        let repair = REPAIRS.contains(&t.name);
+        for hunks in candidates(&old, &new, &group.lines) {
+            let Some((settles, changes_reference)) = safe(panel, &old, &hunks, group, base, repair)
+            else {
+                continue;
+            };
+            if best.as_ref().is_none_or(|b| settles > b.settles) {
+                best = Some(Suggestion {
+                    transformation: t.name,
+                    hunks,
+                    changes_reference,
+                    settles,
+                });
+            }
+            if settles == group.disagreements.len() {
+                return best;
+            }
+        }
+    }
+    best
+}
+
+/// The edits to try: each hunk alone (those touching the group's lines
+/// first, at most [`HUNKS_TRIED`]), then all of them.
+fn candidates(old: &[Vec<u8>], new: &[Vec<u8>], lines: &[usize]) -> Vec<Vec<Hunk>> {
+    let all = hunks(old, new);
+    let near = |h: &Hunk| {
+        lines
+            .iter()
+            .any(|&l| l >= h.old_start && l <= h.old_start + h.old.len())
+    };
+    let mut singles: Vec<&Hunk> = all.iter().filter(|h| near(h)).collect();
+    singles.extend(all.iter().filter(|h| !near(h)));
+    let mut out: Vec<Vec<Hunk>> = singles
+        .into_iter()
+        .take(HUNKS_TRIED)
+        .map(|h| vec![h.clone()])
+        .collect();
+    if all.len() > 1 {
+        out.push(all);
+    }
+    out
+}
+
+/// The diff of `old` into `new` as hunks.
+pub fn hunks(old: &[Vec<u8>], new: &[Vec<u8>]) -> Vec<Hunk> {
+    similar::capture_diff_slices(similar::Algorithm::Myers, old, new)
+        .into_iter()
+        .filter(|op| op.tag() != similar::DiffTag::Equal)
+        .map(|op| {
+            let (o, n) = (op.old_range(), op.new_range());
+            Hunk {
+                old_start: o.start,
+                old: old[o].to_vec(),
+                new: new[n].to_vec(),
+            }
+        })
+        .collect()
+}
+
+/// `old` with `hunks` applied (hunks in order, not overlapping).
+pub fn apply(old: &[Vec<u8>], hunks: &[Hunk]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for h in hunks {
+        out.extend(old[at..h.old_start].iter().flatten());
+        out.extend(h.new.iter().flatten());
+        at = h.old_start + h.old.len();
+    }
+    out.extend(old[at..].iter().flatten());
+    out
+}
+
+/// Does the edited file settle some of the group's questions, split
+/// nothing new, and keep the reference's reading of every question (a
+/// `repair` may change it)? `Some((questions settled, whether the
+/// reference's reading changed))` when it does.
+fn safe(
+    panel: &mut Panel,
+    old: &[Vec<u8>],
+    hunks: &[Hunk],
+    group: &LineGroup,
+    base: &mut Baseline<'_>,
+    repair: bool,
+) -> Option<(usize, bool)> {
+    let body = apply(old, hunks);
+    let own: Vec<Question> = group
+        .disagreements
+        .iter()
+        .map(|d| d.question.clone())
+        .collect();
+    let settles = panel
+        .ask(&body, &own)
+        .iter()
+        .filter(|s| !s.disagrees())
+        .count();
+    if settles == 0 {
+        return None;
+    }
+    let changes_reference = base.labels(&body) != base.reference_labels;
+    if changes_reference && !repair {
+        return None;
+    }
+    let after = panel.ask(&body, base.questions);
+    after
+        .iter()
+        .zip(base.splits)
+        .all(|(now, before)| !now.disagrees() || before.disagrees())
+        .then_some((settles, changes_reference))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hunks_apply_back() {
+        let old = cause::lines(b"a\nb\nc\n");
+        let new = cause::lines(b"a\nB\nc\nd\n");
+        let hs = hunks(&old, &new);
+        assert_eq!(hs.len(), 2);
+        assert_eq!(apply(&old, &hs), b"a\nB\nc\nd\n");
+        assert_eq!(apply(&old, &hs[..1]), b"a\nB\nc\n");
+    }
+}
