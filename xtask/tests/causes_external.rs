@@ -26,21 +26,17 @@ fn input(case_ref: &str) -> Input {
 /// `name` neutralises `oracle` (external, through its worker) on `case_ref`,
 /// which ledger entry `entry` lists for it.
 fn neutralises(name: &str, entry: &str, case_ref: &str, oracle: &str) {
-    let ledger = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../cases/divergences/{oracle}.yaml")),
-    )
-    .unwrap_or_default()
-        + &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases/divergences.yaml"),
-        )
-        .expect("ledger");
-    let at = ledger
-        .find(&format!("id: {entry}\n"))
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let corpus = engine::case::load_dir(&root.join("cases/corpus")).expect("corpus loads");
+    let files = oracles::ledger_files(&root).expect("ledger files");
+    let names: Vec<String> = common::registered().into_iter().map(|o| o.name).collect();
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    let ledger = engine::ledger::load_files(&files, &corpus, &names).expect("ledger loads");
+    let listed = ledger
+        .get(entry)
         .unwrap_or_else(|| panic!("no ledger entry {entry}"));
-    let rest = &ledger[at..];
-    let end = rest[4..].find("\n  - id:").map_or(rest.len(), |e| e + 4);
     assert!(
-        rest[..end].contains(case_ref),
+        listed.cases.iter().any(|c| c == case_ref),
         "{entry} does not list {case_ref}"
     );
     let registered = common::registered();

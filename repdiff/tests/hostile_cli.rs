@@ -1,0 +1,188 @@
+//! Issue 29's table, through the installed command: a `--oracle-cmd`
+//! harness that never greets, floods stdout, traps every signal, exits at
+//! once, or leaves a grandchild behind costs `check` and `conformance` one
+//! oracle for at most the greeting timeout, is named with what it did, and
+//! leaves no process running. The engine's own tests (engine/tests/hostile.rs)
+//! cover the worker; these cover the commands users type.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// The hostile harnesses: name, shell script (each carries the test's
+/// token in its path, so survivors can be found), what the error must say.
+const HARNESSES: &[(&str, &str, &str)] = &[
+    (
+        "nogreet",
+        "while read line; do echo garbage; done",
+        "did not greet within",
+    ),
+    (
+        "flood",
+        "yes AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA | tr -d '\\n'",
+        "longer than the 16 MiB message limit",
+    ),
+    (
+        "trap",
+        "trap '' TERM INT HUP\nsleep 1000 &\nwait\nsleep 1000",
+        "did not greet within",
+    ),
+    (
+        "exit3",
+        "echo 'no module named robots' >&2\nexit 3",
+        "exit status: 3: no module named robots",
+    ),
+    (
+        "grandchild",
+        "(trap '' TERM; sleep 1000) &\nsleep 1000",
+        "did not greet within",
+    ),
+];
+
+/// A folder of scripts unique to this test process.
+fn scripts(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("repdiff-hostile-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (name, body, _) in HARNESSES {
+        let path = dir.join(format!("{name}.sh"));
+        std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).expect("script");
+        let status = Command::new("chmod").arg("+x").arg(&path).status();
+        assert!(
+            status.is_ok_and(|s| s.success()),
+            "chmod {}",
+            path.display()
+        );
+    }
+    dir
+}
+
+/// Processes that carry `dir` in their command line or environment: every
+/// process a harness starts inherits `REPDIFF_HOSTILE_TEST=dir` from the
+/// repdiff it was started by, so a `sleep` a script left behind is found
+/// although its command line names nothing of ours.
+fn survivors(dir: &Path) -> Vec<String> {
+    let needle = dir.to_string_lossy().to_string();
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return found;
+    };
+    for e in entries.flatten() {
+        let pid = e.file_name().to_string_lossy().to_string();
+        if !pid.chars().all(|c| c.is_ascii_digit()) {
+            continue;
+        }
+        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let cmd = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        let env = std::fs::read(e.path().join("environ")).unwrap_or_default();
+        let env = String::from_utf8_lossy(&env);
+        if cmd.contains(&needle) || env.contains(&needle) {
+            found.push(format!("{pid}: {cmd}"));
+        }
+    }
+    found
+}
+
+/// Poll until nothing of `dir` runs, up to 3 s.
+fn assert_nothing_left(dir: &Path, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    loop {
+        let left = survivors(dir);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what}: still running after the command exited:\n{}",
+            left.join("\n")
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn run(args: &[String], dir: &Path) -> (Output, Duration) {
+    let t = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_repdiff"))
+        .args(args)
+        // Every process a harness starts inherits this, so a survivor is
+        // found even when its command line names nothing of ours.
+        .env("REPDIFF_HOSTILE_TEST", dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .output()
+        .expect("repdiff runs");
+    (out, t.elapsed())
+}
+
+fn check_each(command: &str, extra: &[&str]) {
+    let dir = scripts(command);
+    let robots = dir.join("robots.txt");
+    std::fs::write(&robots, "User-agent: bot\nDisallow: /\n").expect("robots");
+    for (name, _, said) in HARNESSES {
+        let script = dir.join(format!("{name}.sh"));
+        let mut args: Vec<String> = vec![
+            command.into(),
+            "--no-setup".into(),
+            "--oracle-cmd".into(),
+            format!("h={}", script.display()),
+            "--oracle".into(),
+            "h".into(),
+            "--oracle".into(),
+            "rfc9309".into(),
+        ];
+        args.extend(
+            extra
+                .iter()
+                .map(|a| a.replace("ROBOTS", &robots.to_string_lossy())),
+        );
+        args.extend(
+            [
+                "--out".into(),
+                dir.join(format!("out-{name}")).display().to_string(),
+            ]
+            .into_iter()
+            .filter(|_| command == "conformance"),
+        );
+        let (out, took) = run(&args, &dir);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            took < Duration::from_secs(10),
+            "{command} with {name}: {took:?}\n{text}"
+        );
+        assert!(
+            text.contains(said),
+            "{command} with {name}: no {said:?}\n{text}"
+        );
+        assert!(
+            text.contains("docs/protocol.md"),
+            "{command} with {name}: the fix line names the protocol\n{text}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{command} with {name}\n{text}");
+        assert_nothing_left(&dir, &format!("{command} with {name}"));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn check_survives_every_hostile_harness_and_leaves_nothing() {
+    check_each(
+        "check",
+        &[
+            "--robots",
+            "ROBOTS",
+            "--agent",
+            "MyBot",
+            "--url",
+            "http://example.test/x",
+        ],
+    );
+}
+
+#[test]
+fn conformance_survives_every_hostile_harness_and_leaves_nothing() {
+    check_each("conformance", &["--case", "seed-01"]);
+}
