@@ -15,6 +15,7 @@
 mod notes;
 mod render;
 mod repro;
+mod repro_jvm_go;
 mod slow;
 
 use crate::paths;

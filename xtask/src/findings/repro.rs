@@ -3,6 +3,7 @@
 //! oracle calls it (oracles/src/python/glue.py, oracles/harness/*), so the
 //! program shows what a maintainer sees without repdiff in between.
 
+use super::repro_jvm_go;
 use engine::oracle::{Ask, Query};
 
 /// One input, as the templates need it.
@@ -30,6 +31,12 @@ pub fn direct(oracle: &str, inp: &Input) -> Option<(&'static str, String)> {
         "robotstxt-rs" => ("rust", robotstxt_rs(inp)?),
         "spider" => ("rust", spider(inp)?),
         "google" => ("cpp", google(inp)?),
+        "crawler-commons" => ("java", repro_jvm_go::crawler_commons(inp, true)?),
+        "crawler-commons-1.4" => ("java", repro_jvm_go::crawler_commons(inp, false)?),
+        "heritrix" => ("java", repro_jvm_go::heritrix(inp)?),
+        "temoto-robotstxt" => ("go", repro_jvm_go::temoto(inp)?),
+        "grobotstxt" => ("go", repro_jvm_go::grobotstxt(inp)?),
+        "robotexclusionrulesparser" => ("python", repro_jvm_go::rerp(inp)?),
         _ => return None,
     };
     Some(out)
@@ -41,7 +48,7 @@ pub use fuzzcore::cause::escape_bytes;
 /// languages: ASCII controls escaped, other characters kept as written
 /// (every template's source is UTF-8), since `\xNN` means a byte in some
 /// of these languages and a character in others.
-fn text_lit(s: &str) -> String {
+pub(super) fn text_lit(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         if c.is_ascii() {
@@ -88,7 +95,7 @@ fn cpp_lit(s: &[u8]) -> String {
     out
 }
 
-fn trailer(inp: &Input, comment: &str) -> String {
+pub(super) fn trailer(inp: &Input, comment: &str) -> String {
     format!(
         "{comment} RFC 9309 expects: {}; this library answers: {}\n",
         inp.expected, inp.actual
