@@ -1,7 +1,7 @@
 //! Direct reproducers for the JVM, Go and robotexclusionrulesparser
 //! oracles: each calls the library through its public API as the crawler
 //! its harness follows does (Nutch, StormCrawler, Heritrix, colly, Scrapy;
-//! see each harness's header in oracles/harness/<name>/).
+//! see each harness's header in `oracles/harness/<name>/`).
 
 use super::repro::{escape_bytes, text_lit, trailer, Input};
 use engine::oracle::Ask;
