@@ -227,31 +227,11 @@ impl Ledger {
     }
 }
 
-/// Load and check the ledger against the corpus and the oracle names known to
-/// this build: a reference to a case or an oracle that does not exist is an
-/// error, not a silently dead entry.
-///
-/// The ledger is `path` plus, when it exists, every `*.yaml` of the folder
-/// of the same name (`cases/divergences.yaml` + `cases/divergences/`), in
-/// name order. A checkout's full ledger also has a file per external oracle
-/// beside its harness: [`load_files`] with `oracles::ledger_files` reads it.
-pub fn load(path: &Path, corpus: &Corpus, known_oracles: &[&str]) -> Result<Ledger, LoadError> {
-    let mut files = vec![path.to_path_buf()];
-    let dir = path.with_extension("");
-    if let Ok(entries) = std::fs::read_dir(&dir) {
-        let mut more: Vec<std::path::PathBuf> = entries
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "yaml"))
-            .collect();
-        more.sort();
-        files.extend(more);
-    }
-    load_files(&files, corpus, known_oracles)
-}
-
-/// Load and check a ledger kept in several files, in the order given: one
-/// file per oracle keeps a parser's entries together. Ids are unique across
-/// all of them.
+/// Load and check a ledger kept in several files, in the order given (a
+/// checkout's are `oracles::ledger_files`), against the corpus and the
+/// oracle names known to this build: a reference to a case or an oracle
+/// that does not exist is an error, not a silently dead entry. One file per
+/// oracle keeps a parser's entries together; ids are unique across all.
 pub fn load_files(
     files: &[std::path::PathBuf],
     corpus: &Corpus,

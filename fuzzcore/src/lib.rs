@@ -173,11 +173,7 @@ pub fn load_or_derive_known(names: &[String]) -> Known {
         Err(e) => panic!("repdiff-fuzz: cannot load the corpus: {e}"),
     };
     let ledger_files = oracles::ledger_files(&root).unwrap_or_default();
-    // Every ledger file's text: an edit to any of them makes the list stale.
-    let ledger_text: String = ledger_files
-        .iter()
-        .map(|f| std::fs::read_to_string(f).unwrap_or_default())
-        .collect();
+    let ledger_text = oracles::ledger_text(&root).unwrap_or_default();
     let stamp = triage::stamp(&corpus, &ledger_text, names);
     if let Some(k) = read_known(&path) {
         if k.stamp == stamp {

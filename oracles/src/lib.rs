@@ -240,6 +240,16 @@ pub fn ledger_files(root: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// Every ledger file's text, in load order: what a cache derived from the
+/// ledger is keyed on, so an edit to any file makes it stale.
+pub fn ledger_text(root: &std::path::Path) -> std::io::Result<String> {
+    let mut text = String::new();
+    for file in ledger_files(root)? {
+        text.push_str(&std::fs::read_to_string(file)?);
+    }
+    Ok(text)
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -58,17 +58,11 @@ pub fn load_ledger(
     engine::ledger::load_files(&ledger_files()?, corpus, known).map_err(|e| Usage(e.to_string()))
 }
 
-/// Every ledger file's text, in load order: what a cache derived from the
-/// ledger is keyed on.
+/// Every ledger file's text, in load order (`oracles::ledger_text`).
 pub fn ledger_text() -> Result<String, Usage> {
-    let mut text = String::new();
-    for file in ledger_files()? {
-        text.push_str(
-            &std::fs::read_to_string(&file)
-                .map_err(|e| Usage(format!("{}: cannot read: {e}", file.display())))?,
-        );
-    }
-    Ok(text)
+    let root = root();
+    oracles::ledger_text(&root)
+        .map_err(|e| Usage(format!("{}: cannot read the ledger: {e}", root.display())))
 }
 
 pub fn load_corpus() -> Result<engine::case::Corpus, Usage> {

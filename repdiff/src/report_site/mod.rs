@@ -42,8 +42,8 @@ pub struct Opts {
     /// Where the site goes [default: reports/run/site]
     #[arg(long, value_name = "DIR", conflicts_with = "publish")]
     pub out: Option<PathBuf>,
-    /// The ledger: a file and the folder of the same name [default: the
-    /// checkout's, cases/divergences.yaml and divergences/ plus each external
+    /// One ledger file instead of the checkout's ledger [default:
+    /// cases/divergences.yaml, cases/divergences/*.yaml and each external
     /// oracle's oracles/harness/NAME/divergences.yaml]
     #[arg(long, value_name = "FILE")]
     pub ledger: Option<PathBuf>,
@@ -105,9 +105,8 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     known.extend(crate::chaos::NAMES.iter().map(|n| n.to_string()));
     let known: Vec<&str> = known.iter().map(String::as_str).collect();
     let ledger = match &opts.ledger {
-        Some(path) => {
-            engine::ledger::load(path, &corpus, &known).map_err(|e| Usage(e.to_string()))?
-        }
+        Some(path) => engine::ledger::load_files(std::slice::from_ref(path), &corpus, &known)
+            .map_err(|e| Usage(e.to_string()))?,
         None => paths::load_ledger(&corpus, &known)?,
     };
     let history = history::read(&history_path).map_err(Usage)?;
