@@ -21,6 +21,10 @@
 // test (or example) running. Inside the ginkgo suite the event also names
 // the running spec (repdiffCurrentSpec, set by repdiff_record_test.go).
 //
+// Written by repdiff, not taken from the library: it holds no line of the
+// library's code (the module comes from the Go module proxy at setup, pinned
+// by go.sum); every function here only records and delegates.
+//
 // Written for the module's language version (go 1.14): no generics, no `any`.
 package grobotstxt
 
