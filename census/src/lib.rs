@@ -27,7 +27,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 use tally::{FileInput, Tally};
 
-pub const FORMAT: &str = "repdiff-census/1";
+/// 2: the tally and summary split into the as-written questions and the
+/// probes (`written`, `probes`), and the headline pairs.
+pub const FORMAT: &str = "repdiff-census/2";
 
 /// Files handed to the oracles at once: each oracle runs a batch on its own
 /// thread, so a batch bounds memory and keeps every worker busy.
@@ -86,13 +88,20 @@ pub struct Options {
     pub expected: Option<u64>,
 }
 
-/// The pairs the high-impact list follows unless told otherwise: Google
-/// against the parsers most crawlers outside Google run.
+/// The pairs the headline and the high-impact list follow unless told
+/// otherwise: Google against the parsers most crawlers outside Google run
+/// (Node's robots-parser, Python's stdlib and Scrapy's protego, Rust's
+/// texting-robots, Nutch's and Common Crawl's crawler-commons, the Internet
+/// Archive's Heritrix, colly's temoto), and the Python pair Scrapy users
+/// choose between.
 pub const DEFAULT_IMPACT_PAIRS: &[(&str, &str)] = &[
     ("google", "robots-parser"),
     ("google", "cpython-3.11"),
     ("google", "protego"),
     ("google", "texting-robots"),
+    ("google", "crawler-commons"),
+    ("google", "heritrix"),
+    ("google", "temoto-robotstxt"),
     ("cpython-3.11", "protego"),
     ("cpython-3.11", "robots-parser"),
 ];
@@ -103,8 +112,9 @@ pub struct OracleId {
     pub version: String,
 }
 
-/// `census.json`: the run's identity, its tally (what merge adds up) and
-/// the figures derived from it (what readers want).
+/// `census.json`: the run's identity and, for the as-written questions and
+/// for the probes apart, the tally (what merge adds up) and the figures
+/// derived from it (what readers want).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Census {
     pub format: String,
@@ -112,8 +122,26 @@ pub struct Census {
     pub limit: Option<u64>,
     pub reference: String,
     pub oracles: Vec<OracleId>,
+    /// The questions a crawler following the site's own links asks
+    /// (`queries::Kind`): every file, the statuses skipped, the headline.
+    pub written: Section,
+    /// The questions we invent (the %-encoded variants): only the files
+    /// that have one.
+    pub probes: Section,
+}
+
+/// One kind of question's counts and figures.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Section {
     pub tally: Tally,
     pub summary: render::Summary,
+}
+
+impl Section {
+    fn new(tally: Tally, oracles: &[OracleId], reference: &str) -> Section {
+        let summary = render::summarise(&tally, oracles, reference);
+        Section { tally, summary }
+    }
 }
 
 /// How fast it went: kept out of `census.json`, which must not depend on
@@ -138,16 +166,15 @@ pub struct OracleSpeed {
 }
 
 impl Census {
-    pub fn new(opts: &Options, oracles: Vec<OracleId>, tally: Tally) -> Census {
-        let summary = render::summarise(&tally, &oracles, &opts.reference);
+    pub fn new(opts: &Options, oracles: Vec<OracleId>, tallies: Tallies) -> Census {
         Census {
             format: FORMAT.into(),
             input: opts.input.clone(),
             limit: opts.limit,
             reference: opts.reference.clone(),
+            written: Section::new(tallies.written, &oracles, &opts.reference),
+            probes: Section::new(tallies.probes, &oracles, &opts.reference),
             oracles,
-            tally,
-            summary,
         }
     }
 
@@ -156,7 +183,10 @@ impl Census {
     pub fn merge(parts: Vec<Census>) -> Result<Census, String> {
         let mut it = parts.into_iter();
         let first = it.next().ok_or("nothing to merge")?;
-        let mut tally = first.tally.clone();
+        let mut tallies = Tallies {
+            written: first.written.tally.clone(),
+            probes: first.probes.tally.clone(),
+        };
         for p in it {
             if p.input != first.input
                 || p.limit != first.limit
@@ -169,7 +199,8 @@ impl Census {
                     describe(&p)
                 ));
             }
-            tally.merge(p.tally);
+            tallies.written.merge(p.written.tally);
+            tallies.probes.merge(p.probes.tally);
         }
         let opts = Options {
             input: first.input.clone(),
@@ -179,7 +210,23 @@ impl Census {
             impact_pairs: Vec::new(),
             expected: None,
         };
-        Ok(Census::new(&opts, first.oracles, tally))
+        Ok(Census::new(&opts, first.oracles, tallies))
+    }
+}
+
+/// What a run adds up: the two sections' tallies.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tallies {
+    pub written: Tally,
+    pub probes: Tally,
+}
+
+impl Tallies {
+    fn add(&mut self, (written, probes): (Tally, Option<Tally>)) {
+        self.written.merge(written);
+        if let Some(p) = probes {
+            self.probes.merge(p);
+        }
     }
 }
 
@@ -229,7 +276,7 @@ pub fn run(
         .filter_map(|(a, b)| Some((pos(a)?, pos(b)?)))
         .map(|(a, b)| (a.min(b), a.max(b)))
         .collect();
-    let mut tally = Tally::default();
+    let mut tallies = Tallies::default();
     let mut busy = vec![Duration::ZERO; oracles.len()];
     let mut progress = Progress::new(opts.expected);
     let ctx = BatchCtx {
@@ -265,15 +312,15 @@ pub fn run(
         for (k, t) in answered.took.iter().take(n).enumerate() {
             busy[k] += *t;
         }
-        tally_batch(w, &answered.answers, &ctx, &mut tally);
+        tally_batch(w, &answered.answers, &ctx, &mut tallies);
         progress.tick(w.files.len() as u64 + w.skipped);
     })?;
     for (status, n) in skipped_status {
-        *tally.skipped_status.entry(status).or_default() += n;
+        *tallies.written.skipped_status.entry(status).or_default() += n;
     }
     let wall = progress.finish();
-    let speed = speed(&tally, &names, &busy, wall);
-    Ok((Census::new(opts, ids, tally), speed))
+    let speed = speed(&tallies, &names, &busy, wall);
+    Ok((Census::new(opts, ids, tallies), speed))
 }
 
 struct BatchCtx<'a> {
@@ -329,13 +376,13 @@ fn tally_batch(
     w: &pipeline::Work,
     answers: &[Vec<Vec<Answer>>],
     ctx: &BatchCtx,
-    tally: &mut Tally,
+    tallies: &mut Tallies,
 ) {
     let (oracles, profiles) = answers.split_at(ctx.names.len());
     for (f, r) in w.files.iter().enumerate() {
         let per_oracle: Vec<Vec<Answer>> = oracles.iter().map(|a| a[f].clone()).collect();
         let per_profile: Vec<Vec<Answer>> = profiles.iter().map(|a| a[f].clone()).collect();
-        tally.merge(tally::file_tally(&FileInput {
+        tallies.add(tally::file_tallies(&FileInput {
             name: &r.name,
             host: &r.host,
             body: &r.body,
@@ -370,7 +417,8 @@ fn checked(answers: Vec<Answer>, n: usize, oracle: &str) -> Vec<Answer> {
         .collect()
 }
 
-fn speed(tally: &Tally, names: &[String], busy: &[Duration], wall: Duration) -> Speed {
+fn speed(t: &Tallies, names: &[String], busy: &[Duration], wall: Duration) -> Speed {
+    let (files, queries) = (t.written.files, t.written.queries + t.probes.queries);
     let rate = |n: u64, d: Duration| {
         if d.as_secs_f64() > 0.0 {
             n as f64 / d.as_secs_f64()
@@ -380,18 +428,18 @@ fn speed(tally: &Tally, names: &[String], busy: &[Duration], wall: Duration) -> 
     };
     Speed {
         wall_seconds: wall.as_secs_f64(),
-        files: tally.files,
-        queries: tally.queries,
-        files_per_second: rate(tally.files, wall),
-        queries_per_second: rate(tally.queries, wall),
+        files,
+        queries,
+        files_per_second: rate(files, wall),
+        queries_per_second: rate(queries, wall),
         oracles: names
             .iter()
             .zip(busy)
             .map(|(n, b)| OracleSpeed {
                 name: n.clone(),
                 busy_seconds: b.as_secs_f64(),
-                files_per_second: rate(tally.files, *b),
-                queries_per_second: rate(tally.queries, *b),
+                files_per_second: rate(files, *b),
+                queries_per_second: rate(queries, *b),
             })
             .collect(),
     }
@@ -467,8 +515,8 @@ impl Progress {
 /// never sees half a file): the engine's.
 pub use engine::write_atomic;
 
-/// Write `census.json`, `census.md`, `heatmap.svg` and (when given)
-/// `speed.json` into `dir`.
+/// Write `census.json`, `census.md`, `heatmap.svg` (as-written),
+/// `heatmap-probes.svg` and (when given) `speed.json` into `dir`.
 pub fn write_outputs(dir: &Path, census: &Census, speed: Option<&Speed>) -> std::io::Result<()> {
     let mut json = serde_json::to_string_pretty(census).map_err(std::io::Error::other)?;
     json.push('\n');
@@ -477,7 +525,12 @@ pub fn write_outputs(dir: &Path, census: &Census, speed: Option<&Speed>) -> std:
         &dir.join("census.md"),
         render::markdown(census, speed).as_bytes(),
     )?;
-    write_atomic(&dir.join("heatmap.svg"), render::heatmap(census).as_bytes())?;
+    for view in render::sections(census) {
+        write_atomic(
+            &dir.join(view.heatmap),
+            render::heatmap(census, view.section).as_bytes(),
+        )?;
+    }
     if let Some(s) = speed {
         let mut json = serde_json::to_string_pretty(s).map_err(std::io::Error::other)?;
         json.push('\n');

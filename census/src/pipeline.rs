@@ -249,8 +249,8 @@ mod tests {
                 agent: "a".into(),
                 url: format!("http://h/{i}"),
             },
-            origin: crate::queries::Origin::Root,
-            probe: false,
+            kind: crate::queries::Kind::Root,
+            whole_site: false,
         };
         Work {
             files: vec![Record {

@@ -10,21 +10,21 @@
 //! comment, `key: value` with the key case-folded); this reading only picks
 //! the questions, it decides nothing.
 //!
-//! - Agents: every distinct `user-agent` value except `*`, in order of first
-//!   appearance, at most [`MAX_FILE_AGENTS`]; then `ExampleBot` (a crawler
-//!   no file names, so it meets the `*` group) and `Googlebot`.
+//! - Agents: the product token (see [`product_token`]) of every distinct
+//!   `user-agent` value except `*`, in order of first appearance, at most
+//!   [`MAX_FILE_AGENTS`]; then `ExampleBot` (a crawler no file names, so it
+//!   meets the `*` group) and `Googlebot`.
 //! - Paths: `/`, then [`COMMON_PATHS`], then for each distinct `allow` or
 //!   `disallow` value (at most [`MAX_RULES`] of them, empty values skipped):
 //!   a path the rule matches (`*` becomes `x`, a final `$` is dropped, a
 //!   leading `/` is added when missing), a near miss (that path minus its
 //!   last character, when that still leaves a path), the match with a query
 //!   string (`?q=1`, or `&q=1` when it has one), and the match with its first
-//!   letter or digit %-encoded (`/admin` -> `/%61dmin`), a *probe*: a URL
-//!   no link on the site contains, marked [`Asked::probe`] so that a
-//!   consumer (`repdiff lint`) can ask the as-written questions alone; the
-//!   census asks both and tallies them alike. Bytes outside
-//!   printable ASCII are %-encoded so every URL is a valid one. Duplicates
-//!   are dropped, first occurrence kept.
+//!   letter or digit %-encoded (`/admin` -> `/%61dmin`). Each says its
+//!   [`Kind`]: the last is a *probe*, a URL no link on the site contains,
+//!   reported apart from the as-written questions. Bytes outside printable
+//!   ASCII are %-encoded so every URL is a valid one. Duplicates are
+//!   dropped, first occurrence kept.
 //! - Queries: every path for every agent, path-major (all agents ask `/`
 //!   first), cut at [`MAX_QUERIES`].
 //! - URLs are `https://HOST/PATH` with the file's host when it looks like a
@@ -57,26 +57,56 @@ pub const COMMON_PATHS: &[&str] = &[
     "/sitemap.xml",
 ];
 
-/// Why a query was asked: the high-impact list needs to know which queries
-/// are about the whole site.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Origin {
+/// What kind of question a query is. The first five are *as written*:
+/// questions a crawler following the site's own links asks; [`Kind::Escaped`]
+/// is a *probe*, a rewriting we invent (add a probe kind when you add one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// `/`.
     Root,
+    /// A path a rule names: the rule with `*` as `x`, a final `$` dropped.
+    RuleMatch,
+    /// One of [`COMMON_PATHS`].
     Common,
-    /// Built from a rule whose pattern covers the whole site (`/`, `/*`, `*`).
-    WholeSite,
-    Rule,
+    /// A rule's match minus its last character.
+    NearMiss,
+    /// A rule's match with a query string.
+    QueryString,
+    /// A rule's match with its first letter or digit %-encoded
+    /// (`/admin` -> `/%61dmin`): a URL no link on the site contains.
+    Escaped,
+}
+
+impl Kind {
+    /// A question we made up, not one a crawler following the site's own
+    /// links would ask.
+    pub fn probe(self) -> bool {
+        self == Kind::Escaped
+    }
+
+    /// `/` or a path the site's own rules name: what the headline counts.
+    pub fn named_by_file(self) -> bool {
+        matches!(self, Kind::Root | Kind::RuleMatch)
+    }
+}
+
+/// One URL of a file's questions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Url {
+    /// `https://HOST/PATH`.
+    pub url: String,
+    pub kind: Kind,
+    /// Built from a rule whose pattern covers the whole site (`/`, `/*`,
+    /// `*`, `/$`): the high-impact list follows these.
+    pub whole_site: bool,
 }
 
 #[derive(Debug, Clone)]
 pub struct Asked {
     pub query: Query,
-    pub origin: Origin,
-    /// A question we made up (the %-encoded variant of a rule's path), not
-    /// one a crawler following the site's own links would ask: `false` for
-    /// `/`, the common paths, a rule's path as written, its near miss and
-    /// its query-string variant.
-    pub probe: bool,
+    pub kind: Kind,
+    pub whole_site: bool,
 }
 
 /// What the derivation reads off a file before crossing agents and paths:
@@ -84,10 +114,22 @@ pub struct Asked {
 /// path for every agent, uncut).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Derived {
-    /// The file's agents (at most [`MAX_FILE_AGENTS`]), then [`GENERIC_AGENTS`].
+    /// The product tokens of the file's agents (at most
+    /// [`MAX_FILE_AGENTS`]), then [`GENERIC_AGENTS`].
     pub agents: Vec<String>,
-    /// `https://HOST/PATH` URLs with their origin and whether each is a probe.
-    pub urls: Vec<(String, Origin, bool)>,
+    pub urls: Vec<Url>,
+}
+
+/// The product token a crawler named by a `user-agent` line sends: the
+/// name up to the first `*`, `/`, space, `(`, `;` or `,`
+/// (`Mediapartners-Google*` -> `Mediapartners-Google`, `Googlebot/2.1` ->
+/// `Googlebot`). Digits stay (`MJ12bot` is that crawler's token, whatever
+/// RFC 9309's letters-only grammar says). Empty when nothing is left.
+pub fn product_token(name: &str) -> &str {
+    let end = name
+        .find(|c: char| matches!(c, '*' | '/' | '(' | ';' | ',') || c.is_whitespace())
+        .unwrap_or(name.len());
+    &name[..end]
 }
 
 /// The agents and URLs of [`derive()`], not yet crossed nor cut.
@@ -106,12 +148,9 @@ pub fn read(host: &str, body: &[u8]) -> Derived {
         };
         let (key, value) = (key.trim().to_ascii_lowercase(), value.trim());
         if key == "user-agent" {
-            if value != "*"
-                && !value.is_empty()
-                && agents.len() < MAX_FILE_AGENTS
-                && seen_agents.insert(value)
-            {
-                agents.push(value.to_string());
+            let token = product_token(value);
+            if !token.is_empty() && agents.len() < MAX_FILE_AGENTS && seen_agents.insert(token) {
+                agents.push(token.to_string());
             }
         } else if (key == "allow" || key == "disallow")
             && !value.is_empty()
@@ -129,7 +168,11 @@ pub fn read(host: &str, body: &[u8]) -> Derived {
     let base = url_base(host);
     let urls = paths(&rules)
         .into_iter()
-        .map(|(path, origin, probe)| (format!("{base}{path}"), origin, probe))
+        .map(|(path, kind, whole_site)| Url {
+            url: format!("{base}{path}"),
+            kind,
+            whole_site,
+        })
         .collect();
     Derived { agents, urls }
 }
@@ -137,7 +180,7 @@ pub fn read(host: &str, body: &[u8]) -> Derived {
 pub fn derive(host: &str, body: &[u8]) -> Vec<Asked> {
     let Derived { agents, urls } = read(host, body);
     let mut out = Vec::new();
-    'outer: for (url, origin, probe) in &urls {
+    'outer: for u in &urls {
         for agent in &agents {
             if out.len() == MAX_QUERIES {
                 break 'outer;
@@ -146,36 +189,36 @@ pub fn derive(host: &str, body: &[u8]) -> Vec<Asked> {
                 query: Query {
                     ask: Ask::CanFetch,
                     agent: agent.clone(),
-                    url: url.clone(),
+                    url: u.url.clone(),
                 },
-                origin: *origin,
-                probe: *probe,
+                kind: u.kind,
+                whole_site: u.whole_site,
             });
         }
     }
     out
 }
 
-/// Each path with its origin and whether it is a probe. A path asked both
-/// ways (a probe of one rule is another rule's path as written) keeps its
-/// first place and counts as written: the set of queries is the same.
-fn paths(rules: &[String]) -> Vec<(String, Origin, bool)> {
-    let mut out: Vec<(String, Origin, bool)> = vec![("/".into(), Origin::Root, false)];
-    let mut push =
-        |p: String, o: Origin, probe: bool| match out.iter_mut().find(|(q, _, _)| *q == p) {
-            Some(seen) => seen.2 &= probe,
-            None => out.push((p, o, probe)),
-        };
+/// Each path with its kind and whether a whole-site rule built it. A path
+/// reached twice keeps its first place and the kind that comes first in
+/// [`Kind`]'s order (a probe of one rule that is another rule's path as
+/// written counts as written; a near miss that another rule names counts
+/// as named): the set of queries is the same either way.
+fn paths(rules: &[String]) -> Vec<(String, Kind, bool)> {
+    let mut out: Vec<(String, Kind, bool)> = vec![("/".into(), Kind::Root, false)];
+    let mut push = |p: String, k: Kind, whole: bool| match out.iter_mut().find(|(q, _, _)| *q == p)
+    {
+        Some(seen) => {
+            seen.1 = seen.1.min(k);
+            seen.2 |= whole;
+        }
+        None => out.push((p, k, whole)),
+    };
     for p in COMMON_PATHS {
-        push(p.to_string(), Origin::Common, false);
+        push(p.to_string(), Kind::Common, false);
     }
     for rule in rules {
         let whole = matches!(rule.as_str(), "/" | "/*" | "*" | "/$");
-        let origin = if whole {
-            Origin::WholeSite
-        } else {
-            Origin::Rule
-        };
         let mut m = rule.replace('*', "x");
         if m.ends_with('$') {
             m.pop();
@@ -192,23 +235,63 @@ fn paths(rules: &[String]) -> Vec<(String, Origin, bool)> {
                 near.truncate(near.rfind('%').unwrap_or(near.len()));
             }
             if !near.is_empty() {
-                push(near, origin, false);
+                push(near, Kind::NearMiss, whole);
             }
         }
         let sep = if m.contains('?') { '&' } else { '?' };
-        push(format!("{m}{sep}q=1"), origin, false);
+        push(format!("{m}{sep}q=1"), Kind::QueryString, whole);
         if let Some(i) = m.bytes().position(|b| b.is_ascii_alphanumeric()) {
             push(
                 format!("{}%{:02X}{}", &m[..i], m.as_bytes()[i], &m[i + 1..]),
-                origin,
-                true,
+                Kind::Escaped,
+                whole,
             );
         }
-        push(m, origin, false);
+        push(m, Kind::RuleMatch, whole);
     }
-    // The rule's own match first, then its variations, reads better in
-    // reports; keep insertion order stable otherwise.
     out
+}
+
+/// One file's questions as `census queries` writes them: the input a
+/// direct loop of a library in its own runtime needs to ask exactly what
+/// the census asks (the body in hex, so any runtime reads it byte-exact).
+#[derive(Debug, serde::Serialize)]
+pub struct FileQueries<'a> {
+    pub name: &'a str,
+    pub host: &'a str,
+    pub body_hex: String,
+    pub queries: Vec<QueryLine<'a>>,
+}
+
+#[derive(Debug, serde::Serialize)]
+pub struct QueryLine<'a> {
+    pub agent: &'a str,
+    pub url: &'a str,
+    pub kind: Kind,
+    pub probe: bool,
+}
+
+impl<'a> FileQueries<'a> {
+    pub fn new(name: &'a str, host: &'a str, body: &[u8], asked: &'a [Asked]) -> Self {
+        let mut body_hex = String::with_capacity(body.len() * 2);
+        for b in body {
+            body_hex.push_str(&format!("{b:02x}"));
+        }
+        FileQueries {
+            name,
+            host,
+            body_hex,
+            queries: asked
+                .iter()
+                .map(|a| QueryLine {
+                    agent: &a.query.agent,
+                    url: &a.query.url,
+                    kind: a.kind,
+                    probe: a.kind.probe(),
+                })
+                .collect(),
+        }
+    }
 }
 
 /// Percent-encode what cannot stand in a URL as is.
@@ -280,7 +363,7 @@ mod tests {
         );
         let probes: Vec<&str> = a
             .iter()
-            .filter(|q| q.probe && q.query.agent == "ExampleBot")
+            .filter(|q| q.kind.probe() && q.query.agent == "ExampleBot")
             .map(|q| q.query.url.as_str())
             .collect();
         // `/%61dmin` is the first rule's probe and the second rule as
@@ -289,19 +372,59 @@ mod tests {
         let a = derive("a.test", b"User-agent: *\nDisallow: /admin\n");
         let probes: Vec<&str> = a
             .iter()
-            .filter(|q| q.probe && q.query.agent == "ExampleBot")
+            .filter(|q| q.kind.probe() && q.query.agent == "ExampleBot")
             .map(|q| q.query.url.as_str())
             .collect();
         assert_eq!(probes, vec!["https://a.test/%61dmin"]);
         assert!(a
             .iter()
-            .any(|q| !q.probe && q.query.url == "https://a.test/admin"));
+            .any(|q| q.kind == Kind::RuleMatch && q.query.url == "https://a.test/admin"));
     }
 
     #[test]
     fn whole_site_rules_are_marked() {
         let a = derive("h.test", b"User-agent: *\nDisallow: /\n");
-        assert!(a.iter().any(|q| q.origin == Origin::WholeSite));
-        assert_eq!(a[0].origin, Origin::Root);
+        assert!(a
+            .iter()
+            .any(|q| q.whole_site && q.kind == Kind::QueryString));
+        assert_eq!(a[0].kind, Kind::Root);
+        assert!(a[0].whole_site, "`/` is also the rule's own path");
+    }
+
+    #[test]
+    fn agents_are_product_tokens() {
+        let d = read(
+            "a.test",
+            b"User-agent: Mediapartners-Google*\nUser-agent: Googlebot/2.1\nUser-agent: MJ12bot\nUser-agent: *\nDisallow: /\n",
+        );
+        assert_eq!(
+            d.agents,
+            vec!["Mediapartners-Google", "Googlebot", "MJ12bot", "ExampleBot"]
+        );
+    }
+
+    #[test]
+    fn a_path_two_rules_reach_takes_the_named_kind() {
+        // `/admin` is the first rule's near miss and the second's match.
+        let d = read(
+            "a.test",
+            b"User-agent: *\nDisallow: /admin/\nDisallow: /admin\n",
+        );
+        let u = d
+            .urls
+            .iter()
+            .find(|u| u.url == "https://a.test/admin")
+            .unwrap();
+        assert_eq!(u.kind, Kind::RuleMatch);
+        let near = d
+            .urls
+            .iter()
+            .find(|u| u.url == "https://a.test/admin/")
+            .unwrap();
+        assert_eq!(near.kind, Kind::RuleMatch);
+        assert!(d
+            .urls
+            .iter()
+            .any(|u| u.url == "https://a.test/admin/?q=1" && u.kind == Kind::QueryString));
     }
 }

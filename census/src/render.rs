@@ -2,7 +2,7 @@
 //! census renders exactly as one run would.
 
 use crate::tally::{Example, ImpactRow, Tally};
-use crate::{Census, OracleId, Speed};
+use crate::{Census, OracleId, Section, Speed};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -19,6 +19,34 @@ pub struct Summary {
     pub top_signatures: Vec<SignatureSummary>,
     pub high_impact_files: u64,
     pub high_impact: Vec<ImpactRow>,
+    /// The widely used pairs, most files disagreeing first
+    /// ([`crate::tally::Headline`]); empty in the probes' section.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headline: Vec<HeadlinePair>,
+}
+
+/// "`a` and `b` disagree on N real sites, on `/` or a path the site's
+/// rules name, for Googlebot or a crawler the file does not name".
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HeadlinePair {
+    pub a: String,
+    pub b: String,
+    pub files_disagree: u64,
+    pub files_compared: u64,
+    pub file_share: f64,
+    pub examples: Vec<HeadlineExample>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HeadlineExample {
+    pub example: Example,
+    /// `a`'s and `b`'s answers (outcome labels).
+    pub answers: (String, String),
+    /// Why they differ, named by the same triage as a top signature's
+    /// causes with `a` in the reference's place; filled by whoever holds
+    /// the oracles (`repdiff census`), absent until then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<SignatureCause>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -159,25 +187,89 @@ pub fn summarise(t: &Tally, oracles: &[OracleId], reference: &str) -> Summary {
         top_signatures: sigs,
         high_impact_files: t.high_impact.total,
         high_impact: t.high_impact.rows.clone(),
+        headline: headline(t),
     }
+}
+
+fn headline(t: &Tally) -> Vec<HeadlinePair> {
+    let mut out: Vec<HeadlinePair> = t
+        .headline
+        .iter()
+        .filter_map(|(k, h)| {
+            let (a, b) = k.split_once(" vs ")?;
+            Some(HeadlinePair {
+                a: a.into(),
+                b: b.into(),
+                files_disagree: h.files_disagree,
+                files_compared: h.files_compared,
+                file_share: share(h.files_disagree, h.files_compared),
+                examples: h
+                    .examples
+                    .iter()
+                    .map(|r| HeadlineExample {
+                        example: r.example.clone(),
+                        answers: r.answers.clone(),
+                        cause: None,
+                    })
+                    .collect(),
+            })
+        })
+        .collect();
+    out.sort_by(|x, y| {
+        y.files_disagree
+            .cmp(&x.files_disagree)
+            .then((&x.a, &x.b).cmp(&(&y.a, &y.b)))
+    });
+    out
 }
 
 fn pct(x: f64) -> String {
     format!("{:.1}%", x * 100.0)
 }
 
+/// Which section a page shows: its title, its heatmap file and what it asks.
+pub struct SectionView<'a> {
+    pub title: &'static str,
+    pub heatmap: &'static str,
+    pub about: &'static str,
+    pub section: &'a Section,
+}
+
+/// The as-written questions first, then the probes: every reader meets
+/// the figures a crawler's own questions give before the ones we invent.
+pub fn sections(c: &Census) -> [SectionView<'_>; 2] {
+    [
+        SectionView {
+            title: "As-written questions",
+            heatmap: "heatmap.svg",
+            about: "`/`, the common paths, each rule's path as written, its near miss and \
+                    its query-string variant: questions a crawler following the site's own \
+                    links asks.",
+            section: &c.written,
+        },
+        SectionView {
+            title: "Probes",
+            heatmap: "heatmap-probes.svg",
+            about: "Questions we invent: each rule's path with its first letter or digit \
+                    %-encoded (`/admin` -> `/%61dmin`), a URL no link on the site contains. \
+                    They find differences in URL normalisation; no crawler asks them by itself.",
+            section: &c.probes,
+        },
+    ]
+}
+
 pub fn markdown(c: &Census, speed: Option<&Speed>) -> String {
-    let t = &c.tally;
-    let s = &c.summary;
+    let t = &c.written.tally;
     let mut out = format!(
         "# Census of real robots.txt files\n\n\
-         Input: `{}`{}; {} files asked, {} queries ({} oracles). \
+         Input: `{}`{}; {} files asked, {} as-written questions and {} probes ({} oracles). \
          Queries are derived from each file (see docs/census.md). \
          A pair *disagrees* on a query when both answer with a verdict and the verdicts differ.\n\n",
         c.input,
         c.limit.map(|l| format!(" (first {l} files)")).unwrap_or_default(),
         t.files,
         t.queries,
+        c.probes.tally.queries,
         c.oracles.len()
     );
     if !t.skipped_status.is_empty() {
@@ -191,7 +283,92 @@ pub fn markdown(c: &Census, speed: Option<&Speed>) -> String {
             s.join(", ")
         ));
     }
-    out.push_str("![pairwise disagreement heatmap](heatmap.svg)\n\n## Oracle pairs\n\n");
+    headline_md(&mut out, &c.written.summary.headline);
+    for view in sections(c) {
+        out.push_str(&format!("\n## {}\n\n{}\n\n", view.title, view.about));
+        section_md(&mut out, c, &view);
+    }
+    if let Some(sp) = speed {
+        out.push_str(&format!(
+            "\n## Speed\n\n{} files in {:.1} s wall: {:.1} files/s, {:.0} queries/s.\n\n| oracle | busy s | files/s | queries/s |\n|---|---|---|---|\n",
+            sp.files, sp.wall_seconds, sp.files_per_second, sp.queries_per_second
+        ));
+        for o in &sp.oracles {
+            out.push_str(&format!(
+                "| `{}` | {:.1} | {:.1} | {:.0} |\n",
+                o.name, o.busy_seconds, o.files_per_second, o.queries_per_second
+            ));
+        }
+    }
+    out
+}
+
+/// What the headline counts, in words every page repeats.
+pub const HEADLINE_ABOUT: &str = "Real sites on which two widely used parsers decide \
+    differently whether a crawler may fetch `/` or a path the site's own rules name (a \
+    rule's pattern with `*` read as one letter and a final `$` dropped), for Googlebot or \
+    for a crawler the file does not name (`ExampleBot`): nothing in it is a question we \
+    invented.";
+
+fn headline_md(out: &mut String, pairs: &[HeadlinePair]) {
+    out.push_str(&format!(
+        "## Headline: the pairs crawlers choose between\n\n{HEADLINE_ABOUT} Each host is \
+         one of the smallest such files, with the cause its triage names.\n\n"
+    ));
+    out.push_str(&headline_table(pairs));
+}
+
+/// The headline as a Markdown table (census.md and the README).
+pub fn headline_table(pairs: &[HeadlinePair]) -> String {
+    if pairs.is_empty() {
+        return "None of the pairs was in this run.\n".into();
+    }
+    let mut out = String::from(
+        "| pair | real sites disagreeing | three of them: host, question, answers, cause |\n|---|---|---|\n",
+    );
+    for p in pairs {
+        let hosts: Vec<String> = p
+            .examples
+            .iter()
+            .map(|e| {
+                let cause = e.cause.as_ref().map_or("–", |c| c.cause.as_str());
+                format!(
+                    "`{}` ({} `{}`: {} / {}; `{}`)",
+                    e.example.host,
+                    e.example.agent,
+                    url_path(&e.example.url),
+                    e.answers.0,
+                    e.answers.1,
+                    cause
+                )
+            })
+            .collect();
+        out.push_str(&format!(
+            "| `{}` vs `{}` | {} of {} ({}) | {} |\n",
+            p.a,
+            p.b,
+            p.files_disagree,
+            p.files_compared,
+            pct(p.file_share),
+            hosts.join("<br>")
+        ));
+    }
+    out
+}
+
+/// The path (and query) of a census URL, for tables.
+pub fn url_path(url: &str) -> &str {
+    url.strip_prefix("https://")
+        .and_then(|rest| rest.find('/').map(|i| &rest[i..]))
+        .unwrap_or(url)
+}
+
+fn section_md(out: &mut String, c: &Census, view: &SectionView) {
+    let s = &view.section.summary;
+    out.push_str(&format!(
+        "{} files, {} queries.\n\n![pairwise disagreement heatmap]({})\n\n### Oracle pairs\n\n",
+        view.section.tally.files, view.section.tally.queries, view.heatmap
+    ));
     out.push_str("| pair | queries disagreeing | files with a disagreement |\n|---|---|---|\n");
     for p in &s.pairs {
         out.push_str(&format!(
@@ -204,6 +381,12 @@ pub fn markdown(c: &Census, speed: Option<&Speed>) -> String {
             p.files_disagree
         ));
     }
+    oracles_md(out, c, s);
+    signatures_md(out, s);
+    impact_md(out, s);
+}
+
+fn oracles_md(out: &mut String, c: &Census, s: &Summary) {
     // Every profile any oracle was compared with, in name order.
     let profiles: BTreeSet<&String> = s
         .oracles
@@ -211,7 +394,7 @@ pub fn markdown(c: &Census, speed: Option<&Speed>) -> String {
         .flat_map(|o| o.departs_from_profiles.keys())
         .collect();
     out.push_str(&format!(
-        "\n## Oracles\n\n| oracle | version | files raised on | crashed on | timed out on | departs from `{}` |{}\n|---|---|---|---|---|---|{}\n",
+        "\n### Oracles\n\n| oracle | version | files raised on | crashed on | timed out on | departs from `{}` |{}\n|---|---|---|---|---|---|{}\n",
         c.reference,
         profiles
             .iter()
@@ -241,26 +424,11 @@ pub fn markdown(c: &Census, speed: Option<&Speed>) -> String {
                 .collect::<String>()
         ));
     }
-    signatures_md(&mut out, c);
-    impact_md(&mut out, c);
-    if let Some(sp) = speed {
-        out.push_str(&format!(
-            "\n## Speed\n\n{} files in {:.1} s wall: {:.1} files/s, {:.0} queries/s.\n\n| oracle | busy s | files/s | queries/s |\n|---|---|---|---|\n",
-            sp.files, sp.wall_seconds, sp.files_per_second, sp.queries_per_second
-        ));
-        for o in &sp.oracles {
-            out.push_str(&format!(
-                "| `{}` | {:.1} | {:.1} | {:.0} |\n",
-                o.name, o.busy_seconds, o.files_per_second, o.queries_per_second
-            ));
-        }
-    }
-    out
 }
 
-fn signatures_md(out: &mut String, c: &Census) {
+fn signatures_md(out: &mut String, s: &Summary) {
     out.push_str(
-        "\n## Top signatures by files affected\n\n\
+        "\n### Top signatures by files affected\n\n\
          A signature is the agreement classes of one query (as `engine::run` writes them). \
          The example is the smallest affected file. Under it, each oracle that answers \
          otherwise than the reference is triaged as fuzz findings are: the example is \
@@ -269,10 +437,10 @@ fn signatures_md(out: &mut String, c: &Census) {
          transformation neutralises. A cause with no ledger entry for that oracle is \
          unexplained until triaged.\n",
     );
-    for (i, sig) in c.summary.top_signatures.iter().enumerate() {
+    for (i, sig) in s.top_signatures.iter().enumerate() {
         let e = &sig.example;
         out.push_str(&format!(
-            "\n### {}. {} files, {} queries\n\n`{}`\n\nExample: host `{}`, agent `{}`, url `{}` ({} bytes{}):\n\n```\n{}\n```\n",
+            "\n#### {}. {} files, {} queries\n\n`{}`\n\nExample: host `{}`, agent `{}`, url `{}` ({} bytes{}):\n\n```\n{}\n```\n",
             i + 1,
             sig.files,
             sig.queries,
@@ -322,26 +490,26 @@ fn causes_md(out: &mut String, causes: &[SignatureCause]) {
     }
 }
 
-fn impact_md(out: &mut String, c: &Census) {
+fn impact_md(out: &mut String, s: &Summary) {
     out.push_str(&format!(
-        "\n## High impact: {} (file, pair) disagreements on `/` or a whole-site rule\n\n",
-        c.summary.high_impact_files
+        "\n### High impact: {} (file, pair) disagreements on `/` or a whole-site rule\n\n",
+        s.high_impact_files
     ));
-    if c.summary.high_impact.is_empty() {
+    if s.high_impact.is_empty() {
         out.push_str("None.\n");
         return;
     }
     out.push_str("| host | pair | agent | url | answers |\n|---|---|---|---|---|\n");
-    for r in c.summary.high_impact.iter().take(IMPACT_SHOWN) {
+    for r in s.high_impact.iter().take(IMPACT_SHOWN) {
         out.push_str(&format!(
             "| `{}` | {} | `{}` | `{}` | {} |\n",
             r.host, r.pair, r.agent, r.url, r.answers
         ));
     }
-    if c.summary.high_impact.len() > IMPACT_SHOWN {
+    if s.high_impact.len() > IMPACT_SHOWN {
         out.push_str(&format!(
             "\n(first {IMPACT_SHOWN} by file name; census.json keeps {})\n",
-            c.summary.high_impact.len()
+            s.high_impact.len()
         ));
     }
 }
@@ -353,21 +521,22 @@ fn xml(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// Oracle x oracle, each cell the share of queries the pair answers
-/// differently; white (0%) to red (the largest share in the census).
-pub fn heatmap(c: &Census) -> String {
+/// Oracle x oracle, each cell the share of the section's queries the pair
+/// answers differently; white (0%) to red (the largest share in it).
+pub fn heatmap(c: &Census, section: &Section) -> String {
     let names: Vec<&str> = c.oracles.iter().map(|o| o.name.as_str()).collect();
     let (cell, left, top) = (44.0, 130.0, 130.0);
     let n = names.len() as f64;
     let (w, h) = (left + cell * n + 10.0, top + cell * n + 30.0);
     let get = |a: &str, b: &str| {
-        c.summary
+        section
+            .summary
             .pairs
             .iter()
             .find(|p| (p.a == a && p.b == b) || (p.a == b && p.b == a))
             .map(|p| p.query_share)
     };
-    let max = c
+    let max = section
         .summary
         .pairs
         .iter()
@@ -376,7 +545,7 @@ pub fn heatmap(c: &Census) -> String {
         .max(1e-9);
     let mut svg = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"11\">\n<title>Share of queries on which two oracles disagree ({} files)</title>\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
-        c.tally.files
+        section.tally.files
     );
     for (i, name) in names.iter().enumerate() {
         let pos = i as f64 * cell + cell / 2.0;

@@ -6,13 +6,15 @@
 //! the first files by name. So the census of a union of shards is the merge
 //! of their tallies, byte for byte, in any order.
 
-use crate::queries::{Asked, Origin};
+use crate::queries::{Asked, GENERIC_AGENTS};
 use engine::oracle::{Answer, Outcome};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// High-impact rows kept in a tally (the count covers all of them).
 pub const HIGH_IMPACT_KEPT: usize = 200;
+/// Example files kept per headline pair (the count covers all of them).
+pub const HEADLINE_KEPT: usize = 3;
 /// An example's body is shown up to this many bytes.
 pub const EXAMPLE_BYTES: usize = 2048;
 
@@ -29,6 +31,31 @@ pub struct Tally {
     /// Only signatures with more than one agreement class.
     pub signatures: BTreeMap<String, SigTally>,
     pub high_impact: HighImpact,
+    /// Keyed like `pairs`, for the widely used pairs (the impact pairs):
+    /// the files on which they disagree on a question a person can repeat.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub headline: BTreeMap<String, Headline>,
+}
+
+/// One widely used pair on `/` and on the paths the file's own rules name
+/// ([`crate::queries::Kind::named_by_file`]), for the agents no file
+/// chooses ([`GENERIC_AGENTS`]: Googlebot and a crawler the file does not
+/// name): "they disagree on N real sites" with nothing invented in it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Headline {
+    /// Files on which both answered such a question with a verdict.
+    pub files_compared: u64,
+    pub files_disagree: u64,
+    /// The smallest disagreeing files (by size, then name), at most
+    /// [`HEADLINE_KEPT`], each with the first such question and both answers.
+    pub examples: Vec<HeadlineRow>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct HeadlineRow {
+    pub example: Example,
+    /// The pair's answers as outcome labels, first oracle first.
+    pub answers: (String, String),
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -154,6 +181,16 @@ impl Tally {
                 }
             }
         }
+        for (k, v) in other.headline {
+            let h = self.headline.entry(k).or_default();
+            h.files_compared += v.files_compared;
+            h.files_disagree += v.files_disagree;
+            h.examples.extend(v.examples);
+            h.examples
+                .sort_by(|x, y| x.example.key().cmp(&y.example.key()));
+            h.examples.dedup();
+            h.examples.truncate(HEADLINE_KEPT);
+        }
         let h = &mut self.high_impact;
         h.total += other.high_impact.total;
         h.rows.extend(other.high_impact.rows);
@@ -169,6 +206,7 @@ fn is_verdict(o: &Outcome) -> bool {
 
 /// What one file contributes. `answers[k][i]` is oracle `k`'s answer to
 /// query `i`; `impact` lists the pairs of widely used parsers.
+#[derive(Clone, Copy)]
 pub struct FileInput<'a> {
     pub name: &'a str,
     pub host: &'a str,
@@ -212,7 +250,33 @@ pub fn file_tally(f: &FileInput) -> Tally {
     }
     signatures(f, &mut t);
     high_impact(f, &mut t);
+    headline(f, &mut t);
     t
+}
+
+/// The file's tally over its as-written questions, and over its probes
+/// when it has any: the two are reported apart (a figure says what was
+/// asked), so they are counted apart.
+pub fn file_tallies(f: &FileInput) -> (Tally, Option<Tally>) {
+    let (written, probes): (Vec<usize>, Vec<usize>) =
+        (0..f.asked.len()).partition(|&i| !f.asked[i].kind.probe());
+    let only = |idx: &[usize]| {
+        let pick = |all: &[Vec<Answer>]| -> Vec<Vec<Answer>> {
+            all.iter()
+                .map(|a| idx.iter().map(|&i| a[i].clone()).collect())
+                .collect()
+        };
+        let asked: Vec<Asked> = idx.iter().map(|&i| f.asked[i].clone()).collect();
+        let (answers, profile_answers) = (pick(f.answers), pick(f.profile_answers));
+        file_tally(&FileInput {
+            asked: &asked,
+            answers: &answers,
+            profile_answers: &profile_answers,
+            ..*f
+        })
+    };
+    // Every file asks `/`, so every file is in the as-written section.
+    (only(&written), (!probes.is_empty()).then(|| only(&probes)))
 }
 
 fn oracle_tally(f: &FileInput, k: usize) -> OracleTally {
@@ -291,7 +355,7 @@ fn high_impact(f: &FileInput, t: &mut Tally) {
     for &(a, b) in f.impact {
         let hit = (0..f.asked.len()).find(|&i| {
             let (x, y) = (&f.answers[a][i].outcome, &f.answers[b][i].outcome);
-            matches!(f.asked[i].origin, Origin::Root | Origin::WholeSite)
+            (f.asked[i].kind == crate::queries::Kind::Root || f.asked[i].whole_site)
                 && is_verdict(x)
                 && is_verdict(y)
                 && x != y
@@ -310,6 +374,42 @@ fn high_impact(f: &FileInput, t: &mut Tally) {
                     f.answers[a][i].outcome.label(),
                     f.names[b],
                     f.answers[b][i].outcome.label()
+                ),
+            });
+        }
+    }
+}
+
+fn headline(f: &FileInput, t: &mut Tally) {
+    let asks = |i: usize| {
+        let q = &f.asked[i];
+        q.kind.named_by_file() && GENERIC_AGENTS.contains(&q.query.agent.as_str())
+    };
+    for &(a, b) in f.impact {
+        let both = |i: &usize| {
+            asks(*i)
+                && is_verdict(&f.answers[a][*i].outcome)
+                && is_verdict(&f.answers[b][*i].outcome)
+        };
+        let compared: Vec<usize> = (0..f.asked.len()).filter(both).collect();
+        if compared.is_empty() {
+            continue;
+        }
+        let h = t
+            .headline
+            .entry(format!("{} vs {}", f.names[a], f.names[b]))
+            .or_default();
+        h.files_compared += 1;
+        let hit = compared
+            .into_iter()
+            .find(|&i| f.answers[a][i].outcome != f.answers[b][i].outcome);
+        if let Some(i) = hit {
+            h.files_disagree += 1;
+            h.examples.push(HeadlineRow {
+                example: example(f, i),
+                answers: (
+                    f.answers[a][i].outcome.label(),
+                    f.answers[b][i].outcome.label(),
                 ),
             });
         }

@@ -161,20 +161,20 @@ fn merge_of_shards_is_byte_identical_to_one_run() {
         std::fs::write(dir.join(name), body).expect("write");
     }
     let whole = run_dir(&dir, None);
-    assert_eq!(whole.tally.files, 40);
+    assert_eq!(whole.written.tally.files, 40);
     assert!(
-        whole.tally.signatures.len() >= 2,
+        whole.written.tally.signatures.len() >= 2,
         "{:?}",
-        whole.tally.signatures.keys()
+        whole.written.tally.signatures.keys()
     );
-    assert_eq!(whole.tally.oracles["fake-strict"].files_error, 10);
-    assert!(whole.tally.high_impact.total > 0);
+    assert_eq!(whole.written.tally.oracles["fake-strict"].files_error, 10);
+    assert!(whole.written.tally.high_impact.total > 0);
     for n in [1, 3, 7] {
         let parts: Vec<Census> = (0..n)
             .rev() // the order of the parts must not matter
             .map(|k| run_dir(&dir, Some(Shard { k, n })))
             .collect();
-        assert_eq!(parts.iter().map(|p| p.tally.files).sum::<u64>(), 40);
+        assert_eq!(parts.iter().map(|p| p.written.tally.files).sum::<u64>(), 40);
         let merged = Census::merge(parts).expect("merge");
         assert_eq!(json(&merged), json(&whole), "{n} shards");
     }
@@ -320,8 +320,8 @@ fn warc_responses_with_status() {
             &opts("w", None),
         )
         .expect("run");
-        assert_eq!(c.tally.files, 1);
-        assert_eq!(c.tally.skipped_status.get(&404), Some(&1));
+        assert_eq!(c.written.tally.files, 1);
+        assert_eq!(c.written.tally.skipped_status.get(&404), Some(&1));
     }
 }
 
@@ -383,16 +383,119 @@ fn each_oracle_is_measured_against_each_profile() {
         &opts("test-data", None),
     )
     .expect("run");
-    assert_eq!(c.tally.pairs, alone.tally.pairs);
-    assert_eq!(c.tally.signatures, alone.tally.signatures);
+    assert_eq!(c.written.tally.pairs, alone.written.tally.pairs);
+    assert_eq!(c.written.tally.signatures, alone.written.tally.signatures);
     assert_eq!(speed.oracles.len(), 2, "a profile has no speed row");
-    let pair = &c.tally.pairs["fake-open vs fake-strict"];
-    let strict = &c.tally.oracles["fake-strict"].profiles["fake-open"];
+    let pair = &c.written.tally.pairs["fake-open vs fake-strict"];
+    let strict = &c.written.tally.oracles["fake-strict"].profiles["fake-open"];
     assert_eq!(strict.queries_compared, pair.queries_compared);
     assert_eq!(strict.queries_disagree, pair.queries_disagree);
     assert!(strict.queries_disagree > 0);
-    let open = &c.tally.oracles["fake-open"].profiles["fake-open"];
+    let open = &c.written.tally.oracles["fake-open"].profiles["fake-open"];
     assert_eq!(open.queries_disagree, 0);
     let md = census::render::markdown(&c, None);
     assert!(md.contains("departs from profile `fake-open`"), "{md}");
+}
+
+/// Disallows exactly the URLs holding a `%`: it parts from `fake-open` on
+/// probes (`/admin` -> `/%61dmin`) and on nothing a site's links ask.
+struct FakeEscape;
+
+impl Oracle for FakeEscape {
+    fn name(&self) -> &str {
+        "fake-escape"
+    }
+    fn about(&self) -> About {
+        about("fake-escape")
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            can_fetch: true,
+            ..Capabilities::default()
+        }
+    }
+    fn run(&mut self, _body: &[u8], queries: &[Query]) -> Vec<Answer> {
+        queries
+            .iter()
+            .map(|q| {
+                if q.url.contains('%') {
+                    Outcome::Disallowed.into()
+                } else {
+                    Outcome::Allowed.into()
+                }
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn as_written_questions_and_probes_are_counted_apart() {
+    let dir = scratch("sections");
+    for (name, body) in bodies() {
+        std::fs::write(dir.join(name), body).expect("write");
+    }
+    let mut oracles: Vec<Box<dyn Oracle>> = vec![
+        Box::new(FakeOpen),
+        Box::new(FakeStrict),
+        Box::new(FakeEscape),
+    ];
+    let mut o = opts("test-data", None);
+    o.impact_pairs
+        .push(("fake-open".into(), "fake-escape".into()));
+    let (c, _) = census::run(
+        input::open(std::slice::from_ref(&dir)).expect("open"),
+        &mut oracles,
+        &mut [],
+        &mut [],
+        &o,
+    )
+    .expect("run");
+    // Every query is in exactly one section.
+    let (mut written, mut probes) = (0u64, 0u64);
+    for (name, body) in bodies() {
+        for q in census::queries::derive(&name, body.as_bytes()) {
+            *if q.kind.probe() {
+                &mut probes
+            } else {
+                &mut written
+            } += 1;
+        }
+    }
+    assert_eq!(
+        (c.written.tally.queries, c.probes.tally.queries),
+        (written, probes)
+    );
+    assert!(probes > 0);
+    assert_eq!(c.written.tally.files, 40);
+    // `fake-escape` parts from `fake-open` on probes only.
+    let key = "fake-open vs fake-escape";
+    assert_eq!(c.written.tally.pairs[key].queries_disagree, 0);
+    assert!(c.probes.tally.pairs[key].queries_disagree > 0);
+    assert!(
+        !c.written.tally.headline.contains_key(key)
+            || c.written.tally.headline[key].files_disagree == 0
+    );
+    // `fake-strict` refuses `/` on every file it can read (not the ten
+    // `boom` files, where it raises): 30 real sites in the headline, the
+    // three smallest kept.
+    let h = &c.written.summary.headline;
+    let strict = h
+        .iter()
+        .find(|p| p.b == "fake-strict")
+        .expect("headline pair");
+    assert_eq!((strict.files_disagree, strict.files_compared), (30, 30));
+    assert_eq!(strict.examples.len(), 3);
+    assert!(strict
+        .examples
+        .windows(2)
+        .all(|w| w[0].example.body_bytes <= w[1].example.body_bytes));
+    assert_eq!(h[0].b, "fake-strict", "most sites first");
+    let md = census::render::markdown(&c, None);
+    let at = |s: &str| md.find(s).unwrap_or_else(|| panic!("no {s:?} in {md}"));
+    assert!(at("## Headline") < at("## As-written questions"));
+    assert!(at("## As-written questions") < at("## Probes"));
+    assert!(
+        md.contains("| `fake-open` vs `fake-strict` | 30 of 30 (100.0%) |"),
+        "{md}"
+    );
 }

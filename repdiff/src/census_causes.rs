@@ -49,13 +49,31 @@ pub fn departing<'s>(signature: &'s str, reference: &str) -> Vec<&'s str> {
         .collect()
 }
 
-/// Fill `causes` of every top signature. `oracles` must hold the reference
-/// and the oracles of the census (those missing are reported as such).
+/// Fill `causes` of every top signature of both sections, and the cause
+/// of every headline example. `oracles` must hold the reference and the
+/// oracles of the census (those missing are reported as such).
 pub fn triage(census: &mut Census, oracles: &mut [Box<dyn Oracle>], ledger: &Ledger) {
     let reference = census.reference.clone();
-    let total = census.summary.top_signatures.len();
-    for (i, sig) in census.summary.top_signatures.iter_mut().enumerate() {
-        let names: Vec<String> = departing(&sig.signature, &reference)
+    for section in [&mut census.written, &mut census.probes] {
+        signatures(
+            &mut section.summary.top_signatures,
+            &reference,
+            oracles,
+            ledger,
+        );
+    }
+    headline(&mut census.written.summary.headline, oracles, ledger);
+}
+
+fn signatures(
+    top: &mut [census::render::SignatureSummary],
+    reference: &str,
+    oracles: &mut [Box<dyn Oracle>],
+    ledger: &Ledger,
+) {
+    let total = top.len();
+    for (i, sig) in top.iter_mut().enumerate() {
+        let names: Vec<String> = departing(&sig.signature, reference)
             .into_iter()
             .map(str::to_string)
             .collect();
@@ -64,17 +82,10 @@ pub fn triage(census: &mut Census, oracles: &mut [Box<dyn Oracle>], ledger: &Led
             i + 1,
             names.len()
         );
-        let body = exact_body(&sig.example);
+        let input = input(&sig.example);
         sig.causes = names
             .iter()
-            .map(|name| {
-                let input = body.as_ref().map(|b| Input {
-                    body: b.clone(),
-                    agent: sig.example.agent.clone(),
-                    url: sig.example.url.clone(),
-                });
-                one(&reference, name, input, oracles, ledger)
-            })
+            .map(|name| one(reference, name, &[name], input.clone(), oracles, ledger))
             .collect();
     }
     if total > 0 {
@@ -82,9 +93,41 @@ pub fn triage(census: &mut Census, oracles: &mut [Box<dyn Oracle>], ledger: &Led
     }
 }
 
+/// Each headline example's cause, triaged for the pair itself (its first
+/// oracle in the reference's place).
+fn headline(
+    pairs: &mut [census::render::HeadlinePair],
+    oracles: &mut [Box<dyn Oracle>],
+    ledger: &Ledger,
+) {
+    for p in pairs.iter_mut() {
+        eprint!("\r  naming causes: headline {} vs {}   ", p.a, p.b);
+        for e in &mut p.examples {
+            let either = [p.a.as_str(), p.b.as_str()];
+            e.cause = Some(one(&p.a, &p.b, &either, input(&e.example), oracles, ledger));
+        }
+    }
+    if !pairs.is_empty() {
+        eprintln!();
+    }
+}
+
+/// The example as a triage input, when it is an exact copy of the file.
+fn input(e: &census::tally::Example) -> Option<Input> {
+    exact_body(e).map(|body| Input {
+        body,
+        agent: e.agent.clone(),
+        url: e.url.clone(),
+    })
+}
+
+/// `linked` are the oracles whose ledger entries naming the cause are
+/// linked: the departing one for a signature, either of a headline pair
+/// (the cause may be either's behaviour).
 fn one(
     reference: &str,
     name: &str,
+    linked: &[&str],
     input: Option<Input>,
     oracles: &mut [Box<dyn Oracle>],
     ledger: &Ledger,
@@ -109,7 +152,9 @@ fn one(
     let mut ledger: Vec<(bool, String)> = ledger
         .entries
         .iter()
-        .filter(|e| names_cause(e, named.cause) && e.oracles.iter().any(|o| o == name))
+        .filter(|e| {
+            names_cause(e, named.cause) && e.oracles.iter().any(|o| linked.contains(&o.as_str()))
+        })
         .map(|e| (e.cause.as_deref() != Some(named.cause), e.id.clone()))
         .collect();
     ledger.sort_by_key(|(also, _)| *also);

@@ -51,12 +51,14 @@ pub fn default_data_present(dir: &Path) -> bool {
 pub const HELP: &str = "\
 Asks every available oracle (or those named) the queries derived from each
 robots.txt of INPUT (docs/census.md) and writes census.json, census.md,
-heatmap.svg and speed.json into DIR (default reports/run/census/, ignored).
-INPUT: a directory of files, a .tar/.tar.gz, or .warc/.warc.gz files
+heatmap.svg, heatmap-probes.svg and speed.json into DIR (default
+reports/run/census/, ignored): the questions a crawler asks as written
+first, the probes we invent apart. INPUT: a directory of files, a .tar/.tar.gz, or .warc/.warc.gz files
 (response records; non-2xx responses are counted, not asked). Without
 INPUT: the 4,231 files of protego 0.7.0's sdist tests/test_data/ (fetched
 by `cargo xtask setup`). `census merge DIR...` combines shard outputs into
-the report of one run over everything.";
+the report of one run over everything; `census queries [INPUT]` writes the
+queries a run would ask, one JSON line per file.";
 
 #[derive(Debug, clap::Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -76,6 +78,20 @@ enum Merge {
         dirs: Vec<PathBuf>,
         /// Where to write the merged report [default: reports/run/census/]
         #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Write the queries a census asks, one JSON line per asked file
+    /// ({name, host, body_hex, queries: [{agent, url, kind, probe}]}), for
+    /// direct loops of a library and hand cross-checks
+    Queries {
+        /// Directories, .tar/.tar.gz or .warc/.warc.gz files [default: protego's test data]
+        #[arg(value_name = "INPUT")]
+        inputs: Vec<PathBuf>,
+        /// Stop after the first N input files
+        #[arg(long, value_name = "N")]
+        limit: Option<u64>,
+        /// Where to write [default: standard output]
+        #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
     },
 }
@@ -125,6 +141,7 @@ struct RunOpts {
 pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     match opts.merge {
         Some(Merge::Merge { dirs, out }) => merge(&dirs, out),
+        Some(Merge::Queries { inputs, limit, out }) => queries(&inputs, limit, out),
         None => run(opts.run, host),
     }
 }
@@ -324,6 +341,33 @@ fn dry_run(inputs: &[PathBuf], shard: Option<Shard>, limit: Option<u64>) -> Resu
     Ok(0)
 }
 
+/// `census queries`: what a run over the same input would ask, file by
+/// file (statuses not 2xx are skipped, as the run skips them).
+fn queries(given: &[PathBuf], limit: Option<u64>, out: Option<PathBuf>) -> Result<i32, Usage> {
+    use std::io::Write;
+    let (inputs, _) = inputs(given)?;
+    let records = census::input::open(&inputs).map_err(|e| Usage(e.0))?;
+    let mut text = Vec::new();
+    for r in records.take(usize::try_from(limit.unwrap_or(u64::MAX)).unwrap_or(usize::MAX)) {
+        let r = r.map_err(|e| Usage(e.0))?;
+        if r.status.is_some_and(|s| !(200..300).contains(&s)) {
+            continue;
+        }
+        let asked = census::queries::derive(&r.host, &r.body);
+        let line = census::queries::FileQueries::new(&r.name, &r.host, &r.body, &asked);
+        serde_json::to_writer(&mut text, &line).map_err(|e| Usage(e.to_string()))?;
+        text.push(b'\n');
+    }
+    match out {
+        Some(path) => engine::write_atomic(&path, &text)
+            .map_err(|e| Usage(format!("cannot write {}: {e}", path.display())))?,
+        None => std::io::stdout()
+            .write_all(&text)
+            .map_err(|e| Usage(format!("standard output: {e}")))?,
+    }
+    Ok(0)
+}
+
 fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<i32, Usage> {
     let parts = dirs
         .iter()
@@ -363,27 +407,55 @@ fn name_causes(census: &mut Census, oracles: &mut [Box<dyn Oracle>]) {
     let started = std::time::Instant::now();
     crate::census_causes::triage(census, oracles, &ledger);
     eprintln!(
-        "census: named the causes of {} top signatures in {:.1} s",
-        census.summary.top_signatures.len(),
+        "census: named the causes of {} top signatures and {} headline examples in {:.1} s",
+        census.written.summary.top_signatures.len() + census.probes.summary.top_signatures.len(),
+        census
+            .written
+            .summary
+            .headline
+            .iter()
+            .map(|p| p.examples.len())
+            .sum::<usize>(),
         started.elapsed().as_secs_f64()
     );
 }
 
+/// The as-written figures first (the headline pairs, then the pairs most
+/// often apart), the probes' after: what a reader repeats comes first.
 fn print_headline(c: &Census, out: &Path) {
     println!(
-        "census: {} files, {} queries, {} oracles -> {}",
-        c.tally.files,
-        c.tally.queries,
+        "census: {} files, {} as-written questions and {} probes, {} oracles -> {}",
+        c.written.tally.files,
+        c.written.tally.queries,
+        c.probes.tally.queries,
         c.oracles.len(),
         out.join("census.md").display()
     );
-    for p in c.summary.pairs.iter().take(10) {
+    println!("  real sites on which a widely used pair disagrees on `/` or a path the rules name:");
+    for p in &c.written.summary.headline {
+        let hosts: Vec<&str> = p.examples.iter().map(|e| e.example.host.as_str()).collect();
         println!(
-            "  {} vs {}: {:.1}% of queries, {:.1}% of files",
+            "    {} vs {}: {} of {} sites (e.g. {})",
             p.a,
             p.b,
-            p.query_share * 100.0,
-            p.file_share * 100.0
+            p.files_disagree,
+            p.files_compared,
+            hosts.join(", ")
         );
+    }
+    for view in census::render::sections(c) {
+        println!(
+            "  {}, the pairs most often apart:",
+            view.title.to_lowercase()
+        );
+        for p in view.section.summary.pairs.iter().take(5) {
+            println!(
+                "    {} vs {}: {:.1}% of queries, {:.1}% of files",
+                p.a,
+                p.b,
+                p.query_share * 100.0,
+                p.file_share * 100.0
+            );
+        }
     }
 }

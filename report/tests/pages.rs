@@ -80,9 +80,22 @@ fn the_census_and_suites_pages_show_their_snapshots() {
             o.name
         );
     }
-    let top = &census.summary.top_signatures[0];
+    let top = &census.written.summary.top_signatures[0];
     assert!(c.contains(&format!("{} files, {} queries", top.files, top.queries)));
-    assert!(c.contains(&format!("{} files asked", census.tally.files)));
+    assert!(c.contains(&format!("{} files asked", census.written.tally.files)));
+    // The headline comes first, then the as-written section, then the probes.
+    let at = |needle: &str| c.find(needle).unwrap_or_else(|| panic!("no {needle:?}"));
+    assert!(at("Headline: the pairs") < at("<h2>As-written questions</h2>"));
+    assert!(at("<h2>As-written questions</h2>") < at("<h2>Probes</h2>"));
+    assert!(!census.written.summary.headline.is_empty());
+    for p in &census.written.summary.headline {
+        assert!(
+            c.contains(&format!("{} of {}", p.files_disagree, p.files_compared)),
+            "{} vs {}",
+            p.a,
+            p.b
+        );
+    }
     // Each top signature is joined to the corpus queries with the same
     // signature, and through their cells to the ledger entries explaining
     // them; the expectation is computed here from the two snapshots.
@@ -94,10 +107,9 @@ fn the_census_and_suites_pages_show_their_snapshots() {
             .filter(|q| q.signature == sig)
             .count()
     };
-    let (seen, unseen): (Vec<_>, Vec<_>) = census
-        .summary
-        .top_signatures
-        .iter()
+    let (seen, unseen): (Vec<_>, Vec<_>) = [&census.written, &census.probes]
+        .into_iter()
+        .flat_map(|s| &s.summary.top_signatures)
         .partition(|s| in_corpus(&s.signature) > 0);
     for s in &seen {
         let n = in_corpus(&s.signature);

@@ -66,7 +66,7 @@ pub fn measure(names: &[String], quick: bool) -> CensusRow {
         &opts,
     ) {
         Ok((c, speed)) => CensusRow::Ran {
-            files_asked: c.tally.files,
+            files_asked: c.written.tally.files,
             speed,
         },
         Err(e) => CensusRow::Skipped(e.0),

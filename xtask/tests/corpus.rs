@@ -13,7 +13,18 @@ fn check_file(path: &Path) -> datatest_stable::Result<()> {
         .ok_or("case file without a name")?;
     let out_dir = std::env::temp_dir().join(format!("repdiff-test-{}-{name}", std::process::id()));
     let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(["conformance", "--no-setup", "--file", name, "--out"])
+        // The files run in parallel, beside other test binaries: a generous
+        // per-call timeout keeps a slow-but-answering case from timing out
+        // under that load (the datatest checks verdicts, not speed).
+        .args([
+            "conformance",
+            "--no-setup",
+            "--timeout",
+            "30",
+            "--file",
+            name,
+            "--out",
+        ])
         .arg(&out_dir)
         .output()?;
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -2,9 +2,10 @@
 //!
 //! They are the census's derived queries (`census::queries::read`, every
 //! path for every agent, not cut at the census's per-file budget) minus
-//! its probes (the %-encoded variants no link on a site contains), with the
-//! agents the file names turned into the product tokens a crawler sends
-//! (`Mediapartners-Google*` asks `Mediapartners-Google`), then the same
+//! its probes (the %-encoded variants no link on a site contains), the
+//! agents the file names as the product tokens a crawler sends
+//! (`census::queries::product_token`: `Mediapartners-Google*` asks
+//! `Mediapartners-Google`), then the same
 //! paths for each `--agent`, then each `--url` for every agent.
 
 use engine::oracle::{Ask, Query};
@@ -49,13 +50,13 @@ pub fn questions(body: &[u8], agents: &[String], urls: &[String]) -> Vec<Questio
     let derived = census::queries::read(HOST, body);
     let mut file_agents: Vec<String> = Vec::new();
     for a in &derived.agents {
-        push_new(&mut file_agents, product_token(a));
+        push_new(&mut file_agents, a.clone());
     }
     let paths: Vec<&String> = derived
         .urls
         .iter()
-        .filter(|(_, _, probe)| !probe)
-        .map(|(url, _, _)| url)
+        .filter(|u| !u.kind.probe())
+        .map(|u| &u.url)
         .collect();
     let mut out: Vec<Question> = Vec::new();
     let mut add = |agent: &str, url: &str, source: Source| {
@@ -92,22 +93,6 @@ pub const MAX_QUESTIONS: usize = 2000;
 fn push_new(list: &mut Vec<String>, item: String) {
     if !item.is_empty() && !list.contains(&item) {
         list.push(item);
-    }
-}
-
-/// The product token a crawler of that group would send: the leading run
-/// of RFC 9309 token characters (letters, `_`, `-`), so `Mediapartners-Google*`
-/// gives `Mediapartners-Google` and `Foo/1.0` gives `Foo`. A name with no
-/// such run is kept whole.
-pub fn product_token(name: &str) -> String {
-    let n = name
-        .bytes()
-        .take_while(|b| b.is_ascii_alphabetic() || *b == b'_' || *b == b'-')
-        .count();
-    if n == 0 {
-        name.to_string()
-    } else {
-        name[..n].to_string()
     }
 }
 

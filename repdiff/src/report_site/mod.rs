@@ -124,9 +124,20 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     if !render(&inputs, &out, !opts.no_screenshot) {
         return Ok(1);
     }
-    // The published site: the README embeds its summary.
+    // The published site: the README embeds its summary and the census's
+    // headline, both from the snapshots the site was rendered from.
     if publish {
-        update_readme(&root.join("README.md"), &site::summary_markdown(&report));
+        let readme = root.join("README.md");
+        update_readme(
+            &readme,
+            README_BEGIN,
+            README_END,
+            &site::summary_markdown(&report),
+        );
+        if let Some(c) = &census {
+            let table = census::render::headline_table(&c.written.summary.headline);
+            update_readme(&readme, CENSUS_BEGIN, CENSUS_END, &table);
+        }
     }
     Ok(0)
 }
@@ -175,20 +186,24 @@ fn render(inputs: &site::Inputs<'_>, out: &Path, screenshot: bool) -> bool {
 pub const README_BEGIN: &str =
     "<!-- summary: begin (written by `cargo xtask report` from reports/latest/compat.json) -->";
 pub const README_END: &str = "<!-- summary: end -->";
+pub const CENSUS_BEGIN: &str =
+    "<!-- census headline: begin (written by `cargo xtask report --publish` from reports/census/census.json) -->";
+pub const CENSUS_END: &str = "<!-- census headline: end -->";
 
-/// Rewrite the README's summary between its markers (nothing else).
-fn update_readme(path: &Path, summary: &str) {
+/// Rewrite one generated part of the README between its markers (nothing
+/// else).
+fn update_readme(path: &Path, begin: &str, end: &str, summary: &str) {
     let Ok(doc) = std::fs::read_to_string(path) else {
         return;
     };
-    match site::splice(&doc, README_BEGIN, README_END, summary) {
+    match site::splice(&doc, begin, end, summary) {
         Some(new) if new != doc => match engine::write_atomic(path, new.as_bytes()) {
             Ok(()) => eprintln!("report: summary updated in {}", path.display()),
             Err(e) => eprintln!("warning: cannot update {}: {e}", path.display()),
         },
         Some(_) => {}
         None => eprintln!(
-            "warning: {} has no summary markers; the summary is in reports/site/summary.md",
+            "warning: {} has no `{begin}` ... `{end}` markers; not updated",
             path.display()
         ),
     }

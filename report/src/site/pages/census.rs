@@ -3,7 +3,9 @@
 //! `cargo xtask census --publish`).
 
 use super::*;
-use ::census::render::{heatmap, IMPACT_SHOWN};
+use ::census::render::{
+    heatmap, sections, url_path, HeadlinePair, Summary, HEADLINE_ABOUT, IMPACT_SHOWN,
+};
 use ::census::Census;
 
 /// Pairs listed in the page's table (all are in the heatmap and the JSON).
@@ -24,38 +26,113 @@ protego 0.7.0's test data), then <code>cargo xtask report --publish</code>.</p>"
     let _ = write!(
         b,
         "<h1>Census of real robots.txt files</h1><p>Input: <code>{}</code>{}; {} files asked, {} \
-queries, {} oracles. The queries are derived from each file (<code>docs/census.md</code>): each \
-agent it names plus <code>ExampleBot</code> and <code>Googlebot</code>, on <code>/</code>, common \
-paths and paths built from its own rules. A pair <em>disagrees</em> on a query when both answer \
-with a verdict and the verdicts differ.</p>",
+as-written questions and {} probes, {} oracles. The queries are derived from each file \
+(<code>docs/census.md</code>): each agent it names (as the product token a crawler sends) plus \
+<code>ExampleBot</code> and <code>Googlebot</code>, on <code>/</code>, common paths and paths \
+built from its own rules. A pair <em>disagrees</em> on a query when both answer with a verdict \
+and the verdicts differ.</p>",
         esc(&c.input),
         c.limit
             .map(|l| format!(" (first {l} files)"))
             .unwrap_or_default(),
-        c.tally.files,
-        c.tally.queries,
+        c.written.tally.files,
+        c.written.tally.queries,
+        c.probes.tally.queries,
         c.oracles.len()
     );
-    b.push_str("<h2>Pairwise disagreement</h2><div class=\"wrap\">");
-    b.push_str(&heatmap(c));
-    b.push_str("</div>");
-    pairs(&mut b, c);
-    oracles(cx, &mut b, c);
-    signatures(cx, &mut b, c);
-    impact(&mut b, c);
+    headline(&mut b, &c.written.summary.headline);
+    for view in sections(c) {
+        let _ = write!(
+            b,
+            "<h2>{}</h2><p>{}</p><p class=\"muted\">{} files, {} queries.</p><div class=\"wrap\">",
+            view.title,
+            markdown_code(view.about),
+            view.section.tally.files,
+            view.section.tally.queries
+        );
+        b.push_str(&heatmap(c, view.section));
+        b.push_str("</div>");
+        let s = &view.section.summary;
+        pairs(&mut b, s);
+        oracles(cx, &mut b, c, s);
+        signatures(cx, &mut b, s);
+        impact(&mut b, s);
+    }
     crate::site::html::page("census", "", &cx.footer, &b)
 }
 
-fn pairs(b: &mut String, c: &Census) {
+/// The `code` spans of a sentence written for Markdown, as HTML.
+fn markdown_code(text: &str) -> String {
+    esc(text)
+        .split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                format!("<code>{part}</code>")
+            } else {
+                part.to_string()
+            }
+        })
+        .collect()
+}
+
+fn headline(b: &mut String, pairs: &[HeadlinePair]) {
     let _ = write!(
         b,
-        "<h2>Pairs, most files first</h2><p class=\"muted\">The {} pairs that disagree on the most \
+        "<h2>Headline: the pairs crawlers choose between</h2><p>{} Each host is one of the \
+smallest such files, with the cause its triage names.</p>",
+        markdown_code(HEADLINE_ABOUT)
+    );
+    if pairs.is_empty() {
+        b.push_str("<p>None of the pairs was in this census.</p>");
+        return;
+    }
+    b.push_str(
+        "<table><thead><tr><th>pair</th><th class=\"n\">real sites disagreeing</th>\
+<th>three of them: host, question, answers, cause</th></tr></thead><tbody>",
+    );
+    for p in pairs {
+        let hosts: Vec<String> = p
+            .examples
+            .iter()
+            .map(|e| {
+                let cause = e.cause.as_ref().map_or("–", |c| c.cause.as_str());
+                format!(
+                    "<code>{}</code> ({} <code>{}</code>: {} / {}; <code>{}</code>)",
+                    esc(&e.example.host),
+                    esc(&e.example.agent),
+                    esc(url_path(&e.example.url)),
+                    esc(&e.answers.0),
+                    esc(&e.answers.1),
+                    esc(cause)
+                )
+            })
+            .collect();
+        let _ = write!(
+            b,
+            "<tr><td><code>{}</code> vs <code>{}</code></td><td class=\"n\">{} of {} ({})</td>\
+<td>{}</td></tr>",
+            esc(&p.a),
+            esc(&p.b),
+            p.files_disagree,
+            p.files_compared,
+            share(p.file_share),
+            hosts.join("<br>")
+        );
+    }
+    b.push_str("</tbody></table>");
+}
+
+fn pairs(b: &mut String, s: &Summary) {
+    let _ = write!(
+        b,
+        "<h3>Pairs, most files first</h3><p class=\"muted\">The {} pairs that disagree on the most \
 files, of {}.</p><table><thead><tr><th>pair</th><th class=\"n\">queries disagreeing</th>\
 <th class=\"n\">files with a disagreement</th></tr></thead><tbody>",
-        PAIRS_SHOWN.min(c.summary.pairs.len()),
-        c.summary.pairs.len()
+        PAIRS_SHOWN.min(s.pairs.len()),
+        s.pairs.len()
     );
-    for p in c.summary.pairs.iter().take(PAIRS_SHOWN) {
+    for p in s.pairs.iter().take(PAIRS_SHOWN) {
         let _ = write!(
             b,
             "<tr><td><code>{}</code> vs <code>{}</code></td><td class=\"n\">{} ({})</td>\
@@ -71,15 +148,15 @@ files, of {}.</p><table><thead><tr><th>pair</th><th class=\"n\">queries disagree
     b.push_str("</tbody></table>");
 }
 
-fn oracles(cx: &Ctx, b: &mut String, c: &Census) {
+fn oracles(cx: &Ctx, b: &mut String, c: &Census, s: &Summary) {
     let _ = write!(
         b,
-        "<h2>Oracles</h2><table><thead><tr><th>oracle</th><th>version</th><th class=\"n\">files \
+        "<h3>Oracles</h3><table><thead><tr><th>oracle</th><th>version</th><th class=\"n\">files \
 raised on</th><th class=\"n\">crashed on</th><th class=\"n\">timed out on</th><th class=\"n\">\
 queries departing from <code>{}</code></th></tr></thead><tbody>",
         esc(&c.reference)
     );
-    for o in &c.summary.oracles {
+    for o in &s.oracles {
         let _ = write!(
             b,
             "<tr><td>{}</td><td>{}</td>\
@@ -97,9 +174,9 @@ queries departing from <code>{}</code></th></tr></thead><tbody>",
     b.push_str("</tbody></table>");
 }
 
-fn signatures(cx: &Ctx, b: &mut String, c: &Census) {
+fn signatures(cx: &Ctx, b: &mut String, s: &Summary) {
     b.push_str(
-        "<h2>Top signatures by files affected</h2><p>A signature is the agreement classes of one \
+        "<h3>Top signatures by files affected</h2><p>A signature is the agreement classes of one \
 query, as the conformance run writes them. The example is the smallest affected file. Each \
 oracle that answers otherwise than the reference on it is triaged as a fuzz finding is: the \
 example is minimised for that pair alone, and the first catalogue transformation that makes \
@@ -109,7 +186,7 @@ that cause for that oracle are linked, and a cause with none is \
 the same signature, the entries explaining their cells: a lead, not a proof.</p>",
     );
     let corpus = corpus_signatures(cx);
-    for (i, sig) in c.summary.top_signatures.iter().enumerate() {
+    for (i, sig) in s.top_signatures.iter().enumerate() {
         let e = &sig.example;
         let cut = if e.body_bytes as usize > e.body.len() {
             ", cut"
@@ -118,7 +195,7 @@ the same signature, the entries explaining their cells: a lead, not a proof.</p>
         };
         let _ = write!(
             b,
-            "<h3>{}. {} files, {} queries</h3><p><code>{}</code></p><p>Example: host \
+            "<h4>{}. {} files, {} queries</h4><p><code>{}</code></p><p>Example: host \
 <code>{}</code>, agent <code>{}</code>, url <code>{}</code> ({} bytes{cut})</p>{}",
             i + 1,
             sig.files,
@@ -245,14 +322,14 @@ signature.</p>",
     b.push_str("</tbody></table>");
 }
 
-fn impact(b: &mut String, c: &Census) {
+fn impact(b: &mut String, s: &Summary) {
     let _ = write!(
         b,
-        "<h2>High impact: {} (file, pair) disagreements on <code>/</code> or a whole-site \
-rule</h2>",
-        c.summary.high_impact_files
+        "<h3>High impact: {} (file, pair) disagreements on <code>/</code> or a whole-site \
+rule</h3>",
+        s.high_impact_files
     );
-    if c.summary.high_impact.is_empty() {
+    if s.high_impact.is_empty() {
         b.push_str("<p>None.</p>");
         return;
     }
@@ -260,7 +337,7 @@ rule</h2>",
         "<table><thead><tr><th>host</th><th>pair</th><th>agent</th><th>url</th><th>answers</th>\
 </tr></thead><tbody>",
     );
-    for r in c.summary.high_impact.iter().take(IMPACT_SHOWN) {
+    for r in s.high_impact.iter().take(IMPACT_SHOWN) {
         let _ = write!(
             b,
             "<tr><td><code>{}</code></td><td>{}</td><td><code>{}</code></td><td><code>{}</code>\
@@ -273,11 +350,11 @@ rule</h2>",
         );
     }
     b.push_str("</tbody></table>");
-    if c.summary.high_impact.len() > IMPACT_SHOWN {
+    if s.high_impact.len() > IMPACT_SHOWN {
         let _ = write!(
             b,
             "<p class=\"muted\">First {IMPACT_SHOWN} by file name; census.json keeps {}.</p>",
-            c.summary.high_impact.len()
+            s.high_impact.len()
         );
     }
 }
