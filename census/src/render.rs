@@ -324,7 +324,7 @@ pub fn headline_table(pairs: &[HeadlinePair]) -> String {
         return "None of the pairs was in this run.\n".into();
     }
     let mut out = String::from(
-        "| pair | real sites disagreeing | three of them: host, question, answers, cause |\n|---|---|---|\n",
+        "| pair | real sites disagreeing | three of them: host, question, answers (first / second), cause |\n|---|---|---|\n",
     );
     for p in pairs {
         let hosts: Vec<String> = p

@@ -89,7 +89,7 @@ smallest such files, with the cause its triage names.</p>",
     }
     b.push_str(
         "<table><thead><tr><th>pair</th><th class=\"n\">real sites disagreeing</th>\
-<th>three of them: host, question, answers, cause</th></tr></thead><tbody>",
+<th>three of them: host, question, answers (first / second), cause</th></tr></thead><tbody>",
     );
     for p in pairs {
         let hosts: Vec<String> = p
