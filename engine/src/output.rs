@@ -8,7 +8,7 @@
 //! staged beside their destinations under temporary names (registered
 //! here), then renamed into place together while the *switch lock* is held.
 //! The signal thread takes that lock and never gives it back
-//! ([`stop_for_signal`]): it waits for a switch under way, no switch starts
+//! (`stop_for_signal`): it waits for a switch under way, no switch starts
 //! after it, it removes every staged temporary and it says what the run had
 //! not written yet ([`pending`]). A reader sees the old set or the new one,
 //! never a mix.
