@@ -111,7 +111,10 @@ fn two_census_runs_into_one_folder_do_not_interleave() {
     let v: serde_json::Value = serde_json::from_str(&json).expect("whole JSON");
     assert_eq!(v["tally"]["files"], 100, "not the second run's census.json");
     let md = std::fs::read_to_string(out.join("census.md")).expect("census.md");
-    assert!(md.contains("100"), "census.md");
+    assert!(
+        md.contains("Input: `plain`; 100 files asked"),
+        "census.md is not the second run's:\n{md}"
+    );
     assert_nothing_left(&t, "two census runs");
     let _ = std::fs::remove_dir_all(&t);
 }
