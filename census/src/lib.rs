@@ -516,17 +516,21 @@ impl Progress {
 pub use engine::write_atomic;
 
 /// Write `census.json`, `census.md`, `heatmap.svg` (as-written),
-/// `heatmap-probes.svg` and (when given) `speed.json` into `dir`.
+/// `heatmap-probes.svg` and (when given) `speed.json` into `dir` as one
+/// switch ([`engine::output::Switch`]): a failure or a signal part way
+/// leaves the folder's previous set whole (for `census --publish`, the
+/// committed snapshot), never a new census.json beside an old census.md.
 pub fn write_outputs(dir: &Path, census: &Census, speed: Option<&Speed>) -> std::io::Result<()> {
     let mut json = serde_json::to_string_pretty(census).map_err(std::io::Error::other)?;
     json.push('\n');
-    write_atomic(&dir.join("census.json"), json.as_bytes())?;
-    write_atomic(
+    let mut set = engine::output::Switch::new();
+    set.file(&dir.join("census.json"), json.as_bytes())?;
+    set.file(
         &dir.join("census.md"),
         render::markdown(census, speed).as_bytes(),
     )?;
     for view in render::sections(census) {
-        write_atomic(
+        set.file(
             &dir.join(view.heatmap),
             render::heatmap(census, view.section).as_bytes(),
         )?;
@@ -534,9 +538,9 @@ pub fn write_outputs(dir: &Path, census: &Census, speed: Option<&Speed>) -> std:
     if let Some(s) = speed {
         let mut json = serde_json::to_string_pretty(s).map_err(std::io::Error::other)?;
         json.push('\n');
-        write_atomic(&dir.join("speed.json"), json.as_bytes())?;
+        set.file(&dir.join("speed.json"), json.as_bytes())?;
     }
-    Ok(())
+    set.commit()
 }
 
 /// Read a `census.json` (a shard's output) for merging.

@@ -9,6 +9,7 @@
 pub mod case;
 pub mod ledger;
 pub mod oracle;
+pub mod output;
 pub mod rng;
 pub mod run;
 pub mod worker;
@@ -22,27 +23,6 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// Write `bytes` to `path` via a temporary file in the same directory and a
-/// rename, so readers see the old file or the new one, never a torn one.
-pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let dir = path.parent().unwrap_or(std::path::Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        path.file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("report"),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
+/// The one atomic writer of every output (see [`output`]: staged, renamed,
+/// safe from a signal).
+pub use output::write_atomic;

@@ -161,6 +161,10 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
         return dry_run(&inputs, args.shard, args.limit);
     }
     let _lock = paths::lock_dir(&out)?;
+    let pending = engine::output::pending(format!(
+        "{} (census.json, census.md, heatmap.svg, speed.json)",
+        out.display()
+    ));
     let records = census::input::open(&inputs).map_err(|e| Usage(e.0))?;
     let limits = args.workers.limits(args.timeout);
     let mut sel = select::start(&args.oracles, &[], false, limits);
@@ -218,6 +222,7 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
     name_causes(&mut census, &mut sel.oracles);
     census::write_outputs(&out, &census, Some(&speed))
         .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
+    drop(pending);
     print_headline(&census, &out);
     Ok(if sel.unavailable.is_empty() { 0 } else { 1 })
 }

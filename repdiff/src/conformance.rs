@@ -95,12 +95,15 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     }
     let out_dir = out_dir(&opts, sel.has_chaos, host)?;
     let _lock = paths::lock_dir(&out_dir)?;
+    let pending =
+        engine::output::pending(format!("{} (compat.json, compat.md)", out_dir.display()));
     let result = run_cases(&cases, sel, refs, &ledger);
     let compat = report::compat::Report::from_run(&result, &cases, &corpus.hash, &paths::root());
     if let Err(e) = write_reports(&out_dir, &compat, &ledger) {
         eprintln!("error: {e}");
         return Ok(1);
     }
+    drop(pending);
     print_summary(&compat);
     print_profile_matrix(&compat);
     print_slowest(&result);
@@ -211,7 +214,8 @@ fn run_cases(
 }
 
 /// compat.json and compat.md from the run's own typed report (history is
-/// recorded from the same value at `report --publish`).
+/// recorded from the same value at `report --publish`), as one switch: a
+/// failure or a signal leaves the previous pair, never one of each.
 fn write_reports(
     out_dir: &Path,
     compat: &report::compat::Report,
@@ -219,12 +223,14 @@ fn write_reports(
 ) -> Result<(), String> {
     let json = compat.to_json()?;
     let md = report::markdown::render(compat, ledger);
+    let mut set = engine::output::Switch::new();
     for (name, text) in [("compat.json", &json), ("compat.md", &md)] {
         let path = out_dir.join(name);
-        engine::write_atomic(&path, text.as_bytes())
+        set.file(&path, text.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
-    Ok(())
+    set.commit()
+        .map_err(|e| format!("cannot write {}: {e}", out_dir.display()))
 }
 
 /// Every cell no ledger entry explains, with a command that reproduces it.

@@ -5,6 +5,9 @@
 //! leaves no process running. The engine's own tests (engine/tests/hostile.rs)
 //! cover the worker; these cover the commands users type.
 
+mod common;
+
+use common::assert_nothing_left;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -52,56 +55,13 @@ fn scripts(tag: &str) -> PathBuf {
     dir
 }
 
-/// Processes that carry `dir` in their command line or environment: every
-/// process a harness starts inherits `REPDIFF_HOSTILE_TEST=dir` from the
-/// repdiff it was started by, so a `sleep` a script left behind is found
-/// although its command line names nothing of ours.
-fn survivors(dir: &Path) -> Vec<String> {
-    let needle = dir.to_string_lossy().to_string();
-    let mut found = Vec::new();
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return found;
-    };
-    for e in entries.flatten() {
-        let pid = e.file_name().to_string_lossy().to_string();
-        if !pid.chars().all(|c| c.is_ascii_digit()) {
-            continue;
-        }
-        let cmdline = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
-        let cmd = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        let env = std::fs::read(e.path().join("environ")).unwrap_or_default();
-        let env = String::from_utf8_lossy(&env);
-        if cmd.contains(&needle) || env.contains(&needle) {
-            found.push(format!("{pid}: {cmd}"));
-        }
-    }
-    found
-}
-
-/// Poll until nothing of `dir` runs, up to 3 s.
-fn assert_nothing_left(dir: &Path, what: &str) {
-    let deadline = Instant::now() + Duration::from_secs(3);
-    loop {
-        let left = survivors(dir);
-        if left.is_empty() {
-            return;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{what}: still running after the command exited:\n{}",
-            left.join("\n")
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 fn run(args: &[String], dir: &Path) -> (Output, Duration) {
     let t = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_repdiff"))
         .args(args)
         // Every process a harness starts inherits this, so a survivor is
         // found even when its command line names nothing of ours.
-        .env("REPDIFF_HOSTILE_TEST", dir)
+        .env(common::MARK, dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -139,8 +139,10 @@ pub fn kill_all_workers() {
 }
 
 /// Make SIGINT, SIGTERM and SIGHUP stop every worker group
-/// ([`kill_all_workers`]) and then exit with 128 + the signal (130, 143,
-/// 129), as a shell reports a process killed by it. Workers sit in their
+/// ([`kill_all_workers`]), let a set of outputs being swapped in finish
+/// and remove every staged one ([`crate::output`]), name what was not
+/// written, and then exit with 128 + the signal (130, 143, 129), as a shell
+/// reports a process killed by it. Workers sit in their
 /// own groups, so a Ctrl-C at the terminal no longer reaches them directly:
 /// a binary that starts workers calls this once at start-up. A second call
 /// does nothing. A failure to install is reported on stderr, not fatal.
@@ -162,7 +164,13 @@ fn install() -> std::io::Result<()> {
             if let Some(sig) = signals.forever().next() {
                 STOPPING.store(true, Ordering::SeqCst);
                 kill_all_workers();
+                // Outputs last: a switch under way finishes first, none
+                // starts after, staged temporaries go (crate::output).
+                let unwritten = crate::output::stop_for_signal();
                 eprintln!("repdiff: stopped by signal {sig}; its workers were stopped");
+                for what in unwritten {
+                    eprintln!("repdiff: not written (what was there is unchanged): {what}");
+                }
                 std::process::exit(128 + sig);
             }
         })?;

@@ -95,10 +95,25 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         .history
         .clone()
         .unwrap_or_else(|| root.join("reports/history.jsonl"));
+    // Two publishes at once would interleave their renames.
+    let _lock = match publish {
+        true => Some(paths::lock_dir(&root.join("reports"))?),
+        false => None,
+    };
+    let plan = Publish {
+        from: json.parent().unwrap_or(Path::new(".")).to_path_buf(),
+        latest: paths::published_dir(),
+        history: history_path.clone(),
+        readme: root.join("README.md"),
+    };
+    let _pending = engine::output::pending(match publish {
+        true => plan.describe(&out),
+        false => format!("the site in {}", out.display()),
+    });
 
     let report = load_report(&json)?;
     if publish {
-        publish_run(&json, &report, &history_path)?;
+        check_publishable(&json, &report)?;
     }
     let corpus = paths::load_corpus()?;
     let mut known = crate::select::known_names();
@@ -109,7 +124,11 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
             .map_err(|e| Usage(e.to_string()))?,
         None => paths::load_ledger(&corpus, &known)?,
     };
-    let history = history::read(&history_path).map_err(Usage)?;
+    let mut history = history::read(&history_path).map_err(Usage)?;
+    let mut added = 0;
+    if publish {
+        (history, added) = history::merge(&history, &history::records(&report));
+    }
     let census = load_census(publish)?;
     let suites = load_suites(publish)?;
     let slow = load_slow(&root.join("cases/findings.yaml"))?;
@@ -121,29 +140,53 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         suites: suites.as_ref(),
         slow: &slow,
     };
-    if !render(&inputs, &out, !opts.no_screenshot) {
+    let Some((staged, said)) = stage_site(&inputs, &out, !opts.no_screenshot) else {
         return Ok(1);
-    }
-    // The published site: the README embeds its summary and the census's
-    // headline, both from the snapshots the site was rendered from.
+    };
     if publish {
-        let readme = root.join("README.md");
-        update_readme(
-            &readme,
-            README_BEGIN,
-            README_END,
-            &site::summary_markdown(&report),
-        );
+        let history_text = (added > 0).then(|| history::to_jsonl(&history));
+        // The README embeds the run's summary and the census's headline,
+        // both from the snapshots the site was rendered from.
+        let summary = site::summary_markdown(&report);
+        let mut parts = vec![(README_BEGIN, README_END, summary)];
         if let Some(c) = &census {
             let table = census::render::headline_table(&c.written.summary.headline);
-            update_readme(&readme, CENSUS_BEGIN, CENSUS_END, &table);
+            parts.push((CENSUS_BEGIN, CENSUS_END, table));
         }
+        let readme = readme_text(&plan.readme, &parts);
+        let set = plan.stage(staged, history_text, readme.as_deref())?;
+        set.commit()
+            .map_err(|e| Usage(format!("not published (nothing was changed): {e}")))?;
+        eprintln!(
+            "publish: {} -> {}",
+            plan.from.display(),
+            plan.latest.display()
+        );
+        eprintln!(
+            "publish: {added} new record(s) in {}",
+            plan.history.display()
+        );
+        if readme.is_some() {
+            eprintln!("report: summary updated in {}", plan.readme.display());
+        }
+    } else if let Err(e) = staged.commit() {
+        eprintln!(
+            "error: cannot swap the new site into {}: {e}",
+            out.display()
+        );
+        return Ok(1);
     }
+    println!("{said}");
     Ok(0)
 }
 
-/// Render, stage and swap the site into `out`; false (said why) on failure.
-fn render(inputs: &site::Inputs<'_>, out: &Path, screenshot: bool) -> bool {
+/// Render the site and stage it beside `out` (with the screenshot); the
+/// line to print once it is swapped in, or None (said why) on failure.
+fn stage_site(
+    inputs: &site::Inputs<'_>,
+    out: &Path,
+    screenshot: bool,
+) -> Option<(site::Staged, String)> {
     let started = std::time::Instant::now();
     let files = site::render(inputs);
     let bytes: usize = files.iter().map(|(_, b)| b.len()).sum();
@@ -154,7 +197,7 @@ fn render(inputs: &site::Inputs<'_>, out: &Path, screenshot: bool) -> bool {
                 "error: cannot write the site next to {}: {e}",
                 out.display()
             );
-            return false;
+            return None;
         }
     };
     if screenshot {
@@ -165,14 +208,7 @@ fn render(inputs: &site::Inputs<'_>, out: &Path, screenshot: bool) -> bool {
             Err(e) => eprintln!("warning: no screenshot: {e}"),
         }
     }
-    if let Err(e) = staged.commit() {
-        eprintln!(
-            "error: cannot swap the new site into {}: {e}",
-            out.display()
-        );
-        return false;
-    }
-    println!(
+    let said = format!(
         "report: {} files ({} KiB) in {} ({} ms): {}",
         files.len(),
         bytes / 1024,
@@ -180,7 +216,7 @@ fn render(inputs: &site::Inputs<'_>, out: &Path, screenshot: bool) -> bool {
         started.elapsed().as_millis(),
         out.join("index.html").display()
     );
-    true
+    Some((staged, said))
 }
 
 pub const README_BEGIN: &str =
@@ -190,22 +226,81 @@ pub const CENSUS_BEGIN: &str =
     "<!-- census headline: begin (written by `cargo xtask report --publish` from reports/census/census.json) -->";
 pub const CENSUS_END: &str = "<!-- census headline: end -->";
 
-/// Rewrite one generated part of the README between its markers (nothing
-/// else).
-fn update_readme(path: &Path, begin: &str, end: &str, summary: &str) {
-    let Ok(doc) = std::fs::read_to_string(path) else {
-        return;
-    };
-    match site::splice(&doc, begin, end, summary) {
-        Some(new) if new != doc => match engine::write_atomic(path, new.as_bytes()) {
-            Ok(()) => eprintln!("report: summary updated in {}", path.display()),
-            Err(e) => eprintln!("warning: cannot update {}: {e}", path.display()),
-        },
-        Some(_) => {}
-        None => eprintln!(
-            "warning: {} has no `{begin}` ... `{end}` markers; not updated",
-            path.display()
-        ),
+/// The README with each generated part (begin marker, end marker, text)
+/// rewritten between its markers (nothing else), or None when nothing
+/// changes. A part whose markers are missing is skipped, said why.
+fn readme_text(path: &Path, parts: &[(&str, &str, String)]) -> Option<String> {
+    let doc = std::fs::read_to_string(path).ok()?;
+    let mut new = doc.clone();
+    for (begin, end, text) in parts {
+        match site::splice(&new, begin, end, text) {
+            Some(spliced) => new = spliced,
+            None => eprintln!(
+                "warning: {} has no `{begin}` ... `{end}` markers; that part is not updated",
+                path.display()
+            ),
+        }
+    }
+    (new != doc).then_some(new)
+}
+
+/// Where `report --publish` writes, beside the site.
+///
+/// Why one switch: the snapshot, the history, the site and the README
+/// summary describe one run, and a reader (or the next publish, which
+/// appends to the history) must never see a new snapshot with the old
+/// history or a README that quotes a site not yet there. So every file is
+/// staged first and all of them are renamed in together
+/// ([`engine::output::Switch`]), the README last; a failure after staging
+/// puts every one back, and a signal waits for the renames to finish or
+/// finds none begun.
+struct Publish {
+    /// The run's folder (compat.json and compat.md).
+    from: PathBuf,
+    /// The published snapshot, reports/latest/.
+    latest: PathBuf,
+    history: PathBuf,
+    readme: PathBuf,
+}
+
+impl Publish {
+    fn describe(&self, site: &Path) -> String {
+        format!(
+            "the published set ({}/compat.json and compat.md, {}, {}, the summary in {})",
+            self.latest.display(),
+            self.history.display(),
+            site.display(),
+            self.readme.display()
+        )
+    }
+
+    /// Join the snapshot, the history (when it gains records) and the
+    /// README (when its summary changes; staged last) to the staged site.
+    fn stage(
+        &self,
+        site: site::Staged,
+        history: Option<String>,
+        readme: Option<&str>,
+    ) -> Result<engine::output::Switch, Usage> {
+        let mut set = site.into_switch();
+        let cannot =
+            |p: &Path, e: std::io::Error| Usage(format!("cannot write {}: {e}", p.display()));
+        for name in ["compat.json", "compat.md"] {
+            let from = self.from.join(name);
+            let bytes = std::fs::read(&from)
+                .map_err(|e| Usage(format!("{}: cannot read: {e}", from.display())))?;
+            let to = self.latest.join(name);
+            set.file(&to, &bytes).map_err(|e| cannot(&to, e))?;
+        }
+        if let Some(text) = history {
+            set.file(&self.history, text.as_bytes())
+                .map_err(|e| cannot(&self.history, e))?;
+        }
+        if let Some(text) = readme {
+            set.file(&self.readme, text.as_bytes())
+                .map_err(|e| cannot(&self.readme, e))?;
+        }
+        Ok(set)
     }
 }
 
@@ -282,10 +377,9 @@ fn diff_main(old: &Path, new: &Path, markdown: bool) -> Result<i32, Usage> {
     Ok(0)
 }
 
-/// The publishing half of `report --publish`: refuse a run that is not
-/// whole, then copy it to reports/latest/ and append its history records
-/// (keys already there are not written again). The site follows.
-fn publish_run(json: &Path, report: &Report, history_path: &Path) -> Result<(), Usage> {
+/// The refusal of `report --publish`: only a whole run (every registered
+/// oracle ran, none unavailable) becomes the published snapshot.
+fn check_publishable(json: &Path, report: &Report) -> Result<(), Usage> {
     if !report.unavailable.is_empty() {
         let names: Vec<&str> = report
             .unavailable
@@ -314,18 +408,88 @@ fn publish_run(json: &Path, report: &Report, history_path: &Path) -> Result<(), 
             crate::cli::program()
         )));
     }
-    let from = json.parent().unwrap_or(Path::new("."));
-    let to = paths::published_dir();
-    for name in ["compat.json", "compat.md"] {
-        let bytes = std::fs::read(from.join(name))
-            .map_err(|e| Usage(format!("{}: cannot read: {e}", from.join(name).display())))?;
-        engine::write_atomic(&to.join(name), &bytes)
-            .map_err(|e| Usage(format!("cannot write {}: {e}", to.join(name).display())))?;
-    }
-    eprintln!("publish: {} -> {}", from.display(), to.display());
-    match history::record(history_path, report) {
-        Ok(n) => eprintln!("publish: {n} new record(s) in {}", history_path.display()),
-        Err(e) => return Err(Usage(format!("history not updated: {e}"))),
-    }
     Ok(())
+}
+
+#[cfg(test)]
+mod publish_tests {
+    use super::*;
+
+    fn old_set(root: &Path) -> Publish {
+        let plan = Publish {
+            from: root.join("run"),
+            latest: root.join("latest"),
+            history: root.join("history.jsonl"),
+            readme: root.join("README.md"),
+        };
+        for (p, text) in [
+            (plan.from.join("compat.json"), "new json"),
+            (plan.from.join("compat.md"), "new md"),
+            (plan.latest.join("compat.json"), "old json"),
+            (plan.latest.join("compat.md"), "old md"),
+            (plan.history.clone(), "old history\n"),
+            (plan.readme.clone(), "old readme"),
+            (root.join("site/index.html"), "old site"),
+        ] {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        plan
+    }
+
+    fn read(p: &Path) -> String {
+        std::fs::read_to_string(p).unwrap()
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn staged(plan: &Publish, root: &Path) -> engine::output::Switch {
+        let files = vec![("index.html".to_string(), b"new site".to_vec())];
+        let site = site::stage(&root.join("site"), &files).unwrap();
+        plan.stage(site, Some("new history\n".into()), Some("new readme"))
+            .unwrap_or_else(|u| panic!("{}", u.0))
+    }
+
+    /// Everything staged, then the README (the last rename) fails: the
+    /// snapshot, the history and the site, already swapped in, go back.
+    #[test]
+    fn a_failure_after_staging_leaves_the_published_set() {
+        let root =
+            std::env::temp_dir().join(format!("repdiff-publish-unit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let plan = old_set(&root);
+        let set = staged(&plan, &root);
+        let readme_staged = root.join(format!(".README.md.{}.tmp", std::process::id()));
+        std::fs::remove_file(&readme_staged).expect("the README is staged beside it");
+        assert!(set.commit().is_err());
+        assert_eq!(read(&plan.latest.join("compat.json")), "old json");
+        assert_eq!(read(&plan.latest.join("compat.md")), "old md");
+        assert_eq!(read(&plan.history), "old history\n");
+        assert_eq!(read(&plan.readme), "old readme");
+        assert_eq!(read(&root.join("site/index.html")), "old site");
+        assert_eq!(
+            names(&root),
+            ["README.md", "history.jsonl", "latest", "run", "site"]
+        );
+        assert_eq!(names(&plan.latest), ["compat.json", "compat.md"]);
+
+        staged(&plan, &root).commit().unwrap();
+        assert_eq!(read(&plan.latest.join("compat.json")), "new json");
+        assert_eq!(read(&plan.latest.join("compat.md")), "new md");
+        assert_eq!(read(&plan.history), "new history\n");
+        assert_eq!(read(&plan.readme), "new readme");
+        assert_eq!(read(&root.join("site/index.html")), "new site");
+        assert_eq!(
+            names(&root),
+            ["README.md", "history.jsonl", "latest", "run", "site"]
+        );
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }

@@ -158,44 +158,39 @@ pub fn utc(ts: u64) -> String {
     )
 }
 
-/// A site written next to its destination, not yet visible there.
+/// A site written next to its destination, not yet visible there: one
+/// directory of an [`engine::output::Switch`], so `report --publish` can
+/// swap it in together with the snapshot, the history and the README (a
+/// signal or a failure leaves all of them as they were).
 pub struct Staged {
+    switch: engine::output::Switch,
     tmp: PathBuf,
-    dest: PathBuf,
-    done: bool,
 }
 
 /// Write every file into a fresh temporary directory beside `dest`.
 pub fn stage(dest: &Path, files: &[(String, Vec<u8>)]) -> std::io::Result<Staged> {
-    let parent = dest.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(parent)?;
-    let name = dest.file_name().and_then(|n| n.to_str()).unwrap_or("site");
-    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
-    let staged = Staged {
-        tmp: tmp.clone(),
-        dest: dest.to_path_buf(),
-        done: false,
-    };
-    if tmp.exists() {
-        std::fs::remove_dir_all(&tmp)?;
-    }
-    for (rel, bytes) in files {
-        if rel
-            .split('/')
+    if let Some((rel, _)) = files.iter().find(|(rel, _)| {
+        rel.split('/')
             .any(|p| p.is_empty() || p == ".." || p == ".")
-        {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!("refusing to write outside the site: {rel:?}"),
-            ));
-        }
+    }) {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("refusing to write outside the site: {rel:?}"),
+        ));
+    }
+    let mut switch = engine::output::Switch::new();
+    let tmp = switch.dir(dest)?;
+    for (rel, bytes) in files {
+        // A signal stops the staging here, so the directory it removes is
+        // not refilled behind it.
+        engine::output::checkpoint();
         let path = tmp.join(rel);
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
         std::fs::write(&path, bytes)?;
     }
-    Ok(staged)
+    Ok(Staged { switch, tmp })
 }
 
 impl Staged {
@@ -206,41 +201,13 @@ impl Staged {
 
     /// Swap the staged site in: the old one is moved aside, the new one
     /// renamed into place, the old one removed.
-    pub fn commit(mut self) -> std::io::Result<()> {
-        let old = self.tmp.with_file_name(format!(
-            ".{}.old-{}",
-            self.dest
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("site"),
-            std::process::id()
-        ));
-        let had_old = self.dest.exists();
-        if had_old {
-            if old.exists() {
-                std::fs::remove_dir_all(&old)?;
-            }
-            std::fs::rename(&self.dest, &old)?;
-        }
-        if let Err(e) = std::fs::rename(&self.tmp, &self.dest) {
-            if had_old {
-                let _ = std::fs::rename(&old, &self.dest);
-            }
-            return Err(e);
-        }
-        self.done = true;
-        if had_old {
-            let _ = std::fs::remove_dir_all(&old);
-        }
-        Ok(())
+    pub fn commit(self) -> std::io::Result<()> {
+        self.switch.commit()
     }
-}
 
-impl Drop for Staged {
-    fn drop(&mut self) {
-        if !self.done {
-            let _ = std::fs::remove_dir_all(&self.tmp);
-        }
+    /// The switch holding the staged site, for more outputs to join it.
+    pub fn into_switch(self) -> engine::output::Switch {
+        self.switch
     }
 }
 
