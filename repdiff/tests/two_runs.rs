@@ -109,7 +109,10 @@ fn two_census_runs_into_one_folder_do_not_interleave() {
     }
     let json = std::fs::read_to_string(out.join("census.json")).expect("census.json");
     let v: serde_json::Value = serde_json::from_str(&json).expect("whole JSON");
-    assert_eq!(v["written"]["tally"]["files"], 100, "not the second run's census.json");
+    assert_eq!(
+        v["written"]["tally"]["files"], 100,
+        "not the second run's census.json"
+    );
     let md = std::fs::read_to_string(out.join("census.md")).expect("census.md");
     assert!(
         md.contains("Input: `plain`; 100 files asked"),
