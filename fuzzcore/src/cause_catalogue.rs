@@ -209,6 +209,15 @@ pub const CATALOGUE: &[Transformation] = &[
         "no Allow (the 1994 standard has only Disallow): an Allow line skipped as unknown",
         drop_allow_rules,
     ),
+    // After every other: it changes the question (the caller's agent), so
+    // it names only what no change of the file or URL explains. Appended
+    // (2026-12-02) rather than put with the agent causes so that no cause
+    // named before it changes.
+    t(
+        "lowercase-agent",
+        "the group names matched case-sensitively against the caller's agent (Heritrix lower-cases the file's names, not its own User-Agent)",
+        lowercase_agent,
+    ),
 ];
 
 const fn t(
@@ -455,6 +464,14 @@ fn agent_product_token(i: &Input) -> Option<Input> {
     }
     Some(Input {
         agent: token.to_string(),
+        ..i.clone()
+    })
+}
+
+fn lowercase_agent(i: &Input) -> Option<Input> {
+    let lower = i.agent.to_ascii_lowercase();
+    (lower != i.agent).then(|| Input {
+        agent: lower,
         ..i.clone()
     })
 }

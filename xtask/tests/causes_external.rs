@@ -118,3 +118,13 @@ fn separate_groups_neutralises_webrobots_on_a_user_agent_after_a_rule() {
         "webrobots",
     );
 }
+
+#[test]
+fn lowercase_agent_neutralises_heritrix_on_a_capitalised_crawler_name() {
+    neutralises(
+        "lowercase-agent",
+        "ua-names-lowercased-ua-not-heritrix",
+        "seed-16#1",
+        "heritrix",
+    );
+}
