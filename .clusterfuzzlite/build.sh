@@ -17,7 +17,7 @@ cd "$SRC/repdiff"
 # the texting-robots suite's locked proc-macro2 does not build on the image's
 # nightly toolchain: setup skips both.
 xtask() {
-  REPDIFF_SETUP_SKIP=suites,census-data env -u CFLAGS -u CXXFLAGS -u RUSTFLAGS -u CXXFLAGS_x86_64_unknown_linux_gnu \
+  REPDIFF_SETUP_SKIP=suites,census-data,warc-sample env -u CFLAGS -u CXXFLAGS -u RUSTFLAGS -u CXXFLAGS_x86_64_unknown_linux_gnu \
     -u RUSTC_WRAPPER cargo xtask "$@"
 }
 

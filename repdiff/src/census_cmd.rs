@@ -10,6 +10,8 @@ use engine::worker::Limits;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub mod warc_sample;
+
 /// The census's default input: the robots.txt files real websites served
 /// that protego's sdist ships in `tests/test_data/` (named by host).
 /// `cargo xtask setup` (step `census-data`) fetches the sdist from PyPI

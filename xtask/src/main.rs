@@ -37,7 +37,7 @@ enum Command {
     /// Fetch and verify every third-party parser (idempotent)
     #[command(
         long_about = "Fetch and verify every third-party parser, test suite and data set \
-(idempotent). Steps: apt, python, google, external, suites, census-data; \
+(idempotent). Steps: apt, python, google, external, suites, census-data, warc-sample; \
 REPDIFF_SETUP_SKIP=step,step skips some (here and in the setup other commands run first)."
     )]
     Setup,

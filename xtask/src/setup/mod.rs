@@ -11,6 +11,7 @@ pub mod jvm_go;
 pub mod protego_sdist;
 pub mod python;
 pub mod suites;
+pub mod warc_sample;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -129,7 +130,7 @@ type Step = fn(&Ctx, bool) -> Result<()>;
 
 /// Steps named in this variable (comma-separated) are skipped, by `setup`
 /// and by the setup every other command runs first. The ClusterFuzzLite build
-/// skips what fuzzing does not use (`suites`, `census-data`): its image has
+/// skips what fuzzing does not use (`suites`, `census-data`, `warc-sample`): its image has
 /// only a nightly toolchain, on which the texting-robots suite's locked
 /// proc-macro2 does not compile.
 pub const SKIP_VAR: &str = "REPDIFF_SETUP_SKIP";
@@ -178,6 +179,7 @@ fn steps() -> Vec<(&'static str, Step)> {
         ("external", external::ensure),
         ("suites", suites::ensure),
         ("census-data", protego_sdist::ensure),
+        ("warc-sample", warc_sample::ensure),
     ]
 }
 
