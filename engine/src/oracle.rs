@@ -440,7 +440,36 @@ pub fn unsupported_all(queries: &[Query], reason: &str) -> Vec<Answer> {
 pub struct Unavailable {
     pub oracle: String,
     pub reason: String,
+    /// What to do; with [`Unavailable::then_setup`], what to do before
+    /// setup runs (empty: setup alone).
     pub fix: String,
+    /// Setup follows the fix. A flag, not words in `fix`, because the
+    /// command that runs setup is the caller's (`repdiff setup`, or
+    /// `cargo xtask setup` in a checkout), which no oracle knows.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub then_setup: bool,
+}
+
+impl Unavailable {
+    /// An oracle that setup provides: `first` (may be empty) is done
+    /// before setup runs again.
+    pub fn needs_setup(oracle: &str, reason: impl Into<String>, first: impl Into<String>) -> Self {
+        Unavailable {
+            oracle: oracle.into(),
+            reason: reason.into(),
+            fix: first.into(),
+            then_setup: true,
+        }
+    }
+
+    /// The fix as a command line, setup named as `program` runs it.
+    pub fn fix_line(&self, program: &str) -> String {
+        match (self.then_setup, self.fix.is_empty()) {
+            (false, _) => self.fix.clone(),
+            (true, true) => format!("{program} setup"),
+            (true, false) => format!("{} && {program} setup", self.fix),
+        }
+    }
 }
 
 impl std::fmt::Display for Unavailable {
@@ -448,7 +477,9 @@ impl std::fmt::Display for Unavailable {
         write!(
             f,
             "oracle `{}` is unavailable: {} (fix: {})",
-            self.oracle, self.reason, self.fix
+            self.oracle,
+            self.reason,
+            self.fix_line("repdiff")
         )
     }
 }

@@ -506,6 +506,7 @@ impl Supervised {
                     oracle: self.name.clone(),
                     reason,
                     fix: String::new(),
+                    then_setup: false,
                 },
             },
         })

@@ -33,7 +33,7 @@ fn make(name: &str) -> Box<dyn Oracle> {
         .into_iter()
         .find(|e| e.name == name)
         .unwrap_or_else(|| panic!("oracle {name} is not registered"));
-    (entry.make)().unwrap_or_else(|u| panic!("{u}\n=> run `cargo xtask setup` first"))
+    (entry.make)().unwrap_or_else(|u| panic!("{u}\n=> run `repdiff setup` first"))
 }
 
 /// The transformation `name` neutralises `oracle`'s departure on `cell`

@@ -98,7 +98,7 @@ fn try_build() -> Result<Built, (String, String)> {
                 "{} is missing (setup has not fetched it)",
                 robots_cc.display()
             ),
-            "cargo xtask setup".into(),
+            String::new(),
         ));
     };
     if !robots_h.exists() {
@@ -107,7 +107,7 @@ fn try_build() -> Result<Built, (String, String)> {
                 "{} is missing (setup has not fetched it)",
                 robots_h.display()
             ),
-            "cargo xtask setup".into(),
+            String::new(),
         ));
     }
     if sha != pins::ROBOTS_CC_SHA256 && std::env::var_os(ALLOW_UNPINNED).is_none() {
@@ -117,7 +117,7 @@ fn try_build() -> Result<Built, (String, String)> {
                 robots_cc.display(),
                 pins::ROBOTS_CC_SHA256
             ),
-            format!("rm -rf {} && cargo xtask setup", dir.display()),
+            format!("rm -rf {}", dir.display()),
         ));
     }
 
@@ -135,7 +135,7 @@ fn try_build() -> Result<Built, (String, String)> {
     build.try_compile("repdiff_google").map_err(|e| {
         (
             format!("compiling robots.cc + shim.cc failed: {e}"),
-            "apt-get install -y g++ libabsl-dev libgtest-dev && cargo xtask setup".into(),
+            "apt-get install -y g++ libabsl-dev libgtest-dev".into(),
         )
     })?;
     // Shared libraries from Debian's libabsl-dev (libabsl20220623 at run time).

@@ -3,7 +3,7 @@
 //! - `cpython-3.11`: the standard library of the interpreter PyO3 links
 //!   (pyenv's CPython 3.11.7): the pre-RFC parser.
 //! - `cpython-3.15`: `urllib/robotparser.py` of CPython 3.15.0rc1 (from the
-//!   npm package pyodide 315.0.0-alpha.2, fetched by `cargo xtask setup`),
+//!   npm package pyodide 315.0.0-alpha.2, fetched by `repdiff setup`),
 //!   the RFC 9309 rewrite, loaded unmodified under its own module name with a
 //!   private `urllib` namespace (see `python/glue.py`), run on the 3.11 runtime.
 //!
@@ -88,7 +88,7 @@ pub fn make_311() -> Result<Box<dyn Oracle>, Unavailable> {
 pub fn make_315() -> Result<Box<dyn Oracle>, Unavailable> {
     let path = crate::cache_dir().join(pins::ROBOTPARSER_315_PATH);
     if !path.is_file() {
-        return Err(python::unavailable(
+        return Err(python::setup_missing(
             NAME_315,
             format!(
                 "{} is missing (robotparser.py of CPython {} from pyodide {})",
@@ -96,7 +96,7 @@ pub fn make_315() -> Result<Box<dyn Oracle>, Unavailable> {
                 pins::CPYTHON_315_RELEASE,
                 pins::PYODIDE_VERSION
             ),
-            python::FIX,
+            "",
         ));
     }
     let sys_version = python::check_runtime(NAME_315)?;
@@ -111,10 +111,10 @@ pub fn make_315() -> Result<Box<dyn Oracle>, Unavailable> {
             .unbind())
     })
     .map_err(|e| {
-        python::unavailable(
+        python::setup_missing(
             NAME_315,
             format!("cannot load {path_str}: {}", python::describe(&e)),
-            format!("rm -rf {} && {}", path.display(), python::FIX),
+            format!("rm -rf {}", path.display()),
         )
     })?;
     Ok(adapter(

@@ -147,10 +147,12 @@ mod imp {
     use engine::oracle::{Oracle, Unavailable};
 
     pub fn make() -> Result<Box<dyn Oracle>, Unavailable> {
-        Err(Unavailable {
-            oracle: super::NAME.into(),
-            reason: env!("REPDIFF_GOOGLE_UNAVAILABLE").into(),
-            fix: env!("REPDIFF_GOOGLE_FIX").into(),
-        })
+        // Every reason the build gives is repaired by setup, after the
+        // build's own first step.
+        Err(Unavailable::needs_setup(
+            super::NAME,
+            env!("REPDIFF_GOOGLE_UNAVAILABLE"),
+            env!("REPDIFF_GOOGLE_FIX"),
+        ))
     }
 }

@@ -1,5 +1,5 @@
 //! protego (Scrapy's robots.txt parser), embedded through PyO3, one oracle
-//! per venv made by `cargo xtask setup`:
+//! per venv made by `repdiff setup`:
 //!
 //! - `protego`: 0.7.0 in `.cache/venv` (token-boundary agent match);
 //! - `protego-0.6.1`: 0.6.1 in `.cache/venv-protego-0.6.1` (substring match:
@@ -46,20 +46,20 @@ pub fn make_from_venv(
 ) -> Result<Box<dyn Oracle>, Unavailable> {
     let venv_dir = crate::cache_dir().join(venv);
     let Some(site) = python::site_packages(&venv_dir) else {
-        return Err(python::unavailable(
+        return Err(python::setup_missing(
             name,
             format!(
                 "venv {} is missing (protego {expected})",
                 venv_dir.display()
             ),
-            python::FIX,
+            "",
         ));
     };
     if !site.join("protego").join("__init__.py").is_file() {
-        return Err(python::unavailable(
+        return Err(python::setup_missing(
             name,
             format!("protego is not installed in {}", site.display()),
-            python::FIX,
+            "",
         ));
     }
     let sys_version = python::check_runtime(name)?;
@@ -76,23 +76,23 @@ pub fn make_from_venv(
         Ok((class.unbind(), version))
     });
     let (class, version) = loaded.map_err(|e| {
-        python::unavailable(
+        python::setup_missing(
             name,
             format!(
                 "cannot load protego from {site_str}: {}",
                 python::describe(&e)
             ),
-            format!("rm -rf {} && {}", venv_dir.display(), python::FIX),
+            format!("rm -rf {}", venv_dir.display()),
         )
     })?;
     if version != expected {
-        return Err(python::unavailable(
+        return Err(python::setup_missing(
             name,
             format!(
                 "{} holds protego {version}, expected {expected}",
                 venv_dir.display()
             ),
-            format!("rm -rf {} && {}", venv_dir.display(), python::FIX),
+            format!("rm -rf {}", venv_dir.display()),
         ));
     }
     Ok(Box::new(GlueOracle {

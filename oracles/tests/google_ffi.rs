@@ -11,7 +11,9 @@ use engine::oracle::{Answer, Ask, Oracle, Outcome, Query};
 fn google() -> Box<dyn Oracle> {
     match oracles::google::make() {
         Ok(oracle) => oracle,
-        Err(u) => panic!("{u}\nthe google oracle is required here: run `cargo xtask setup`, then rerun the tests"),
+        Err(u) => panic!(
+            "{u}\nthe google oracle is required here: run `repdiff setup`, then rerun the tests"
+        ),
     }
 }
 

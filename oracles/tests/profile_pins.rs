@@ -19,7 +19,7 @@ fn profile(name: &str) -> Box<dyn Oracle> {
         .find(|e| e.name == name)
         .unwrap_or_else(|| panic!("a pin names `{name}`, which is no registered profile"));
     (entry.make)().unwrap_or_else(|u| {
-        panic!("{u}\nprofile `{name}` is required here: run `cargo xtask setup`, then rerun")
+        panic!("{u}\nprofile `{name}` is required here: run `repdiff setup`, then rerun")
     })
 }
 

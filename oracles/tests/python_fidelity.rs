@@ -9,7 +9,7 @@
 //!   (pyodide's python_stdlib.zip), not from our hand-written helpers;
 //! - protego, protego-0.6.1: each venv's own python.
 //!
-//! These tests FAIL (never skip) when `cargo xtask setup` has not run.
+//! These tests FAIL (never skip) when `repdiff setup` has not run.
 
 #![cfg(feature = "python")]
 
@@ -28,7 +28,7 @@ fn oracle(name: &str) -> Box<dyn Oracle> {
         .unwrap_or_else(|| panic!("oracle {name} is not registered"));
     match (entry.make)() {
         Ok(oracle) => oracle,
-        Err(unavailable) => panic!("{unavailable}\n=> run `cargo xtask setup` first"),
+        Err(unavailable) => panic!("{unavailable}\n=> run `repdiff setup` first"),
     }
 }
 
@@ -36,7 +36,7 @@ fn venv_python(venv: &str) -> PathBuf {
     let python = oracles::cache_dir().join(venv).join("bin").join("python");
     assert!(
         python.is_file(),
-        "{} is missing: run `cargo xtask setup` first",
+        "{} is missing: run `repdiff setup` first",
         python.display()
     );
     python
@@ -126,7 +126,7 @@ fn cpython_315_adapter_matches_the_file_loaded_in_a_subprocess() {
     let zip = cache.join(pins::PYODIDE_DIR).join("python_stdlib.zip");
     assert!(
         zip.is_file(),
-        "{} is missing: run `cargo xtask setup` first",
+        "{} is missing: run `repdiff setup` first",
         zip.display()
     );
     let theirs = check(

@@ -1,6 +1,6 @@
 //! The embedded interpreter, the adapters' contract (versions, exceptions as
 //! errors, `site_maps()`'s None) and CPython's own HTTP fetcher.
-//! Fails (never skips) when `cargo xtask setup` has not run.
+//! Fails (never skips) when `repdiff setup` has not run.
 
 #![cfg(feature = "python")]
 
@@ -18,7 +18,7 @@ fn oracle(name: &str) -> Box<dyn Oracle> {
     assert_eq!(entry.runtime, "python");
     match (entry.make)() {
         Ok(oracle) => oracle,
-        Err(unavailable) => panic!("{unavailable}\n=> run `cargo xtask setup` first"),
+        Err(unavailable) => panic!("{unavailable}\n=> run `repdiff setup` first"),
     }
 }
 
@@ -102,7 +102,7 @@ fn protego_loads_from_many_threads_at_once() {
     .iter()
     .map(|v| {
         oracles::python::site_packages(&cache.join(v))
-            .expect("run `cargo xtask setup` first")
+            .expect("run `repdiff setup` first")
             .display()
             .to_string()
     })

@@ -14,7 +14,7 @@ pub mod warc_sample;
 
 /// The census's default input: the robots.txt files real websites served
 /// that protego's sdist ships in `tests/test_data/` (named by host).
-/// `cargo xtask setup` (step `census-data`) fetches the sdist from PyPI
+/// `repdiff setup` (step `census-data`) fetches the sdist from PyPI
 /// pinned by this hash and extracts the folder to [`default_data_dir`];
 /// the data is third-party and never committed.
 pub mod default_data {
@@ -58,7 +58,7 @@ reports/run/census/, ignored): the questions a crawler asks as written
 first, the probes we invent apart. INPUT: a directory of files, a .tar/.tar.gz, or .warc/.warc.gz files
 (response records; non-2xx responses are counted, not asked). Without
 INPUT: the 4,231 files of protego 0.7.0's sdist tests/test_data/ (fetched
-by `cargo xtask setup`). `census merge DIR...` combines shard outputs into
+by `repdiff setup`). `census merge DIR...` combines shard outputs into
 the report of one run over everything; `census queries [INPUT]` writes the
 queries a run would ask, one JSON line per file.";
 

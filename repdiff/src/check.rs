@@ -1,4 +1,4 @@
-//! `cargo xtask check`: every oracle's answer to one ad-hoc query, or to one
+//! `repdiff check`: every oracle's answer to one ad-hoc query, or to one
 //! case of the corpus — the first thing a user reaches for.
 
 use crate::cli::{seconds, Host, Usage};
@@ -270,7 +270,7 @@ fn print_json(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &J
         oracles.insert(
             u.oracle.clone(),
             serde_json::json!({"version": "unavailable", "outcome": "error",
-                               "detail": format!("oracle unavailable: {} (fix: {})", u.reason, u.fix)}),
+                               "detail": format!("oracle unavailable: {} (fix: {})", u.reason, u.fix_line(crate::cli::program()))}),
         );
     }
     println!("{}", serde_json::json!({ "oracles": oracles }));

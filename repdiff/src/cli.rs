@@ -1,6 +1,6 @@
 //! The product's command line, as clap types that both binaries embed:
 //! `repdiff` uses them as its whole CLI, xtask flattens them next to its
-//! tooling commands so `cargo xtask conformance` stays the same command.
+//! tooling commands so both run the same commands.
 
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
@@ -11,11 +11,11 @@ pub struct Usage(pub String);
 
 /// What differs between the binaries that run the product commands.
 pub struct Host {
-    /// How the help and the hints name the program (`cargo xtask`, `repdiff`).
+    /// How the help and the hints name the program (`repdiff`, `repdiff`).
     pub program: &'static str,
-    /// Make the setup cache usable before oracles start: xtask runs setup
-    /// (and rebuilds itself if setup fetched native sources); the installed
-    /// binary cannot, and only says what is missing.
+    /// Make the setup cache usable before oracles start: both binaries run
+    /// setup, and rebuild themselves if it fetched native sources
+    /// ([`crate::setup::ensure_or_reexec`]).
     pub ensure_setup: fn(),
 }
 
@@ -35,7 +35,7 @@ pub struct Global {
         help_heading = "Global options"
     )]
     pub root: Option<PathBuf>,
-    /// The setup cache (what `cargo xtask setup` fetched: Python venvs,
+    /// The setup cache (what `repdiff setup` fetched: Python venvs,
     /// Google's robots.cc, external harnesses) [default: $REPDIFF_CACHE, else
     /// .cache/ of the checkout this binary was built from]
     #[arg(
@@ -74,6 +74,9 @@ impl Global {
 /// The product commands.
 #[derive(Debug, Subcommand)]
 pub enum Product {
+    /// Fetch and verify every third-party parser, test suite and data set (idempotent)
+    #[command(long_about = crate::setup::HELP)]
+    Setup,
     /// Run the corpus through every oracle and triage against the ledger
     ///
     /// Runs every case of cases/corpus/ through every oracle (or those named),
@@ -113,7 +116,7 @@ pub enum Product {
     },
 }
 
-/// The program name hints give (`cargo xtask` or `repdiff`), set once by
+/// The program name hints give (`repdiff` or `repdiff`), set once by
 /// [`Product::run`]: messages deep in selection and reports name the
 /// command the user actually typed.
 static PROGRAM: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
@@ -127,6 +130,7 @@ impl Product {
     pub fn run(self, host: &Host) -> Result<i32, Usage> {
         let _ = PROGRAM.set(host.program);
         match self {
+            Product::Setup => Ok(crate::setup::main()),
             Product::Conformance(o) => crate::conformance::main(o, host),
             Product::Check(o) => crate::check::main(o, host),
             Product::Lint(o) => crate::lint::main(o, host),

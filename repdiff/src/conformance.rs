@@ -1,4 +1,4 @@
-//! `cargo xtask conformance`: the corpus through every oracle, triaged
+//! `repdiff conformance`: the corpus through every oracle, triaged
 //! against the ledger, reported.
 
 use crate::cli::{glob_match, seconds, Host, Usage};
@@ -17,7 +17,7 @@ reproducers, as for a registered oracle.
 
 Writes compat.json and compat.md to reports/run/latest/ for a full run, to
 reports/run/partial/ when filtered (or to --out); both are ignored by git,
-so a run changes no tracked file. `cargo xtask report --publish` turns a full
+so a run changes no tracked file. `repdiff report --publish` turns a full
 run into the published snapshot (reports/latest/, the site, the history).
 
 Exit status: 0 when every cell is triaged (and, with --strict, no ledger
@@ -356,6 +356,11 @@ fn print_summary(result: &report::compat::Report) {
         }
     }
     for u in &result.unavailable {
-        println!("{:<16} NOT RUN: {} (fix: {})", u.oracle, u.reason, u.fix);
+        println!(
+            "{:<16} NOT RUN: {} (fix: {})",
+            u.oracle,
+            u.reason,
+            u.fix_line(crate::cli::program())
+        );
     }
 }

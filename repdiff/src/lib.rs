@@ -19,4 +19,5 @@ pub mod progress;
 pub mod registry;
 pub mod report_site;
 pub mod select;
+pub mod setup;
 pub mod suites;

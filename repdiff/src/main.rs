@@ -24,31 +24,14 @@ enum Command {
 
 const HOST: Host = Host {
     program: "repdiff",
-    ensure_setup: say_what_setup_lacks,
+    ensure_setup,
 };
 
-/// This binary cannot run setup (that is developer tooling, in xtask), so
-/// it says what is missing before the oracles report themselves unavailable
-/// one by one.
-fn say_what_setup_lacks() {
-    let cache = oracles::cache_dir();
-    let empty = std::fs::read_dir(&cache).map_or(true, |mut d| d.next().is_none());
-    if empty {
-        eprintln!(
-            "warning: no setup cache at {} (missing or empty): the Python, C++ and external oracles need it. \
-             Run `cargo xtask setup` in a repdiff checkout, then pass --cache DIR (or set \
-             REPDIFF_CACHE) to its .cache/; the pure-Rust oracles run without it.",
-            cache.display()
-        );
-    }
-    let missing = oracles::missing_native_code();
-    if !missing.is_empty() {
-        eprintln!(
-            "warning: this repdiff was built without {} (setup had not fetched its sources): \
-             run `cargo xtask setup`, then install again",
-            missing.join(", ")
-        );
-    }
+/// Setup before a command (`--root` names the checkout it sets up): a
+/// build in that checkout rebuilds itself if setup fetched native sources,
+/// an installed one says to reinstall.
+fn ensure_setup() {
+    repdiff::setup::ensure_or_reexec("repdiff");
 }
 
 fn main() {

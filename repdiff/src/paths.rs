@@ -16,22 +16,22 @@ pub fn root() -> PathBuf {
 
 /// Where plain runs write (`conformance`, `report`, `fuzz`, `bench`):
 /// ignored by git, so a run changes no tracked file. Only
-/// `cargo xtask report --publish` writes the published snapshot.
+/// `repdiff report --publish` writes the published snapshot.
 pub fn run_dir() -> PathBuf {
     root().join("reports/run")
 }
 
-/// The published snapshot: written only by `cargo xtask report --publish`.
+/// The published snapshot: written only by `repdiff report --publish`.
 pub fn published_dir() -> PathBuf {
     root().join("reports/latest")
 }
 
-/// The published census: written only by `cargo xtask census --publish`.
+/// The published census: written only by `repdiff census --publish`.
 pub fn published_census_dir() -> PathBuf {
     root().join("reports/census")
 }
 
-/// The published suites scoreboard: written only by `cargo xtask suites --publish`.
+/// The published suites scoreboard: written only by `repdiff suites --publish`.
 pub fn published_suites() -> PathBuf {
     root().join("reports/suites/suites.json")
 }

@@ -27,7 +27,7 @@ pub struct External {
     pub env: BTreeMap<String, String>,
     #[serde(default)]
     pub install: Install,
-    /// Instances `cargo xtask census` runs of it (default 1): more for a
+    /// Instances `repdiff census` runs of it (default 1): more for a
     /// parser slow enough to set the census's wall time alone.
     #[serde(default = "one")]
     pub census_workers: usize,
@@ -37,7 +37,7 @@ fn one() -> usize {
     1
 }
 
-/// What `cargo xtask setup` fetches for an external oracle, pinned.
+/// What `repdiff setup` fetches for an external oracle, pinned.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Install {

@@ -155,6 +155,7 @@ pub fn start(names: &[String], extra: &[External], in_process: bool, limits: Lim
                                 oracle: name.clone(),
                                 reason: "unknown oracle".into(),
                                 fix: format!("see `{} oracles`", crate::cli::program()),
+                                then_setup: false,
                             }),
                         };
                     }
@@ -168,7 +169,7 @@ pub fn start(names: &[String], extra: &[External], in_process: bool, limits: Lim
                     .map_err(|err| {
                         let mut u = err.unavailable;
                         if u.fix.is_empty() {
-                            u.fix = format!("{} setup", crate::cli::program());
+                            u.then_setup = true;
                         }
                         u
                     })
@@ -183,7 +184,8 @@ pub fn start(names: &[String], extra: &[External], in_process: bool, limits: Lim
                     Err(Unavailable {
                         oracle: plan.name().to_string(),
                         reason: "oracle constructor panicked".into(),
-                        fix: format!("{} setup", crate::cli::program()),
+                        fix: String::new(),
+                        then_setup: true,
                     })
                 })
             })
@@ -224,6 +226,7 @@ pub fn worker(name: &str) -> i32 {
                 oracle: name.to_string(),
                 reason: "unknown oracle".into(),
                 fix: "check the name".into(),
+                then_setup: false,
             }),
         }
     });
@@ -298,7 +301,7 @@ fn with_fix(err: engine::worker::StartError, e: &External, registered: bool) -> 
     let program = crate::cli::program();
     let argv = e.argv().join(" ");
     u.fix = match (err.kind, registered) {
-        (StartFailure::Unavailable, _) if !u.fix.is_empty() => u.fix,
+        (StartFailure::Unavailable, _) if !u.fix.is_empty() || u.then_setup => return u,
         (StartFailure::Unavailable | StartFailure::Exec, true) => {
             format!("{program} setup (it installs `{}`)", e.name)
         }

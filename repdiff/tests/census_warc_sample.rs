@@ -6,7 +6,7 @@
 //! every other record type is skipped. A gzip WARC cut inside a member
 //! must fail with an error naming the file and the record.
 //!
-//! FAILS (never skips) when `cargo xtask setup` (step `warc-sample`) has
+//! FAILS (never skips) when `repdiff setup` (step `warc-sample`) has
 //! not run.
 
 use census::input::{self, Record, MAX_BODY};
@@ -56,7 +56,7 @@ fn data() -> PathBuf {
     assert!(
         warc_sample::present(&dir),
         "the sample WARC files ({} {} sdist, sample_archive/warcs) are not at {}: \
-         run `cargo xtask setup`, then rerun",
+         run `repdiff setup`, then rerun",
         warc_sample::SDIST_NAME,
         warc_sample::SDIST_VERSION,
         dir.display()
@@ -68,7 +68,7 @@ fn warcio(path: &Path) -> Vec<Seen> {
     let python = warc_sample::warcio_venv(&cache()).join("bin/python");
     assert!(
         python.is_file(),
-        "warcio's venv is not at {}: run `cargo xtask setup`, then rerun",
+        "warcio's venv is not at {}: run `repdiff setup`, then rerun",
         python.display()
     );
     let out = Command::new(&python)

@@ -158,7 +158,7 @@ fn report_stopped_by_sigint_keeps_the_last_site() {
 }
 
 const README_BEGIN: &str =
-    "<!-- summary: begin (written by `cargo xtask report` from reports/latest/compat.json) -->";
+    "<!-- summary: begin (written by `repdiff report` from reports/latest/compat.json) -->";
 const README_END: &str = "<!-- summary: end -->";
 
 /// A checkout to publish into: the corpus, the ledger and the harness

@@ -19,6 +19,6 @@ fn the_readme_census_headline_is_the_published_one() {
     assert_eq!(
         readme[begin..end].trim(),
         want.trim(),
-        "README's census headline is stale: run `cargo xtask report --publish`"
+        "README's census headline is stale: run `repdiff report --publish`"
     );
 }

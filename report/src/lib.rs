@@ -19,7 +19,7 @@ pub mod suites;
 /// The one-line command that replays a cell.
 pub fn reproducer(case: &str, query: usize, oracle: &str) -> String {
     format!(
-        "cargo xtask check --case {case}#{} --oracle {oracle}",
+        "repdiff check --case {case}#{} --oracle {oracle}",
         query + 1
     )
 }

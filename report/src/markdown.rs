@@ -44,7 +44,13 @@ fn header(md: &mut String, report: &Report) {
     if !report.unavailable.is_empty() {
         let _ = writeln!(md, "> **Oracles NOT run (unavailable):**");
         for u in &report.unavailable {
-            let _ = writeln!(md, "> - `{}`: {} — fix: `{}`", u.oracle, u.reason, u.fix);
+            let _ = writeln!(
+                md,
+                "> - `{}`: {} — fix: `{}`",
+                u.oracle,
+                u.reason,
+                u.fix_line("repdiff")
+            );
         }
         md.push('\n');
     }

@@ -150,8 +150,8 @@ fn without_snapshots_the_pages_say_how_to_make_them() {
         suites: None,
         slow: &[],
     });
-    assert!(page(&files, "census.html").contains("cargo xtask census --publish"));
-    assert!(page(&files, "suites.html").contains("cargo xtask suites --publish"));
+    assert!(page(&files, "census.html").contains("repdiff census --publish"));
+    assert!(page(&files, "suites.html").contains("repdiff suites --publish"));
     assert!(
         !page(&files, "findings.html").contains("Slow inputs"),
         "no slow table without slow write-ups"

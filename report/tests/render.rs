@@ -71,7 +71,7 @@ fn compat_md_and_json_from_a_run() {
     let compat = Report::from_run(&r, &cases, "hash", Path::new("/"));
     let md = report::markdown::render(&compat, &l);
     assert!(md.contains("## Untriaged cells: 2"), "{md}");
-    assert!(md.contains("cargo xtask check --case c1#1 --oracle b"));
+    assert!(md.contains("repdiff check --case c1#1 --oracle b"));
     assert!(md.contains("-#1 can_fetch agent=\"A\" url=\"http://e/x\" -> disallowed"));
     // `either` matched is not scored: a and c match #1 and split nothing.
     assert!(

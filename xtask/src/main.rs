@@ -10,12 +10,11 @@ mod bench_external;
 mod findings;
 mod fuzz;
 mod gen_metamorphic;
-mod setup;
 mod verify_cpython315;
 mod verify_google;
 
 // The tooling reaches the product's modules by their old `crate::` paths.
-use repdiff::{paths, registry, select, suites};
+use repdiff::{paths, registry, select, setup};
 
 use clap::{Parser, Subcommand};
 use repdiff::cli::{exit_code, Global, Host, Product};
@@ -34,13 +33,6 @@ struct Cli {
 enum Command {
     #[command(flatten)]
     Product(Product),
-    /// Fetch and verify every third-party parser (idempotent)
-    #[command(
-        long_about = "Fetch and verify every third-party parser, test suite and data set \
-(idempotent). Steps: apt, python, google, external, suites, census-data, warc-sample; \
-REPDIFF_SETUP_SKIP=step,step skips some (here and in the setup other commands run first)."
-    )]
-    Setup,
     /// The nightly differential fuzz job (--minutes N --jobs J); `fuzz minimize FINDING`
     #[command(long_about = fuzz::HELP)]
     Fuzz(fuzz::Opts),
@@ -63,20 +55,12 @@ REPDIFF_SETUP_SKIP=step,step skips some (here and in the setup other commands ru
 
 const HOST: Host = Host {
     program: "cargo xtask",
-    ensure_setup: setup::ensure_or_reexec,
+    ensure_setup,
 };
 
-fn run_setup() -> i32 {
-    let ctx = setup::Ctx::new();
-    let errors = setup::run_all(&ctx, true);
-    for e in &errors {
-        eprintln!("error: {e}");
-    }
-    if errors.is_empty() {
-        0
-    } else {
-        1
-    }
+/// Setup before a command, rebuilding this binary if setup fetched native sources.
+fn ensure_setup() {
+    setup::ensure_or_reexec("xtask");
 }
 
 fn main() {
@@ -84,7 +68,6 @@ fn main() {
     let cli = Cli::parse();
     let result = cli.global.apply().and_then(|()| match cli.command {
         Command::Product(p) => p.run(&HOST),
-        Command::Setup => Ok(run_setup()),
         Command::Fuzz(o) => fuzz::main(o),
         Command::Bench(o) => bench::main(o),
         Command::GenMetamorphic(o) => gen_metamorphic::main(o),

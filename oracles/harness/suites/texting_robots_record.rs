@@ -1,4 +1,4 @@
-//! Compiled into a copy of texting_robots (by `cargo xtask setup`, never
+//! Compiled into a copy of texting_robots (by `repdiff setup`, never
 //! into the oracle): each answer `Robot::allowed` gives is appended, with the
 //! test that asked, to the JSON-lines file named by REPDIFF_SUITE_OUT.
 //!

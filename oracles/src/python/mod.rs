@@ -32,8 +32,15 @@ pub const PYO3_SYS_VERSION: &str = env!("REPDIFF_PYO3_SYS_VERSION");
 /// Its LIBDIR, the directory of the libpython every final binary must rpath.
 pub const PYO3_LIBDIR: &str = env!("REPDIFF_PYO3_LIBDIR");
 
-/// How every Python oracle's setup is repaired.
-pub const FIX: &str = "cargo xtask setup";
+/// A Python oracle whose files setup provides is repaired by setup,
+/// after `first` (may be empty).
+pub fn setup_missing(
+    oracle: &str,
+    reason: impl Into<String>,
+    first: impl Into<String>,
+) -> Unavailable {
+    Unavailable::needs_setup(oracle, reason, first)
+}
 
 const GLUE_SOURCE: &str = include_str!("glue.py");
 const GLUE_MODULE: &str = "_repdiff_glue";
@@ -119,6 +126,7 @@ pub fn unavailable(oracle: &str, reason: impl Into<String>, fix: impl Into<Strin
         oracle: oracle.to_string(),
         reason: reason.into(),
         fix: fix.into(),
+        then_setup: false,
     }
 }
 

@@ -1,4 +1,4 @@
-//! What the Python oracles run, pinned. `cargo xtask setup` fetches exactly
+//! What the Python oracles run, pinned. `repdiff setup` fetches exactly
 //! this into the cache; the adapters refuse anything else.
 
 /// protego 0.7.0, the PyPI wheel (pure Python, no dependencies).

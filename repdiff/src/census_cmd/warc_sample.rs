@@ -6,7 +6,7 @@
 //! warcio's sdists (1.7.4 to 1.8.1 checked) ship no `test/data/`; pywb's
 //! sdist ships the same sample archive in `sample_archive/warcs/`, so that
 //! is where the bytes come from, and warcio (newest release) is the
-//! reference reader. `cargo xtask setup` (step `warc-sample`) fetches both
+//! reference reader. `repdiff setup` (step `warc-sample`) fetches both
 //! pinned by sha256; third-party, so never committed.
 
 use std::path::{Path, PathBuf};

@@ -44,7 +44,7 @@ struct OracleView<'r> {
 struct UnavailableView<'r> {
     oracle: &'r str,
     reason: &'r str,
-    fix: &'r str,
+    fix: String,
 }
 
 #[derive(Serialize)]
@@ -134,7 +134,7 @@ fn view(r: &Report) -> View<'_> {
             .map(|u| UnavailableView {
                 oracle: &u.oracle,
                 reason: &u.reason,
-                fix: &u.fix,
+                fix: u.fix_line(crate::cli::program()),
             })
             .collect(),
         questions: r.questions.len(),

@@ -13,7 +13,7 @@ pub fn chromium() -> Result<PathBuf, String> {
         Ok(p)
     } else {
         Err(format!(
-            "{CHROMIUM} is missing (`cargo xtask setup` installs Debian's chromium)"
+            "{CHROMIUM} is missing (`repdiff setup` installs Debian's chromium)"
         ))
     }
 }

@@ -1,5 +1,5 @@
-//! `cargo xtask report`: the published site from a run's compat.json, and
-//! `cargo xtask report diff OLD NEW`: what changed between two runs.
+//! `repdiff report`: the published site from a run's compat.json, and
+//! `repdiff report diff OLD NEW`: what changed between two runs.
 
 mod browser;
 
@@ -19,7 +19,7 @@ reports/run/latest/compat.json, the last full conformance run), the ledger
 (cases/divergences.yaml) and the history (reports/history.jsonl) into DIR
 (default reports/run/site, ignored by git), atomically: a failed render
 leaves the old site. With Debian's chromium it also saves a screenshot of
-the index as DIR/screenshot.png (`cargo xtask setup` installs it).
+the index as DIR/screenshot.png (`repdiff setup` installs it).
 
 --publish: the one step that changes the published snapshot. It refuses a
 run in which an oracle could not start; otherwise it copies the run to
@@ -220,10 +220,10 @@ fn stage_site(
 }
 
 pub const README_BEGIN: &str =
-    "<!-- summary: begin (written by `cargo xtask report` from reports/latest/compat.json) -->";
+    "<!-- summary: begin (written by `repdiff report` from reports/latest/compat.json) -->";
 pub const README_END: &str = "<!-- summary: end -->";
 pub const CENSUS_BEGIN: &str =
-    "<!-- census headline: begin (written by `cargo xtask report --publish` from reports/census/census.json) -->";
+    "<!-- census headline: begin (written by `repdiff report --publish` from reports/census/census.json) -->";
 pub const CENSUS_END: &str = "<!-- census headline: end -->";
 
 /// The README with each generated part (begin marker, end marker, text)

@@ -3,7 +3,7 @@
 //! Each parser's suite is an independent corpus its authors wrote and keep
 //! green; asking every other parser the same questions shows where they
 //! part ways on cases nobody here made up. The suites are captured by
-//! `cargo xtask setup` (xtask's `setup::suites`, which writes [`model`]'s
+//! `repdiff setup` ([`crate::setup::suites`], which writes [`model`]'s
 //! form); this command only asks and scores.
 
 pub mod model;
@@ -35,7 +35,7 @@ pub const SUITES: &[(&str, &str)] = &[
 
 pub const HELP: &str = "\
 Runs every oracle (or those named) on every parser's own test suite, as
-captured by `cargo xtask setup` into .cache/suites/ (Google's robots_test.cc,
+captured by `repdiff setup` into .cache/suites/ (Google's robots_test.cc,
 CPython's test_robotparser.py, protego's, robotspy's, robots-parser's and
 texting_robots' tests, crawler-commons' JUnit tests, grobotstxt's and
 temoto/robotstxt's Go tests and robotexclusionrulesparser's unittest tests), and
@@ -128,7 +128,9 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     for u in &sel.unavailable {
         eprintln!(
             "ERROR: oracle `{}` could not run: {}\n  fix: {}",
-            u.oracle, u.reason, u.fix
+            u.oracle,
+            u.reason,
+            u.fix_line(crate::cli::program())
         );
     }
     for m in &missing {
@@ -242,7 +244,7 @@ fn to_report(
             .map(|u| UnavailableRec {
                 oracle: u.oracle.clone(),
                 reason: u.reason.clone(),
-                fix: u.fix.clone(),
+                fix: u.fix_line(crate::cli::program()),
             })
             .collect(),
         missing_suites: missing.to_vec(),

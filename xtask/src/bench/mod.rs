@@ -139,7 +139,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     let quick = opts.quick;
     let plan = if quick { Plan::quick() } else { Plan::full() };
     if !opts.no_setup {
-        setup::ensure_or_reexec();
+        setup::ensure_or_reexec("xtask");
     }
 
     let wall = Instant::now();
@@ -305,21 +305,21 @@ fn start_pair(
         (Ok(r), Ok(s)) => Ok((r, s)),
         (r, s) => {
             let mut why = Vec::new();
-            let mut fix = String::new();
+            let mut fix = None;
             if let Err(u) = r {
                 why.push(format!("in process: {}", u.reason));
-                fix = u.fix;
+                fix = Some((u.fix, u.then_setup));
             }
             if let Err(u) = s {
                 why.push(format!("worker: {}", u.reason));
-                if fix.is_empty() {
-                    fix = u.fix;
-                }
+                fix = fix.or(Some((u.fix, u.then_setup)));
             }
+            let (fix, then_setup) = fix.unwrap_or_default();
             Err(Unavailable {
                 oracle: name.to_string(),
                 reason: why.join("; "),
                 fix,
+                then_setup,
             })
         }
     }

@@ -20,6 +20,7 @@ fn floor_raw() -> Result<Box<dyn Oracle>, Unavailable> {
         oracle: FLOOR.into(),
         reason: "no fake oracle named chaos".into(),
         fix: String::new(),
+        then_setup: false,
     })
 }
 

@@ -174,7 +174,9 @@ pub(super) fn terminal_tables(rows: &[Row], h2h: &H2h, unavailable: &[Unavailabl
         let _ = writeln!(
             out,
             "UNAVAILABLE {}: {} (fix: {})",
-            u.oracle, u.reason, u.fix
+            u.oracle,
+            u.reason,
+            u.fix_line("cargo xtask")
         );
     }
     let _ = writeln!(out, "\nHead-to-head: rfc9309 vs google, in process, median");
@@ -240,7 +242,9 @@ pub(super) fn md_header(meta: &Meta, unavailable: &[Unavailable]) -> String {
         let _ = writeln!(
             md,
             "> **UNAVAILABLE: `{}`**: {} (fix: `{}`)\n",
-            u.oracle, u.reason, u.fix
+            u.oracle,
+            u.reason,
+            u.fix_line("cargo xtask")
         );
     }
     md
@@ -402,7 +406,7 @@ pub(super) fn to_json(
             "sha256": setup::sha256_hex(b.text.as_bytes()),
         })).collect::<Vec<_>>(),
         "unavailable": unavailable.iter().map(|u| json!({
-            "oracle": u.oracle, "reason": u.reason, "fix": u.fix,
+            "oracle": u.oracle, "reason": u.reason, "fix": u.fix_line("cargo xtask"),
         })).collect::<Vec<_>>(),
         "overhead": rows.iter().map(|r| json!({
             "oracle": r.oracle,

@@ -311,7 +311,7 @@ mod tests {
                     at += found.unwrap_or(0) + 1;
                 }
                 assert!(
-                    text.contains("cargo xtask check --robots "),
+                    text.contains("repdiff check --robots "),
                     "{name}: no reproducer line"
                 );
                 assert!(text.contains("body:  b\""), "{name}: no escaped bytes");
@@ -328,7 +328,7 @@ mod tests {
                 at += found.unwrap_or(0) + 1;
             }
             assert!(
-                text.contains("cargo xtask check --case "),
+                text.contains("repdiff check --case "),
                 "{name}: no reproducer line"
             );
             assert!(text.contains("b\""), "{name}: no escaped bytes");

@@ -189,7 +189,7 @@ library and fails if one changes. The entry explains {n} case reference(s) in al
 fn reproducer(s: &mut String, f: &Finding) {
     s.push_str("## Reproducer\n\n```sh\n");
     for p in &f.picks {
-        let mut line = format!("cargo xtask check --case {}", cell_ref(p));
+        let mut line = format!("repdiff check --case {}", cell_ref(p));
         for (o, _) in &p.oracles {
             let _ = write!(line, " --oracle {o}");
         }
@@ -207,7 +207,7 @@ fn direct(s: &mut String, f: &Finding) {
             let _ = writeln!(s, "### `{o}`\n");
             if p.case.http.is_some() {
                 s.push_str("This case depends on the HTTP response (see the minimal input), so the direct \
-reproducer is the `cargo xtask check` line above, which serves it from a local server.\n\n");
+reproducer is the `repdiff check` line above, which serves it from a local server.\n\n");
                 continue;
             }
             if p.case.body.len() > SHOWN_BYTES {
@@ -237,7 +237,7 @@ reproducer is the `cargo xtask check` line above, which serves it from a local s
                     };
                     let _ = writeln!(
                         s,
-                        "No direct template for {ask} yet; use the `cargo xtask check` line.\n"
+                        "No direct template for {ask} yet; use the `repdiff check` line.\n"
                     );
                 }
             }
@@ -253,7 +253,7 @@ pub fn index(findings: &[Finding]) -> String {
         "<!-- Written by `cargo xtask findings`; do not edit (--check fails). -->\n# Findings: upstream-ready write-ups\n\n\
 One write-up per ledger entry classified `bug` ({} in all; {fixed} with a hand-written suggested fix, \
 {up} with a known upstream issue). Each has the affected versions, the minimal input as escaped bytes, \
-the RFC 9309 expectation, the actual answer, a `cargo xtask check` line and a program in the library's \
+the RFC 9309 expectation, the actual answer, a `repdiff check` line and a program in the library's \
 own language. Regenerate with `cargo xtask findings`; suggested fixes live in `cases/findings.yaml`.\n\n\
 | write-up | oracles | RFC 9309 | upstream | fix |\n|---|---|---|---|---|\n",
         findings.len()

@@ -157,7 +157,7 @@ file anyone can serve must not stall a crawler.\n\n",
     );
     let _ = write!(
         s,
-        "## Reproducer\n\n```sh\nprintf '%b' '{}' > slow.txt\ntime cargo xtask check --robots slow.txt --agent {} --url {} --oracle {}\n```\n\n",
+        "## Reproducer\n\n```sh\nprintf '%b' '{}' > slow.txt\ntime repdiff check --robots slow.txt --agent {} --url {} --oracle {}\n```\n\n",
         printf_escape(&m.body),
         shell_quote(&f.agent),
         shell_quote(&m.url),
@@ -179,9 +179,7 @@ file anyone can serve must not stall a crawler.\n\n",
         Some((lang, code)) => {
             let _ = write!(s, "Time it (`time`): the answer itself is not the finding.\n\n```{lang}\n{code}\n```\n\n");
         }
-        None => {
-            s.push_str("None for this oracle: the `cargo xtask check` line is the reproducer.\n\n")
-        }
+        None => s.push_str("None for this oracle: the `repdiff check` line is the reproducer.\n\n"),
     }
     let _ = write!(
         s,

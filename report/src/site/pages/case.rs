@@ -177,7 +177,7 @@ fn query_section(b: &mut String, cx: &Ctx, case: &CaseRec, i: usize, q: &QueryRe
     }
     let _ = write!(
         b,
-        "<p>replay every oracle: <code class=\"repro\">cargo xtask check --case {}#{}</code></p>",
+        "<p>replay every oracle: <code class=\"repro\">repdiff check --case {}#{}</code></p>",
         esc(&case.id),
         i + 1
     );

@@ -1,6 +1,6 @@
 //! `census.html`: every oracle over real websites' robots.txt files, from
 //! the published census (`reports/census/census.json`, written by
-//! `cargo xtask census --publish`).
+//! `repdiff census --publish`).
 
 use super::*;
 use ::census::render::{
@@ -18,8 +18,8 @@ fn share(x: f64) -> String {
 pub fn census_page(cx: &Ctx) -> String {
     let Some(c) = cx.inp.census else {
         let b = "<h1>Census of real robots.txt files</h1><p>No census is published in this \
-checkout: run <code>cargo xtask census --publish</code> (all oracles over the 4,231 files of \
-protego 0.7.0's test data), then <code>cargo xtask report --publish</code>.</p>";
+checkout: run <code>repdiff census --publish</code> (all oracles over the 4,231 files of \
+protego 0.7.0's test data), then <code>repdiff report --publish</code>.</p>";
         return crate::site::html::page("census", "", &cx.footer, b);
     };
     let mut b = String::new();

@@ -22,7 +22,7 @@ pub fn findings_page(cx: &Ctx) -> String {
     let mut b = format!(
         "<h1>Findings: upstream-ready write-ups</h1><p>One write-up per ledger entry classified \
 <code>bug</code> ({} in all): affected versions, the minimal input as escaped bytes, the RFC 9309 \
-expectation, the actual answer, a <code>cargo xtask check</code> line and a program in the library's \
+expectation, the actual answer, a <code>repdiff check</code> line and a program in the library's \
 own language. Written by <code>cargo xtask findings</code> into <code>reports/findings/</code> \
 (<a href=\"../findings/README.md\">index</a>).</p>\
 <div class=\"wrap\"><table><thead><tr><th>write-up</th><th>oracles</th><th>RFC 9309</th>\

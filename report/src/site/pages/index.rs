@@ -37,7 +37,7 @@ Run of {}, corpus <code>{}</code>.</p>",
                 "<li><code>{}</code>: {} — fix: <code>{}</code></li>",
                 esc(&u.oracle),
                 esc(&u.reason),
-                esc(&u.fix)
+                esc(&u.fix_line("repdiff"))
             );
         }
         b.push_str("</ul>");

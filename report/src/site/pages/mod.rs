@@ -65,7 +65,7 @@ impl<'a> Ctx<'a> {
             }
         }
         let footer = format!(
-            "Rendered by `cargo xtask report` from compat.json of {} (format {}, corpus {}); \
+            "Rendered by `repdiff report` from compat.json of {} (format {}, corpus {}); \
              {} cases, {} queries, {} oracles, {} cells.",
             super::utc(report.generated_unix),
             report.format,

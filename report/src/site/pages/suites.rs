@@ -1,6 +1,6 @@
 //! `suites.html`: every oracle on every parser's own test suite, from the
 //! published scoreboard (`reports/suites.json`, written by
-//! `cargo xtask suites --publish`).
+//! `repdiff suites --publish`).
 
 use super::*;
 use crate::suites::{SuiteRow, SuitesReport};
@@ -8,8 +8,8 @@ use crate::suites::{SuiteRow, SuitesReport};
 pub fn suites_page(cx: &Ctx) -> String {
     let Some(s) = cx.inp.suites else {
         let b = "<h1>Every parser on every parser's own tests</h1><p>No suite scoreboard is \
-published in this checkout: run <code>cargo xtask suites --publish</code>, then \
-<code>cargo xtask report --publish</code>.</p>";
+published in this checkout: run <code>repdiff suites --publish</code>, then \
+<code>repdiff report --publish</code>.</p>";
         return crate::site::html::page("suites", "", &cx.footer, b);
     };
     let mut b = String::from(

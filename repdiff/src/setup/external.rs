@@ -126,7 +126,11 @@ fn npm_locked_integrity(ctx: &Ctx, package: &str) -> Option<String> {
 fn ensure_npm(ctx: &Ctx, verbose: bool, pin: &NpmPin) -> Result<()> {
     let dir = ctx.cache.join("npm");
     let piece = format!("{PIECE}: npm {}@{}", pin.package, pin.version);
-    let fix = format!("rm -rf {} && cargo xtask setup", dir.display());
+    let fix = format!(
+        "rm -rf {} && {} setup",
+        dir.display(),
+        crate::cli::program()
+    );
     let version_ok = std::fs::read(
         dir.join("node_modules")
             .join(&pin.package)

@@ -160,7 +160,10 @@ fn download_in(ctx: &Ctx, work: &Path, sdist: &Path) -> Result<()> {
             "wheel",
             "pybind11",
         ]),
-        "check that PyPI is reachable, then cargo xtask setup",
+        &format!(
+            "check that PyPI is reachable, then {} setup",
+            crate::cli::program()
+        ),
     )?;
 
     // The sdist's setup.py calls cmake while pip prepares its metadata.
@@ -216,7 +219,10 @@ fn download_in(ctx: &Ctx, work: &Path, sdist: &Path) -> Result<()> {
             .arg(&req)
             .arg("-d")
             .arg(&dl),
-        "check that PyPI is reachable, then cargo xtask setup",
+        &format!(
+            "check that PyPI is reachable, then {} setup",
+            crate::cli::program()
+        ),
     )?;
     let got = dl.join(pins::SDIST_FILE);
     verify(ctx, PIECE, &got, pins::SDIST_SHA256)?;
@@ -251,7 +257,11 @@ fn extract(ctx: &Ctx, dir: &Path, sdist: &Path) -> Result<()> {
                 .arg("-C")
                 .arg(&work)
                 .args(&members),
-            &format!("rm -rf {} && cargo xtask setup", dir.display()),
+            &format!(
+                "rm -rf {} && {} setup",
+                dir.display(),
+                crate::cli::program()
+            ),
         )?;
         for ((name, sha), member) in pins::FILES.iter().zip(&members) {
             let from = work.join(member);

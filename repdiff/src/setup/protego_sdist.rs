@@ -10,10 +10,10 @@
 //! re-extracts.
 
 use super::{run, verified, verify, Ctx, Result};
-use repdiff::census_cmd::default_data::{
+use crate::census_cmd::default_data::{
     FILES, MEMBER, SDIST_FILE, SDIST_NAME, SDIST_SHA256, SDIST_VERSION,
 };
-use repdiff::census_cmd::{
+use crate::census_cmd::{
     default_data_dir, default_data_marker as marker, default_data_present as present,
 };
 use std::path::{Path, PathBuf};
@@ -34,7 +34,11 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
         return Ok(());
     }
     let base = ctx.cache.join("census");
-    let fix = format!("rm -rf {} && cargo xtask setup", base.display());
+    let fix = format!(
+        "rm -rf {} && {} setup",
+        base.display(),
+        crate::cli::program()
+    );
     std::fs::create_dir_all(&base).map_err(|e| {
         ctx.err(
             PIECE,

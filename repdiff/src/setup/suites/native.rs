@@ -144,7 +144,10 @@ fn texting_source(ctx: &Ctx) -> Result<PathBuf> {
                 "texting_robots 0.2.2's source is not under {}",
                 src.display()
             ),
-            "cargo fetch (the workspace's Cargo.lock pins the crate), then cargo xtask setup",
+            format!(
+                "cargo fetch (the workspace's Cargo.lock pins the crate), then {} setup",
+                crate::cli::program()
+            ),
         )
     })
 }
@@ -203,7 +206,7 @@ pub fn capture_texting(ctx: &Ctx, _p: &Prepared, work: &Path) -> Result<Raw> {
         ctx,
         PIECE,
         Command::new("cp").arg("-r").arg(&src).arg(&copy),
-        "cargo xtask setup",
+        &format!("{} setup", crate::cli::program()),
     )?;
     let lib = copy.join("src/lib.rs");
     let mut text = std::fs::read_to_string(&lib).map_err(|e| io_err(ctx, &lib, e))?;
@@ -239,7 +242,7 @@ pub fn capture_texting(ctx: &Ctx, _p: &Prepared, work: &Path) -> Result<Raw> {
             .args(["test", "--locked", "--lib", "--tests", "--no-run"])
             .args(["--message-format=json-render-diagnostics", "--target-dir"])
             .arg(ctx.cache.join("suites/texting-target")),
-        "check that crates.io is reachable (the crate's Cargo.lock is used as is), then cargo xtask setup",
+        &format!("check that crates.io is reachable (the crate's Cargo.lock is used as is), then {} setup", crate::cli::program()),
     )?;
     let mut raw = Raw::default();
     for exe in test_executables(&build) {
@@ -255,7 +258,7 @@ pub fn capture_texting(ctx: &Ctx, _p: &Prepared, work: &Path) -> Result<Raw> {
         ctx.err(
             PIECE,
             format!("the tests recorded no call ({e})"),
-            "cargo xtask setup",
+            format!("{} setup", crate::cli::program()),
         )
     })?;
     for line in text.lines() {
@@ -263,7 +266,7 @@ pub fn capture_texting(ctx: &Ctx, _p: &Prepared, work: &Path) -> Result<Raw> {
             ctx.err(
                 PIECE,
                 format!("{}: {e}", calls.display()),
-                "cargo xtask setup",
+                format!("{} setup", crate::cli::program()),
             )
         })?;
         raw.calls.push(call);

@@ -1,4 +1,4 @@
-//! `cargo xtask setup`: fetch every third-party parser from its registry,
+//! `setup`: fetch every third-party parser from its registry,
 //! pinned by version and sha256, into the ignored cache folder.
 //!
 //! Idempotent: a piece whose files are present with the right hashes is not
@@ -45,10 +45,8 @@ pub struct Ctx {
 
 impl Ctx {
     pub fn new() -> Ctx {
-        let root = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
-        let root = root.canonicalize().unwrap_or(root);
         Ctx {
-            root,
+            root: crate::paths::root(),
             cache: oracles::cache_dir(),
         }
     }
@@ -86,7 +84,7 @@ pub fn verify(ctx: &Ctx, piece: &str, path: &Path, sha256: &str) -> Result<()> {
         ctx.err(
             piece,
             format!("cannot read {}: {e}", path.display()),
-            "cargo xtask setup",
+            format!("{} setup", crate::cli::program()),
         )
     })?;
     if got != sha256 {
@@ -96,7 +94,11 @@ pub fn verify(ctx: &Ctx, piece: &str, path: &Path, sha256: &str) -> Result<()> {
                 "sha256 mismatch for {}: expected {sha256}, got {got}",
                 path.display()
             ),
-            format!("rm -rf {} && cargo xtask setup", path.display()),
+            format!(
+                "rm -rf {} && {} setup",
+                path.display(),
+                crate::cli::program()
+            ),
         ));
     }
     Ok(())
@@ -183,9 +185,25 @@ fn steps() -> Vec<(&'static str, Step)> {
     ]
 }
 
-/// Run setup before `conformance`/`check`. Failures are printed, not fatal:
-/// the affected oracles then report themselves unavailable, loudly.
-pub fn ensure_or_reexec() {
+pub const HELP: &str = "Fetch and verify every third-party parser, test suite and data set \
+(idempotent), pinned by version and sha256, into the setup cache (.cache/ or --cache DIR). Steps: \
+apt, python, google, external, suites, census-data, warc-sample; REPDIFF_SETUP_SKIP=step,step skips \
+some (here and in the setup other commands run first). An installed repdiff sets up the checkout \
+given by --root.";
+
+/// `setup`: every step, verbosely; status 1 when one failed.
+pub fn main() -> i32 {
+    let errors = run_all(&Ctx::new(), true);
+    for e in &errors {
+        eprintln!("error: {e}");
+    }
+    i32::from(!errors.is_empty())
+}
+
+/// How a binary that setup just gave native sources gets them linked in:
+/// the checkout's cargo rebuilds `package` and runs the same command again.
+/// A binary installed elsewhere cannot rebuild itself and says so.
+pub fn ensure_or_reexec(package: &str) {
     let ctx = Ctx::new();
     let errors = run_all(&ctx, false);
     for e in &errors {
@@ -193,6 +211,15 @@ pub fn ensure_or_reexec() {
     }
     let missing = oracles::missing_native_code();
     if missing.is_empty() || !errors.is_empty() || std::env::var_os("REPDIFF_REEXEC").is_some() {
+        return;
+    }
+    if !built_in_this_checkout(&ctx.root) {
+        eprintln!(
+            "warning: setup fetched {} after this repdiff was built; reinstall it \
+             (`cargo install --path repdiff` in {}) to include them",
+            missing.join(", "),
+            ctx.root.display()
+        );
         return;
     }
     // Setup just provided sources this binary was built without: rebuild
@@ -206,7 +233,7 @@ pub fn ensure_or_reexec() {
     );
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(&ctx.root)
-        .args(["run", "--quiet", "--package", "xtask"]);
+        .args(["run", "--quiet", "--package", package]);
     if !cfg!(debug_assertions) {
         cmd.arg("--release");
     }
@@ -220,8 +247,21 @@ pub fn ensure_or_reexec() {
     std::process::exit(1);
 }
 
+/// Whether this binary is the checkout's own build (under its `target/`),
+/// which `cargo run` in the checkout can rebuild.
+fn built_in_this_checkout(root: &Path) -> bool {
+    let exe = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok());
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let target = target.canonicalize().unwrap_or(target);
+    exe.is_some_and(|e| e.starts_with(&target)) && root.join("Cargo.toml").is_file()
+}
+
 /// Debian packages the native oracles build against, and the browser the
-/// site test (`xtask/tests/site_browser.rs`) and `cargo xtask report`'s
+/// site test (`xtask/tests/site_browser.rs`) and `report`'s
 /// screenshot run headless.
 pub const APT_PACKAGES: &[&str] = &["libabsl-dev", "libgtest-dev", "chromium"];
 

@@ -176,8 +176,9 @@ fn ensure_one(ctx: &Ctx, verbose: bool, spec: &Spec) -> Result<()> {
             PIECE,
             format!("{}: the capture recorded no assertion", spec.suite),
             format!(
-                "look at {} and run `cargo xtask setup` again",
-                work.display()
+                "look at {} and run `{} setup` again",
+                work.display(),
+                crate::cli::program()
             ),
         ));
     }
@@ -232,14 +233,14 @@ pub fn read_raw(ctx: &Ctx, path: &Path, what: &str, log: &str) -> Result<Raw> {
                 "{what} wrote no capture ({}: {e}); its output:\n    {log}",
                 path.display()
             ),
-            "cargo xtask setup",
+            format!("{} setup", crate::cli::program()),
         )
     })?;
     serde_json::from_slice(&bytes).map_err(|e| {
         ctx.err(
             PIECE,
             format!("{}: not a capture: {e}", path.display()),
-            "cargo xtask setup",
+            format!("{} setup", crate::cli::program()),
         )
     })
 }
@@ -264,6 +265,6 @@ mod tests {
     fn setup_captures_the_suites_the_command_asks() {
         let captured: Vec<(&str, &str)> =
             super::specs().iter().map(|s| (s.suite, s.oracle)).collect();
-        assert_eq!(captured, repdiff::suites::SUITES);
+        assert_eq!(captured, crate::suites::SUITES);
     }
 }

@@ -89,7 +89,11 @@ fn go_env<'a>(cmd: &'a mut Command, ctx: &Ctx) -> &'a mut Command {
 fn prepare(ctx: &Ctx, s: &GoSuite) -> Result<Prepared> {
     let dir = module_dir(ctx, s);
     let shim_dir = shim(ctx, s.go_dir);
-    let fix = "cargo xtask setup (the Go oracles' build fetches the module)";
+    let fix = format!(
+        "{} setup (the Go oracles' build fetches the module)",
+        crate::cli::program()
+    );
+    let fix = fix.as_str();
     // The test modules' dependencies, pinned by the shim's go.sum.
     super::super::run(
         ctx,
@@ -100,7 +104,10 @@ fn prepare(ctx: &Ctx, s: &GoSuite) -> Result<Prepared> {
                 .args(["mod", "download"]),
             ctx,
         ),
-        "check that go works and the Go module proxy is reachable, then cargo xtask setup",
+        &format!(
+            "check that go works and the Go module proxy is reachable, then {} setup",
+            crate::cli::program()
+        ),
     )?;
     let mut files = Vec::new();
     for (name, sha) in s.tests {

@@ -62,8 +62,8 @@ pub fn pyo3_python(ctx: &Ctx) -> Result<PathBuf> {
                 oracles::python::PYO3_PYTHON
             ),
             "install pyenv's CPython 3.11 (`pyenv install 3.11.7`), set PYO3_PYTHON to its \
-             bin/python3 if python3 on PATH is another one, then `cargo build` and \
-             `cargo xtask setup`",
+             bin/python3 if python3 on PATH is another one, then rebuild and \
+             run setup again",
         ));
     }
     Ok(python)
@@ -98,7 +98,11 @@ pub fn ensure_venv(
     let sdist_build = pin.sdist_build.as_ref();
     let dir = ctx.cache.join(venv);
     let piece = format!("{PIECE}: {venv} ({package} {version})");
-    let fix = format!("rm -rf {} && cargo xtask setup", dir.display());
+    let fix = format!(
+        "rm -rf {} && {} setup",
+        dir.display(),
+        crate::cli::program()
+    );
     let home_ok = venv_home(&dir).as_deref() == python.parent();
     let dist_info = format!("{}-{version}.dist-info", package.replace('-', "_"));
     let installed = oracles::python::site_packages(&dir)
@@ -190,9 +194,10 @@ fn ensure_pyodide(ctx: &Ctx, verbose: bool) -> Result<PathBuf> {
     let zip = dir.join("python_stdlib.zip");
     let marker = dir.join(".repdiff-tarball-sha256");
     let fix = format!(
-        "rm -rf {} {} && cargo xtask setup",
+        "rm -rf {} {} && {} setup",
         tarball.display(),
-        dir.display()
+        dir.display(),
+        crate::cli::program()
     );
 
     let extracted = std::fs::read_to_string(&marker)
@@ -323,7 +328,11 @@ fn ensure_robotparser_315(ctx: &Ctx, verbose: bool, python: &Path, zip: &Path) -
         }
         return Ok(());
     }
-    let fix = format!("rm -rf {} && cargo xtask setup", path.display());
+    let fix = format!(
+        "rm -rf {} && {} setup",
+        path.display(),
+        crate::cli::program()
+    );
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| {
             ctx.err(

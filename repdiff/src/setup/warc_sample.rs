@@ -12,7 +12,7 @@
 //! committed, and a changed pin re-extracts.
 
 use super::{run, verified, verify, Ctx, Result};
-use repdiff::census_cmd::warc_sample::{
+use crate::census_cmd::warc_sample::{
     base_dir, data_dir, marker, present, warcio_requirements, warcio_venv, FILES, MEMBER,
     SDIST_FILE, SDIST_NAME, SDIST_SHA256, SDIST_VERSION, SIX_VERSION, WARCIO_VERSION,
 };
@@ -28,9 +28,10 @@ fn python() -> String {
 pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
     let base = base_dir(&ctx.cache);
     let fix = format!(
-        "rm -rf {} {} && cargo xtask setup",
+        "rm -rf {} {} && {} setup",
         base.display(),
-        warcio_venv(&ctx.cache).display()
+        warcio_venv(&ctx.cache).display(),
+        crate::cli::program()
     );
     ensure_data(ctx, verbose, &base, &fix)?;
     ensure_warcio(ctx, verbose, &fix)

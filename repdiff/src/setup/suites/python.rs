@@ -164,7 +164,10 @@ fn fetch_sdist(
             .arg(&dir)
             .arg("-r")
             .arg(&req),
-        "check that PyPI is reachable, then cargo xtask setup",
+        &format!(
+            "check that PyPI is reachable, then {} setup",
+            crate::cli::program()
+        ),
     )?;
     verify(ctx, PIECE, &file, sha)?;
     eprintln!("setup: suites: fetched the {package} {version} sdist (sha256 {sha})");
@@ -207,7 +210,11 @@ pub fn prepare_rerp(ctx: &Ctx, verbose: bool) -> Result<Prepared> {
                 "{RERP_ORACLE}: {} has no pinned build backend to prepare the sdist with",
                 venv.display()
             ),
-            format!("rm -rf {} && cargo xtask setup", venv.display()),
+            format!(
+                "rm -rf {} && {} setup",
+                venv.display(),
+                crate::cli::program()
+            ),
         ));
     }
     let python = venv.join("bin/python");
@@ -228,15 +235,24 @@ pub fn prepare_rerp(ctx: &Ctx, verbose: bool) -> Result<Prepared> {
 /// The oracle's pip pin from the registry, which must be this suite's
 /// sdist in this venv: the tests have to be those of the library they run.
 fn rerp_registry_pin(ctx: &Ctx) -> Result<crate::registry::PipPin> {
-    let fix = "make oracles/harness/robotexclusionrulesparser/oracle.yaml and \
-               RERP_SDIST in xtask/src/setup/suites/python.rs agree, then cargo xtask setup";
+    let fix = format!(
+        "make oracles/harness/robotexclusionrulesparser/oracle.yaml and \
+               RERP_SDIST in repdiff/src/setup/suites/python.rs agree, then {} setup",
+        crate::cli::program()
+    );
     let externals = crate::registry::externals()
         .map_err(|e| ctx.err(PIECE, e.0, "fix the oracle.yaml it names"))?;
     let pin = externals
         .iter()
         .find(|e| e.name == RERP_ORACLE)
         .and_then(|e| e.install.pip.clone())
-        .ok_or_else(|| ctx.err(PIECE, format!("no pip install for {RERP_ORACLE}"), fix))?;
+        .ok_or_else(|| {
+            ctx.err(
+                PIECE,
+                format!("no pip install for {RERP_ORACLE}"),
+                fix.clone(),
+            )
+        })?;
     let (package, version, sha) = RERP_SDIST;
     let same = pin.venv == RERP_VENV
         && pin.package == package
@@ -282,7 +298,11 @@ fn ensure_pytest(ctx: &Ctx, verbose: bool) -> Result<PathBuf> {
         eprintln!("setup: suites: creating {}", venv.display());
     }
     let base = pyo3_python(ctx)?;
-    let fix = format!("rm -rf {} && cargo xtask setup", venv.display());
+    let fix = format!(
+        "rm -rf {} && {} setup",
+        venv.display(),
+        crate::cli::program()
+    );
     run(
         ctx,
         PIECE,
@@ -324,7 +344,7 @@ fn extract(ctx: &Ctx, sdist: &Path, work: &Path, top: &str) -> Result<PathBuf> {
             .arg(sdist)
             .arg("-C")
             .arg(work),
-        "cargo xtask setup",
+        &format!("{} setup", crate::cli::program()),
     )?;
     Ok(work.join(top).join("tests"))
 }
@@ -367,7 +387,7 @@ fn pytest(ctx: &Ctx, kind: &str, work: &Path, args: &[String], site: Option<&Pat
             ctx.err(
                 PIECE,
                 format!("cannot run {}: {e}", python.display()),
-                "cargo xtask setup",
+                format!("{} setup", crate::cli::program()),
             )
         })?;
     let raw = read_raw(ctx, &out_file, &format!("pytest ({kind})"), &tail(&out))?;
@@ -383,7 +403,7 @@ fn pytest(ctx: &Ctx, kind: &str, work: &Path, args: &[String], site: Option<&Pat
         return Err(ctx.err(
             PIECE,
             format!("{kind}: the suite imported its parser from {library}, not from {expected}"),
-            "cargo xtask setup",
+            format!("{} setup", crate::cli::program()),
         ));
     }
     Ok(raw)

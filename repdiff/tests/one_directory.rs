@@ -1,0 +1,144 @@
+//! Adding a parser is one directory (issue 26): a throwaway oracle is added
+//! to a copy of the checkout as `oracles/harness/<name>/` alone (manifest,
+//! harness, ledger file) and nothing else is edited. The copy's `repdiff`
+//! lists it, runs it, leaves its deviation untriaged until its own
+//! `divergences.yaml` explains it, and then reads that ledger file.
+//!
+//! The harness is `oracles/harness/example.py` (urllib.robotparser of the
+//! python3 on PATH) under another name: a fake of nothing, only a parser
+//! that is not registered, to prove the registration.
+
+use std::path::Path;
+use std::process::Command;
+
+const NAME: &str = "throwaway-example";
+
+fn repdiff() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_repdiff"))
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// The checkout's corpus, ledger and oracle directories, in a new folder.
+fn checkout_copy() -> std::path::PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let copy = std::env::temp_dir().join(format!("repdiff-one-dir-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&copy);
+    copy_tree(&root.join("cases"), &copy.join("cases"));
+    copy_tree(&root.join("oracles/harness"), &copy.join("oracles/harness"));
+    copy
+}
+
+/// The one directory: a manifest and a harness.
+fn add_parser(copy: &Path) -> std::path::PathBuf {
+    let dir = copy.join("oracles/harness").join(NAME);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    let example =
+        std::fs::read_to_string(copy.join("oracles/harness/example.py")).expect("example.py");
+    let renamed = example.replace("\"name\": \"example\"", &format!("\"name\": \"{NAME}\""));
+    assert_ne!(
+        renamed, example,
+        "example.py no longer names itself `example`"
+    );
+    std::fs::write(dir.join("harness.py"), renamed).expect("harness");
+    std::fs::write(
+        dir.join("oracle.yaml"),
+        format!(
+            "name: {NAME}\ncommand: [\"python3\", \"{{root}}/oracles/harness/{NAME}/harness.py\"]\n\
+             direct: [\"python3\", \"{{root}}/oracles/harness/{NAME}/harness.py\"]\n"
+        ),
+    )
+    .expect("manifest");
+    dir
+}
+
+/// `conformance` over seed-18 (`User-agent: bot` asked for another agent):
+/// exit status and this oracle's cell of query 1.
+fn run(copy: &Path, out: &str) -> (i32, serde_json::Value) {
+    let out = copy.join(out);
+    let result = repdiff()
+        .arg("--root")
+        .arg(copy)
+        .args([
+            "conformance",
+            "--no-setup",
+            "--oracle",
+            NAME,
+            "--case",
+            "seed-18",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .expect("run repdiff");
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    let compat: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(out.join("compat.json"))
+            .unwrap_or_else(|e| panic!("no compat.json ({e}): {stderr}")),
+    )
+    .expect("compat.json");
+    let cell = compat["cells"]
+        .as_array()
+        .expect("cells")
+        .iter()
+        .find(|c| c["oracle"] == NAME && c["query"] == 0)
+        .unwrap_or_else(|| panic!("no cell of {NAME} in {compat}\n{stderr}"))
+        .clone();
+    (result.status.code().unwrap_or(-1), cell)
+}
+
+#[test]
+fn a_parser_added_as_one_directory_is_listed_run_and_triaged_by_its_own_ledger() {
+    let copy = checkout_copy();
+    let dir = add_parser(&copy);
+
+    let listed = repdiff()
+        .arg("--root")
+        .arg(&copy)
+        .args(["oracles", "--json"])
+        .output()
+        .expect("oracles");
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(
+        listed.contains(&format!("\"{NAME}\"")),
+        "{NAME} not listed: {listed}"
+    );
+
+    // urllib.robotparser reads `User-agent: bot` as matching `MyBot`: a
+    // deviation that nothing explains yet.
+    let (code, cell) = run(&copy, "before");
+    assert_eq!(cell["status"], "deviate", "{cell}");
+    assert!(cell["triaged_by"].is_null(), "{cell}");
+    assert_eq!(code, 1, "an untriaged cell must fail the run: {cell}");
+
+    let outcome = cell["answer"]["outcome"].as_str().expect("verdict");
+    std::fs::write(
+        dir.join("divergences.yaml"),
+        format!(
+            "entries:\n  - id: substring-agent-{NAME}\n    title: \"the agent matches a group named by a substring of it\"\n    \
+             oracles: [{NAME}]\n    outcomes:\n      {NAME}: \"{outcome}\"\n    classification: bug\n    \
+             rfc: \"§2.2.1\"\n    upstream: \"none known\"\n    cases: [\"seed-18#1\"]\n    \
+             explanation: \"urllib.robotparser tests whether the group's name is a substring of the agent.\"\n"
+        ),
+    )
+    .expect("ledger");
+    let (code, cell) = run(&copy, "after");
+    assert_eq!(
+        cell["triaged_by"],
+        format!("substring-agent-{NAME}"),
+        "{cell}"
+    );
+    assert_eq!(code, 0, "every cell is triaged now: {cell}");
+    let _ = std::fs::remove_dir_all(&copy);
+}
