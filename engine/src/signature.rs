@@ -75,6 +75,11 @@ impl Signature {
         &self.classes
     }
 
+    /// No class: no oracle could answer (or the query was never asked).
+    pub fn is_empty(&self) -> bool {
+        self.classes.is_empty()
+    }
+
     /// More than one class: the oracles disagree.
     pub fn disagrees(&self) -> bool {
         self.classes.len() > 1
