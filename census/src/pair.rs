@@ -49,7 +49,11 @@ impl PartialOrd for Pair {
 
 impl Ord for Pair {
     fn cmp(&self, other: &Self) -> Ordering {
-        self.text_bytes().cmp(other.text_bytes())
+        // The fields break a tie of texts (names holding ` vs `), so the
+        // order agrees with the derived equality.
+        self.text_bytes()
+            .cmp(other.text_bytes())
+            .then_with(|| (&self.a, &self.b).cmp(&(&other.a, &other.b)))
     }
 }
 
