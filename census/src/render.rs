@@ -3,6 +3,7 @@
 
 use crate::tally::{Example, ImpactRow, Tally};
 use crate::{Census, OracleId, Section, Speed};
+use engine::signature::Signature;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -78,7 +79,7 @@ pub struct OracleSummary {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SignatureSummary {
-    pub signature: String,
+    pub signature: Signature,
     pub files: u64,
     pub queries: u64,
     pub example: Example,
@@ -125,16 +126,13 @@ pub fn summarise(t: &Tally, oracles: &[OracleId], reference: &str) -> Summary {
     let mut pairs: Vec<PairSummary> = t
         .pairs
         .iter()
-        .filter_map(|(k, p)| {
-            let (a, b) = k.split_once(" vs ")?;
-            Some(PairSummary {
-                a: a.into(),
-                b: b.into(),
-                query_share: share(p.queries_disagree, p.queries_compared),
-                file_share: share(p.files_disagree, p.files_compared),
-                queries_disagree: p.queries_disagree,
-                files_disagree: p.files_disagree,
-            })
+        .map(|(k, p)| PairSummary {
+            a: k.a.clone(),
+            b: k.b.clone(),
+            query_share: share(p.queries_disagree, p.queries_compared),
+            file_share: share(p.files_disagree, p.files_compared),
+            queries_disagree: p.queries_disagree,
+            files_disagree: p.files_disagree,
         })
         .collect();
     pairs.sort_by(|x, y| {
@@ -195,24 +193,21 @@ fn headline(t: &Tally) -> Vec<HeadlinePair> {
     let mut out: Vec<HeadlinePair> = t
         .headline
         .iter()
-        .filter_map(|(k, h)| {
-            let (a, b) = k.split_once(" vs ")?;
-            Some(HeadlinePair {
-                a: a.into(),
-                b: b.into(),
-                files_disagree: h.files_disagree,
-                files_compared: h.files_compared,
-                file_share: share(h.files_disagree, h.files_compared),
-                examples: h
-                    .examples
-                    .iter()
-                    .map(|r| HeadlineExample {
-                        example: r.example.clone(),
-                        answers: r.answers.clone(),
-                        cause: None,
-                    })
-                    .collect(),
-            })
+        .map(|(k, h)| HeadlinePair {
+            a: k.a.clone(),
+            b: k.b.clone(),
+            files_disagree: h.files_disagree,
+            files_compared: h.files_compared,
+            file_share: share(h.files_disagree, h.files_compared),
+            examples: h
+                .examples
+                .iter()
+                .map(|r| HeadlineExample {
+                    example: r.example.clone(),
+                    answers: r.answers.clone(),
+                    cause: None,
+                })
+                .collect(),
         })
         .collect();
     out.sort_by(|x, y| {

@@ -6,8 +6,10 @@
 //! the first files by name. So the census of a union of shards is the merge
 //! of their tallies, byte for byte, in any order.
 
+use crate::pair::Pair;
 use crate::queries::{Asked, GENERIC_AGENTS};
 use engine::oracle::{Answer, Outcome};
+use engine::signature::Signature;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,16 +27,15 @@ pub struct Tally {
     pub queries: u64,
     /// Files not asked because their HTTP status was not 2xx, by status.
     pub skipped_status: BTreeMap<u16, u64>,
-    /// Keyed `a vs b`, `a` before `b` in the run's oracle order.
-    pub pairs: BTreeMap<String, PairTally>,
+    pub pairs: BTreeMap<Pair, PairTally>,
     pub oracles: BTreeMap<String, OracleTally>,
     /// Only signatures with more than one agreement class.
-    pub signatures: BTreeMap<String, SigTally>,
+    pub signatures: BTreeMap<Signature, SigTally>,
     pub high_impact: HighImpact,
     /// Keyed like `pairs`, for the widely used pairs (the impact pairs):
     /// the files on which they disagree on a question a person can repeat.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub headline: BTreeMap<String, Headline>,
+    pub headline: BTreeMap<Pair, Headline>,
 }
 
 /// One widely used pair on `/` and on the paths the file's own rules name
@@ -130,7 +131,7 @@ pub struct HighImpact {
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct ImpactRow {
     pub name: String,
-    pub pair: String,
+    pub pair: Pair,
     pub host: String,
     pub agent: String,
     pub url: String,
@@ -241,8 +242,7 @@ pub fn file_tally(f: &FileInput) -> Tally {
             }
             p.files_compared = u64::from(p.queries_compared > 0);
             p.files_disagree = u64::from(p.queries_disagree > 0);
-            t.pairs
-                .insert(format!("{} vs {}", f.names[a], f.names[b]), p);
+            t.pairs.insert(Pair::new(&f.names[a], &f.names[b]), p);
         }
     }
     for k in 0..n {
@@ -330,15 +330,15 @@ fn example(f: &FileInput, i: usize) -> Example {
 }
 
 fn signatures(f: &FileInput, t: &mut Tally) {
-    let mut seen: BTreeSet<String> = BTreeSet::new();
+    let mut seen: BTreeSet<Signature> = BTreeSet::new();
     for i in 0..f.asked.len() {
         let row = f
             .names
             .iter()
             .zip(f.answers)
             .map(|(n, a)| (n.as_str(), &a[i].outcome));
-        let sig = engine::run::signature(row);
-        if !sig.contains(" | ") {
+        let sig = Signature::of(row);
+        if !sig.disagrees() {
             continue;
         }
         let first = seen.insert(sig.clone());
@@ -364,7 +364,7 @@ fn high_impact(f: &FileInput, t: &mut Tally) {
             t.high_impact.total += 1;
             t.high_impact.rows.push(ImpactRow {
                 name: f.name.to_string(),
-                pair: format!("{} vs {}", f.names[a], f.names[b]),
+                pair: Pair::new(&f.names[a], &f.names[b]),
                 host: f.host.to_string(),
                 agent: f.asked[i].query.agent.clone(),
                 url: f.asked[i].query.url.clone(),
@@ -397,7 +397,7 @@ fn headline(f: &FileInput, t: &mut Tally) {
         }
         let h = t
             .headline
-            .entry(format!("{} vs {}", f.names[a], f.names[b]))
+            .entry(Pair::new(&f.names[a], &f.names[b]))
             .or_default();
         h.files_compared += 1;
         let hit = compared

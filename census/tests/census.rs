@@ -3,6 +3,7 @@
 //! readers, not any parser.
 
 use census::input::{self, Record};
+use census::pair::Pair;
 use census::{Census, Options, Shard};
 use engine::oracle::{About, Answer, Capabilities, Oracle, Outcome, Query};
 use std::path::{Path, PathBuf};
@@ -386,7 +387,7 @@ fn each_oracle_is_measured_against_each_profile() {
     assert_eq!(c.written.tally.pairs, alone.written.tally.pairs);
     assert_eq!(c.written.tally.signatures, alone.written.tally.signatures);
     assert_eq!(speed.oracles.len(), 2, "a profile has no speed row");
-    let pair = &c.written.tally.pairs["fake-open vs fake-strict"];
+    let pair = &c.written.tally.pairs[&Pair::new("fake-open", "fake-strict")];
     let strict = &c.written.tally.oracles["fake-strict"].profiles["fake-open"];
     assert_eq!(strict.queries_compared, pair.queries_compared);
     assert_eq!(strict.queries_disagree, pair.queries_disagree);
@@ -468,7 +469,7 @@ fn as_written_questions_and_probes_are_counted_apart() {
     assert!(probes > 0);
     assert_eq!(c.written.tally.files, 40);
     // `fake-escape` parts from `fake-open` on probes only.
-    let key = "fake-open vs fake-escape";
+    let key = &Pair::new("fake-open", "fake-escape");
     assert_eq!(c.written.tally.pairs[key].queries_disagree, 0);
     assert!(c.probes.tally.pairs[key].queries_disagree > 0);
     assert!(

@@ -12,6 +12,7 @@ pub mod oracle;
 pub mod output;
 pub mod rng;
 pub mod run;
+pub mod signature;
 pub mod worker;
 
 /// Hex sha256, used for corpus hashes.

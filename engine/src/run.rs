@@ -4,8 +4,9 @@
 use crate::case::{Case, Expect, Verdict};
 use crate::ledger::{Ledger, Pin};
 use crate::oracle::{unsupported_all, About, Answer, Capabilities, Oracle, Outcome, Unavailable};
+use crate::signature::Signature;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -86,7 +87,7 @@ pub const SLOWEST_KEPT: usize = 3;
 pub struct QuerySignature {
     pub case: String,
     pub query: usize,
-    pub signature: String,
+    pub signature: Signature,
 }
 
 /// A reference asked every query beside the parsers (an expectation
@@ -426,7 +427,7 @@ fn compare_all(
             signatures.push(QuerySignature {
                 case: case.id.clone(),
                 query: qi,
-                signature: signature(row.iter().map(|(n, a)| (*n, &a.outcome))),
+                signature: Signature::of(row.iter().map(|(n, a)| (*n, &a.outcome))),
             });
             let minority = split_minority(&cq.expect, &row);
             for (name, answer) in row {
@@ -529,28 +530,6 @@ pub fn compare(expect: &Expect, outcome: &Outcome) -> Status {
     } else {
         Status::Deviate
     }
-}
-
-/// The agreement classes of one query, e.g. `{a,b}=allowed | {c}=disallowed`.
-/// Unsupported answers are left out: they say nothing about the file.
-pub fn signature<'a>(row: impl Iterator<Item = (&'a str, &'a Outcome)>) -> String {
-    let mut classes: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
-    for (name, outcome) in row {
-        if matches!(outcome, Outcome::Unsupported { .. }) {
-            continue;
-        }
-        classes.entry(outcome.label()).or_default().insert(name);
-    }
-    classes
-        .iter()
-        .map(|(label, names)| {
-            format!(
-                "{{{}}}={label}",
-                names.iter().copied().collect::<Vec<_>>().join(",")
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" | ")
 }
 
 /// On an `either` query any verdict is acceptable, but a split between

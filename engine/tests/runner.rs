@@ -86,7 +86,10 @@ fn compare_signature_split_and_triage() {
     assert_eq!(cell("b", 1), Status::Split);
     // crawl_delay is not a capability of these oracles.
     assert_eq!(cell("a", 2), Status::Unsupported);
-    assert_eq!(r.signatures[0].signature, "{b}=allowed | {a,c}=disallowed");
+    assert_eq!(
+        r.signatures[0].signature.as_str(),
+        "{b}=allowed | {a,c}=disallowed"
+    );
     assert_eq!(r.untriaged().count(), 2);
 }
 

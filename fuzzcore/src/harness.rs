@@ -20,7 +20,7 @@ struct Stats {
     repeats: u64,
     queries: u64,
     disagreements: u64,
-    known: BTreeMap<String, u64>,
+    known: BTreeMap<triage::FuzzSignature, u64>,
     new: BTreeMap<String, NewHits>,
     /// oracle -> outcome label (crash, error, timeout) -> count
     failures: BTreeMap<String, BTreeMap<String, u64>>,
@@ -87,9 +87,9 @@ impl Findings {
         let finding = FindingRecord {
             hash: hash.to_string(),
             new: new_part.to_vec(),
-            signature: t.signature(),
-            agreement: t.agreement.clone(),
-            feature: t.feature.clone(),
+            signature: t.signature.clone(),
+            agreement: t.agreement().clone(),
+            feature: t.feature().to_string(),
             cells: t.cells.clone(),
             target: target.to_string(),
             agent: query.agent.clone(),
@@ -450,7 +450,7 @@ impl Harness {
             let t = triage::triage_row(&row, &f);
             let new_part = self.known.new_part(&t);
             if new_part.is_empty() {
-                *self.stats.known.entry(t.signature()).or_default() += 1;
+                *self.stats.known.entry(t.signature).or_default() += 1;
                 continue;
             }
             anything_new = true;
@@ -478,7 +478,7 @@ impl Harness {
                 {
                     eprintln!(
                         "repdiff-fuzz: NEW signature {hash}: {key}\n  signature: {}\n  saved to {}",
-                        t.signature(),
+                        t.signature,
                         dir.display()
                     );
                     if !self.keep_going && stop.is_none() {

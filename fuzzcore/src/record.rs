@@ -10,6 +10,8 @@
 //! of the committed files (fuzz/findings/, reports/fuzz/); the test
 //! `committed_files_parse` reads every one of them.
 
+use crate::triage::FuzzSignature;
+use engine::signature::Signature;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -28,7 +30,7 @@ pub struct DifferentialStats {
     pub queries: u64,
     pub disagreements: u64,
     /// Known signature -> hits.
-    pub known: BTreeMap<String, u64>,
+    pub known: BTreeMap<FuzzSignature, u64>,
     /// Finding hash -> its new cell key and hits.
     pub new: BTreeMap<String, NewHits>,
     /// Oracle -> outcome label (crash, error, timeout) -> count.
@@ -154,8 +156,8 @@ pub struct FindingRecord {
     pub hash: String,
     /// The cell keys the known list did not explain.
     pub new: Vec<String>,
-    pub signature: String,
-    pub agreement: String,
+    pub signature: FuzzSignature,
+    pub agreement: Signature,
     pub feature: String,
     pub cells: Vec<String>,
     /// The fuzz target that found it.
@@ -174,7 +176,7 @@ pub struct Minimized {
     pub agent: String,
     pub url: String,
     pub body_len: usize,
-    pub signature: String,
+    pub signature: FuzzSignature,
     pub cells: Vec<String>,
     /// Oracle replays the shrinking took.
     pub replays: u64,
@@ -199,7 +201,7 @@ pub struct PairCause {
     /// The cell key the in-loop triage gave this departure.
     pub cell_key: String,
     /// The finding's signature.
-    pub signature: String,
+    pub signature: FuzzSignature,
     /// The pair's own minimised input; the body as escaped bytes
     /// (`<[u8]>::escape_ascii`: `\n`, `\xef`).
     pub agent: String,

@@ -47,8 +47,13 @@ use engine::case::Corpus;
 use engine::ledger::Ledger;
 use engine::oracle::{Ask, Outcome};
 use engine::run::RunResult;
+use engine::signature::Signature;
 use oracles::rfc9309::{Chosen, DecidedBy, Readings, Robots};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::str::FromStr;
 
 /// The oracle every other is compared with for cell keys.
 pub const REFERENCE: &str = "rfc9309";
@@ -108,18 +113,105 @@ pub fn pattern_flags(pattern: &[u8]) -> String {
     flags
 }
 
+/// Between the agreement and the feature in a fuzz signature's text.
+const AT: &str = " @ ";
+
+/// A fuzz signature, `agreement @ feature`: the engine's agreement
+/// signature and what decided the reference verdict. Its text is what
+/// `known-signatures.json`, the stats files and `finding.json` hold;
+/// `FromStr` is their one reader.
+///
+/// Ordered as its text is, so the known list keeps the order it had when
+/// signatures were strings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct FuzzSignature {
+    pub agreement: Signature,
+    pub feature: String,
+}
+
+impl FuzzSignature {
+    fn text_bytes(&self) -> impl Iterator<Item = u8> + '_ {
+        let a = self.agreement.as_str().bytes();
+        a.chain(AT.bytes()).chain(self.feature.bytes())
+    }
+}
+
+impl fmt::Display for FuzzSignature {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{AT}{}", self.agreement, self.feature)
+    }
+}
+
+impl PartialOrd for FuzzSignature {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for FuzzSignature {
+    fn cmp(&self, other: &Self) -> Ordering {
+        let (x, y) = (self.agreement.as_str(), other.agreement.as_str());
+        if x == y {
+            return self.feature.cmp(&other.feature);
+        }
+        if !x.starts_with(y) && !y.starts_with(x) {
+            // They differ inside both agreements: so do the texts, there.
+            return x.cmp(y);
+        }
+        // The fields break a tie of texts, so the order agrees with the
+        // derived equality.
+        self.text_bytes()
+            .cmp(other.text_bytes())
+            .then_with(|| x.cmp(y))
+    }
+}
+
+impl FromStr for FuzzSignature {
+    type Err = String;
+
+    /// A feature never holds ` @ ` and a label may (it is free text), so
+    /// the text splits at the last one.
+    fn from_str(s: &str) -> Result<FuzzSignature, String> {
+        let bad = |why: &str| format!("not a fuzz signature `agreement @ feature` ({why}): {s:?}");
+        let (agreement, feature) = s.rsplit_once(AT).ok_or_else(|| bad("no ` @ `"))?;
+        if feature.is_empty() {
+            return Err(bad("no feature"));
+        }
+        Ok(FuzzSignature {
+            agreement: agreement.parse().map_err(|e| bad(&format!("{e}")))?,
+            feature: feature.to_string(),
+        })
+    }
+}
+
+impl Serialize for FuzzSignature {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for FuzzSignature {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<FuzzSignature, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// One disagreement, triaged.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Triaged {
-    pub agreement: String,
-    pub feature: String,
+    pub signature: FuzzSignature,
     /// Every oracle whose answer differs from the reference's.
     pub cells: Vec<String>,
 }
 
 impl Triaged {
-    pub fn signature(&self) -> String {
-        format!("{} @ {}", self.agreement, self.feature)
+    pub fn agreement(&self) -> &Signature {
+        &self.signature.agreement
+    }
+
+    pub fn feature(&self) -> &str {
+        &self.signature.feature
     }
 }
 
@@ -144,7 +236,7 @@ pub fn disagrees(row: &[(&str, &Outcome)]) -> bool {
 /// Signature and cell keys of one query's row; `feature` comes from
 /// [`feature`] on the same body, agent and URL.
 pub fn triage_row(row: &[(&str, &Outcome)], feature: &str) -> Triaged {
-    let agreement = engine::run::signature(row.iter().map(|(n, o)| (*n, *o)));
+    let agreement = Signature::of(row.iter().map(|(n, o)| (*n, *o)));
     let reference = row
         .iter()
         .find(|(n, _)| *n == REFERENCE)
@@ -157,8 +249,10 @@ pub fn triage_row(row: &[(&str, &Outcome)], feature: &str) -> Triaged {
         .map(|(n, o)| outcome_key(n, &reference, o, feature))
         .collect();
     Triaged {
-        agreement,
-        feature: feature.to_string(),
+        signature: FuzzSignature {
+            agreement,
+            feature: feature.to_string(),
+        },
         cells,
     }
 }
@@ -210,7 +304,7 @@ pub fn finding_hash(new_part: &[String]) -> String {
 pub struct Known {
     /// Identifies what it was derived from (corpus hash, ledger, oracles).
     pub stamp: String,
-    pub signatures: BTreeSet<String>,
+    pub signatures: BTreeSet<FuzzSignature>,
     pub cells: BTreeSet<String>,
     /// How many corpus queries fed it, and how many were left out because a
     /// cell was unexplained.
@@ -226,7 +320,7 @@ impl Known {
     /// The cell keys of `t` the corpus never showed explained; empty when
     /// `t` is known.
     pub fn new_part(&self, t: &Triaged) -> Vec<String> {
-        if self.signatures.contains(&t.signature()) {
+        if self.signatures.contains(&t.signature) {
             return Vec::new();
         }
         let mut out: Vec<String> = t
@@ -240,7 +334,7 @@ impl Known {
         if out.is_empty() && t.cells.is_empty() {
             // No cell keys (the reference gave no answer): the signature
             // itself is the new part.
-            out.push(t.signature());
+            out.push(t.signature.to_string());
         }
         out
     }
@@ -341,7 +435,7 @@ pub fn derive_known(corpus: &Corpus, _ledger: &Ledger, result: &RunResult, stamp
                     .unwrap_or_else(|| "(expected)".to_string());
                 known.explained_by.entry(key).or_default().insert(by);
             }
-            known.signatures.insert(t.signature());
+            known.signatures.insert(t.signature);
             known.cells.extend(t.cells);
         }
     }
@@ -368,7 +462,7 @@ mod tests {
         assert!(disagrees(&row));
         let t = triage_row(&row, "disallow[*]/star");
         assert_eq!(
-            t.signature(),
+            t.signature.to_string(),
             "{google,rfc9309}=allowed | {cpython-3.11}=disallowed @ disallow[*]/star"
         );
         assert_eq!(
@@ -391,6 +485,38 @@ mod tests {
         );
         let back = Known::from_json(&known.to_json()).unwrap();
         assert_eq!(back, known);
+    }
+
+    #[test]
+    fn fuzz_signatures_round_trip_and_order_as_their_text() {
+        let mut all: Vec<FuzzSignature> = [
+            "{a}=allowed | {b}=disallowed @ disallow[*]/star",
+            "{a}=allowed | {b}=disallowed @ allow[]/exact",
+            "{a}=allowed @ x",
+            "{a,b}=allowed @ no-group",
+            "{a}=[u @ v] | {b}=none @ /robots.txt",
+            "{a}=allowed | {b}=disallowed | {c}=error @ no-match/none",
+        ]
+        .iter()
+        .map(|t| {
+            let s: FuzzSignature = t.parse().expect("well formed");
+            assert_eq!(s.to_string(), *t);
+            let json = serde_json::to_string(&s).expect("serialises");
+            assert_eq!(
+                serde_json::from_str::<FuzzSignature>(&json).ok(),
+                Some(s.clone())
+            );
+            s
+        })
+        .collect();
+        assert_eq!(all[4].feature, "/robots.txt", "the last ` @ ` splits");
+        let mut by_text = all.clone();
+        by_text.sort_by_key(FuzzSignature::to_string);
+        all.sort();
+        assert_eq!(all, by_text);
+        for bad in ["{a}=allowed", "{a}=allowed @ ", "a=allowed @ x"] {
+            assert!(bad.parse::<FuzzSignature>().is_err(), "{bad:?} parsed");
+        }
     }
 
     #[test]

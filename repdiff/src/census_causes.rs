@@ -23,32 +23,6 @@ fn exact_body(e: &census::tally::Example) -> Option<Vec<u8>> {
         .then(|| e.body.as_bytes().to_vec())
 }
 
-/// The signature's classes: `{a,b}=allowed | {c}=disallowed` as
-/// (label, names).
-fn classes(signature: &str) -> Vec<(&str, Vec<&str>)> {
-    signature
-        .split(" | ")
-        .filter_map(|part| {
-            let (names, label) = part.rsplit_once("}=")?;
-            let names = names.strip_prefix('{')?;
-            Some((label, names.split(',').collect()))
-        })
-        .collect()
-}
-
-/// The oracles of `signature` that answer otherwise than `reference`, in
-/// signature order; empty when the reference is in no class.
-pub fn departing<'s>(signature: &'s str, reference: &str) -> Vec<&'s str> {
-    let cls = classes(signature);
-    if !cls.iter().any(|(_, names)| names.contains(&reference)) {
-        return Vec::new();
-    }
-    cls.into_iter()
-        .filter(|(_, names)| !names.contains(&reference))
-        .flat_map(|(_, names)| names)
-        .collect()
-}
-
 /// Fill `causes` of every top signature of both sections, and the cause
 /// of every headline example. `oracles` must hold the reference and the
 /// oracles of the census (those missing are reported as such).
@@ -73,7 +47,9 @@ fn signatures(
 ) {
     let total = top.len();
     for (i, sig) in top.iter_mut().enumerate() {
-        let names: Vec<String> = departing(&sig.signature, reference)
+        let names: Vec<String> = sig
+            .signature
+            .departing(reference)
             .into_iter()
             .map(str::to_string)
             .collect();
@@ -196,17 +172,6 @@ fn two<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_departing_oracles_are_those_outside_the_references_class() {
-        let sig =
-            "{google,spider}=allowed | {cpython-3.11,rfc9309}=disallowed | {webrobots}=error:X";
-        assert_eq!(
-            departing(sig, "rfc9309"),
-            vec!["google", "spider", "webrobots"]
-        );
-        assert!(departing(sig, "protego").is_empty());
-    }
 
     #[test]
     fn only_an_exact_example_is_asked_again() {

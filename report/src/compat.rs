@@ -10,6 +10,7 @@ use engine::case::{Case, HttpSpec};
 use engine::oracle::Outcome;
 use engine::oracle::{About, Answer, Capabilities, Unavailable};
 use engine::run::{ReferenceRun, RunResult};
+use engine::signature::Signature;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -75,7 +76,7 @@ pub struct QueryRec {
     pub why: Option<String>,
     /// The agreement-class signature of the oracles' answers.
     #[serde(default)]
-    pub signature: String,
+    pub signature: Signature,
     /// Profile name -> what it expects here (absent before the profile
     /// matrix, and for queries no profile decides).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -193,10 +194,10 @@ impl Report {
     /// repository root), so the same corpus run from two checkouts gives the
     /// same bytes.
     pub fn from_run(result: &RunResult, cases: &[&Case], corpus_hash: &str, base: &Path) -> Report {
-        let sigs: BTreeMap<(&str, usize), &str> = result
+        let sigs: BTreeMap<(&str, usize), &Signature> = result
             .signatures
             .iter()
-            .map(|s| ((s.case.as_str(), s.query), s.signature.as_str()))
+            .map(|s| ((s.case.as_str(), s.query), &s.signature))
             .collect();
         let mut report = Report {
             format: FORMAT.to_string(),
@@ -347,7 +348,7 @@ impl CaseRec {
     fn from_case(
         c: &Case,
         base: &Path,
-        sigs: &BTreeMap<(&str, usize), &str>,
+        sigs: &BTreeMap<(&str, usize), &Signature>,
         ci: usize,
         refs: &[ReferenceRun],
     ) -> CaseRec {
@@ -380,9 +381,8 @@ impl CaseRec {
                     why: q.why.clone(),
                     signature: sigs
                         .get(&(c.id.as_str(), i))
-                        .copied()
-                        .unwrap_or("")
-                        .to_string(),
+                        .map(|s| (*s).clone())
+                        .unwrap_or_default(),
                     profiles: profile_expects(q, ci, i, refs),
                 })
                 .collect(),

@@ -252,7 +252,7 @@ mod tests {
             expect: expect.into(),
             basis: "RFC 9309 §2.2.2".into(),
             why: None,
-            signature: String::new(),
+            signature: Default::default(),
             profiles: pin
                 .map(|v| {
                     let e = ProfileExpect {

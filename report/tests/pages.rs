@@ -1,6 +1,7 @@
 //! The census and suites pages: rendered from the committed census snapshot
 //! and from a scoreboard built here, with what each page must show.
 
+use engine::signature::Signature;
 use report::compat::Report;
 use report::site::{render, Inputs, SlowFinding};
 use report::suites::{Contradiction, Miss, SuiteRow, SuitesReport};
@@ -99,12 +100,12 @@ fn the_census_and_suites_pages_show_their_snapshots() {
     // Each top signature is joined to the corpus queries with the same
     // signature, and through their cells to the ledger entries explaining
     // them; the expectation is computed here from the two snapshots.
-    let in_corpus = |sig: &str| {
+    let in_corpus = |sig: &Signature| {
         report
             .cases
             .iter()
             .flat_map(|c| &c.queries)
-            .filter(|q| q.signature == sig)
+            .filter(|q| q.signature == *sig)
             .count()
     };
     let (seen, unseen): (Vec<_>, Vec<_>) = [&census.written, &census.probes]

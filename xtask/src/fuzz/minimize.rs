@@ -22,7 +22,7 @@ const BUDGET: usize = 40_000;
 
 enum Want {
     NewPart(Vec<String>),
-    Exact(String),
+    Exact(triage::FuzzSignature),
 }
 
 struct Shrinker {
@@ -41,7 +41,7 @@ impl Shrinker {
         let Some(t) = r.triaged else { return false };
         match &self.want {
             Want::NewPart(keys) => keys.iter().all(|k| t.cells.contains(k)),
-            Want::Exact(sig) => t.signature() == *sig,
+            Want::Exact(sig) => t.signature == *sig,
         }
     }
 }
@@ -127,7 +127,7 @@ pub fn minimize(dir: &Path, known: &Known, exact: bool) -> Result<String, String
         agent: agent.clone(),
         url: url.clone(),
         body_len: body.len(),
-        signature: t.signature(),
+        signature: t.signature.clone(),
         cells: t.cells.clone(),
         replays: s.tests as u64,
         case_id,
@@ -146,7 +146,7 @@ pub fn minimize(dir: &Path, known: &Known, exact: bool) -> Result<String, String
         original.2,
         url.len(),
         s.tests,
-        t.signature(),
+        t.signature,
         min.causes
             .iter()
             .map(|c| format!("{}: {}", c.oracle, c.cause))
@@ -179,7 +179,7 @@ fn name_causes(probe: &mut Probe, f: &Finding, t: &triage::Triaged) -> Vec<PairC
             cause: named.cause.to_string(),
             answers: format!("{}->{}", named.answers.0, named.answers.1),
             cell_key: key.clone(),
-            signature: t.signature(),
+            signature: t.signature.clone(),
             agent: named.minimised.agent,
             url: named.minimised.url,
             body: named.minimised.body.escape_ascii().to_string(),
@@ -309,12 +309,12 @@ fn case_yaml(
             "fuzz finding {}: {} depart from RFC 9309 ({})",
             f.hash,
             new.join(", "),
-            t.feature
+            t.feature()
         ))
     ));
     y.push_str(&format!(
         "    tags: [{}]\n",
-        tags(&t.feature, body).join(", ")
+        tags(t.feature(), body).join(", ")
     ));
     y.push_str(&format!(
         "    source: {}\n",
@@ -327,7 +327,7 @@ fn case_yaml(
         "    notes: {}\n",
         q(&format!(
             "signature: {}. rfc9309's reading: {explain}",
-            t.signature()
+            t.signature
         ))
     ));
     y.push_str(&body_yaml(body));
@@ -335,7 +335,7 @@ fn case_yaml(
     y.push_str(&format!("      - agent: {}\n", q(agent)));
     y.push_str(&format!("        url: {}\n", q(url)));
     y.push_str(&format!("        expect: {expect}\n"));
-    y.push_str(&format!("        rfc: {}\n", q(&basis(&t.feature))));
+    y.push_str(&format!("        rfc: {}\n", q(&basis(t.feature()))));
     y
 }
 
@@ -386,7 +386,7 @@ fn draft_entries(
         title,
         oracles: oracles.iter().map(|o| o.to_string()).collect(),
         classification: Classification::Bug,
-        rfc: basis(&t.feature),
+        rfc: basis(t.feature()),
         upstream: "none known".into(),
         cases: vec![format!("{id}#1")],
         outcomes: oracles
@@ -450,6 +450,7 @@ fn draft_entries(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use engine::signature::Signature;
     use fuzzcore::record::FindingRecord;
 
     #[test]
@@ -497,8 +498,10 @@ mod tests {
             triaged: None,
         };
         let t = triage::Triaged {
-            agreement: "rfc9309=allowed".into(),
-            feature: feature.clone(),
+            signature: triage::FuzzSignature {
+                agreement: Signature::of([(triage::REFERENCE, &Outcome::Allowed)]),
+                feature: feature.clone(),
+            },
             cells: vec![new_key.clone(), other_key],
         };
         let f = Finding {

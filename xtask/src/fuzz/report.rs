@@ -2,7 +2,7 @@
 
 use super::nightly::{Coverage, Speed};
 use super::runner::RunStats;
-use super::triage::Known;
+use super::triage::{self, Known};
 use super::Finding;
 use fuzzcore::classes::{classes, InputClass};
 use fuzzcore::record::{read_stats_dir, DifferentialStats, Minimized, ProcessStats};
@@ -57,7 +57,7 @@ pub fn exec_counts(stats: &[ProcessStats]) -> (u64, u64) {
 /// The per-process counters of a run, summed.
 #[derive(Debug, Default)]
 struct Totals {
-    known_hits: BTreeMap<String, u64>,
+    known_hits: BTreeMap<triage::FuzzSignature, u64>,
     new_hits: BTreeMap<String, u64>,
     /// oracle -> outcome label -> count, in the differential loop.
     failures: BTreeMap<String, BTreeMap<String, u64>>,
@@ -482,7 +482,7 @@ fn md_signatures(r: &Report, t: &Totals, judged: &Judged) -> String {
         r.known.queries,
         r.known.unexplained_queries
     );
-    let mut top: Vec<(&String, &u64)> = t.known_hits.iter().collect();
+    let mut top: Vec<(&triage::FuzzSignature, &u64)> = t.known_hits.iter().collect();
     top.sort_by(|a, b| b.1.cmp(a.1));
     md.push_str(&format!(
         "Known signatures hit this run: {} distinct",
@@ -636,11 +636,11 @@ mod tests {
     const STATS: &[(&str, &str)] = &[
         (
             "differential-1.json",
-            r#"{"target":"differential","pid":1,"oracles":["rfc9309","google","cpython-3.11"],"execs":1000,"repeats":100,"queries":4000,"disagreements":70,"known":{"sig-a":5,"sig-b":2},"new":{"d3d169d53f93":{"new":"google: allowed->disallowed @ allow/star","hits":3}},"failures":{"cpython-3.11":{"error":4}},"lane":["cpython-3.11"],"lane_wait_micros":1500,"oracle_micros":{"rfc9309":300,"google":500,"cpython-3.11":1200},"classes":{"octet/nul":40,"url/port":300,"agent/product-token":900},"classes_divergent":{"octet/nul":5,"url/port":9},"downweighted":25,"downweighted_classes":1}"#,
+            r#"{"target":"differential","pid":1,"oracles":["rfc9309","google","cpython-3.11"],"execs":1000,"repeats":100,"queries":4000,"disagreements":70,"known":{"{google,rfc9309}=allowed | {cpython-3.11}=disallowed @ allow[*]/exact":5,"{google}=allowed | {rfc9309}=disallowed @ disallow[]/star":2},"new":{"d3d169d53f93":{"new":"google: allowed->disallowed @ allow/star","hits":3}},"failures":{"cpython-3.11":{"error":4}},"lane":["cpython-3.11"],"lane_wait_micros":1500,"oracle_micros":{"rfc9309":300,"google":500,"cpython-3.11":1200},"classes":{"octet/nul":40,"url/port":300,"agent/product-token":900},"classes_divergent":{"octet/nul":5,"url/port":9},"downweighted":25,"downweighted_classes":1}"#,
         ),
         (
             "differential_bytes-2.json",
-            r#"{"target":"differential_bytes","pid":2,"oracles":["rfc9309","google","cpython-3.11"],"execs":500,"repeats":0,"queries":900,"disagreements":9,"known":{"sig-a":1},"new":{},"failures":{},"lane":[],"lane_wait_micros":0,"oracle_micros":{"rfc9309":100,"google":100,"cpython-3.11":100},"classes":{"octet/nul":10},"classes_divergent":{}}"#,
+            r#"{"target":"differential_bytes","pid":2,"oracles":["rfc9309","google","cpython-3.11"],"execs":500,"repeats":0,"queries":900,"disagreements":9,"known":{"{google,rfc9309}=allowed | {cpython-3.11}=disallowed @ allow[*]/exact":1},"new":{},"failures":{},"lane":[],"lane_wait_micros":0,"oracle_micros":{"rfc9309":100,"google":100,"cpython-3.11":100},"classes":{"octet/nul":10},"classes_divergent":{}}"#,
         ),
         (
             "robust-google-3.json",
@@ -684,7 +684,11 @@ mod tests {
             unexplained_queries: 5,
             ..Known::default()
         };
-        known.signatures.insert("sig-a".into());
+        known.signatures.insert(
+            "{google,rfc9309}=allowed | {cpython-3.11}=disallowed @ allow[*]/exact"
+                .parse()
+                .expect("a fuzz signature"),
+        );
         known.cells.insert("b70f7e294b4e-cell".into());
         Report {
             started: SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(978_310_861),

@@ -172,7 +172,7 @@ fn query_section(b: &mut String, cx: &Ctx, case: &CaseRec, i: usize, q: &QueryRe
         let _ = write!(
             b,
             "<p>agreement: <code class=\"signature\">{}</code></p>",
-            esc(&q.signature)
+            esc(q.signature.as_str())
         );
     }
     let _ = write!(

@@ -7,6 +7,7 @@ use ::census::render::{
     heatmap, sections, url_path, HeadlinePair, Summary, HEADLINE_ABOUT, IMPACT_SHOWN,
 };
 use ::census::Census;
+use engine::signature::Signature;
 
 /// Pairs listed in the page's table (all are in the heatmap and the JSON).
 const PAIRS_SHOWN: usize = 30;
@@ -200,7 +201,7 @@ the same signature, the entries explaining their cells: a lead, not a proof.</p>
             i + 1,
             sig.files,
             sig.queries,
-            esc(&sig.signature),
+            esc(sig.signature.as_str()),
             esc(&e.host),
             esc(&e.agent),
             esc(&e.url),
@@ -208,7 +209,7 @@ the same signature, the entries explaining their cells: a lead, not a proof.</p>
             body_view(e.body.as_bytes())
         );
         causes_table(cx, b, &sig.causes);
-        explained_by(cx, b, corpus.get(sig.signature.as_str()));
+        explained_by(cx, b, corpus.get(&sig.signature));
     }
 }
 
@@ -251,11 +252,11 @@ fn causes_table(cx: &Ctx, b: &mut String, causes: &[::census::render::SignatureC
 }
 
 /// Corpus signature -> the (case, query) pairs that show it in this run.
-fn corpus_signatures<'a>(cx: &Ctx<'a>) -> BTreeMap<&'a str, Vec<(&'a str, usize)>> {
-    let mut out: BTreeMap<&str, Vec<(&str, usize)>> = BTreeMap::new();
+fn corpus_signatures<'a>(cx: &Ctx<'a>) -> BTreeMap<&'a Signature, Vec<(&'a str, usize)>> {
+    let mut out: BTreeMap<&Signature, Vec<(&str, usize)>> = BTreeMap::new();
     for case in &cx.report.cases {
         for q in &case.queries {
-            out.entry(q.signature.as_str())
+            out.entry(&q.signature)
                 .or_default()
                 .push((case.id.as_str(), q.index));
         }
@@ -343,7 +344,7 @@ rule</h3>",
             "<tr><td><code>{}</code></td><td>{}</td><td><code>{}</code></td><td><code>{}</code>\
 </td><td>{}</td></tr>",
             esc(&r.host),
-            esc(&r.pair),
+            esc(&r.pair.to_string()),
             esc(&r.agent),
             esc(&r.url),
             esc(&r.answers)
