@@ -27,6 +27,7 @@
 //! [`stop_workers_on_signal`] for the ends of repdiff a drop does not see).
 
 mod group;
+mod starved;
 
 pub use group::{kill_all_workers, stop_workers_on_signal};
 
@@ -815,7 +816,10 @@ fn read_answers(
     queries: usize,
     limits: &Limits,
 ) -> Result<Vec<Answer>, CallError> {
-    let line = match read_line(&mut live.stdout, timeout, limits.max_message) {
+    let mut starved = starved::Starvation::start(live.child.id(), timeout);
+    let line = match read_line_until(&mut live.stdout, timeout, limits.max_message, &mut || {
+        starved.more()
+    }) {
         Line::Text(line) => line,
         Line::Failed(e) => return Err(CallError::Died(format!("read error: {e}"))),
         Line::Timeout(_) => return Err(CallError::Timeout),
@@ -907,7 +911,18 @@ impl std::fmt::Display for Seen {
 /// longer than `max` bytes (without its newline) is [`Line::TooLong`] as
 /// soon as that many have come: at most `max` plus one pipe buffer is held.
 fn read_line(reader: &mut BufReader<ChildStdout>, timeout: Duration, max: usize) -> Line {
-    let deadline = Instant::now() + timeout;
+    read_line_until(reader, timeout, max, &mut || None)
+}
+
+/// [`read_line`], whose deadline `more` may move on when it is reached
+/// (by the time the worker was kept from the CPU: [`starved`]).
+fn read_line_until(
+    reader: &mut BufReader<ChildStdout>,
+    timeout: Duration,
+    max: usize,
+    more: &mut dyn FnMut() -> Option<Duration>,
+) -> Line {
+    let mut deadline = Instant::now() + timeout;
     let mut line = Vec::new();
     loop {
         let buffered = reader.buffer();
@@ -933,7 +948,13 @@ fn read_line(reader: &mut BufReader<ChildStdout>, timeout: Duration, max: usize)
         reader.consume(n);
         let left = deadline.saturating_duration_since(Instant::now());
         if left.is_zero() {
-            return Line::Timeout(Seen::of(&line));
+            match more() {
+                Some(extra) => {
+                    deadline += extra;
+                    continue;
+                }
+                None => return Line::Timeout(Seen::of(&line)),
+            }
         }
         let mut pfd = libc::pollfd {
             fd: reader.get_ref().as_raw_fd(),

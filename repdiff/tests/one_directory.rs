@@ -22,7 +22,11 @@ fn copy_tree(from: &Path, to: &Path) {
     for entry in std::fs::read_dir(from).expect("read_dir") {
         let entry = entry.expect("entry");
         let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
+        let kind = entry.file_type().expect("file type");
+        if kind.is_symlink() {
+            let link = std::fs::read_link(entry.path()).expect("read_link");
+            std::os::unix::fs::symlink(link, &target).expect("symlink");
+        } else if kind.is_dir() {
             copy_tree(&entry.path(), &target);
         } else {
             std::fs::copy(entry.path(), &target).expect("copy");
