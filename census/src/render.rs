@@ -424,7 +424,7 @@ fn oracles_md(out: &mut String, c: &Census, s: &Summary) {
 fn signatures_md(out: &mut String, s: &Summary) {
     out.push_str(
         "\n### Top signatures by files affected\n\n\
-         A signature is the agreement classes of one query (as `engine::run` writes them). \
+         A signature is the agreement classes of one query (`engine::signature::Signature`). \
          The example is the smallest affected file. Under it, each oracle that answers \
          otherwise than the reference is triaged as fuzz findings are: the example is \
          minimised for that pair alone, then the first catalogue transformation that makes \
