@@ -69,7 +69,7 @@ fn each_write_up_has_every_required_section() {
             "\n## Expected behaviour (RFC 9309)\n",
             "\n## Actual behaviour\n",
             "\n## Reproducer\n",
-            "cargo xtask check --case ",
+            "repdiff check --case ",
             "\n## Direct reproducer\n",
             "\n## Suggested fix\n",
         ] {

@@ -227,7 +227,7 @@ fn the_site_shows_the_matrix_and_the_seed_18_split_in_chromium() {
     let body = strip_tags(element_text(&page, "<pre class=\"body\"", "</pre>"));
     // The exact bytes, each LF shown (tags become spaces in this text view).
     assert_eq!(body, "User-agent: bot \\n Disallow: / \\n", "{body}");
-    assert!(page.contains("cargo xtask check --case seed-18#1 --oracle cpython-3.11"));
+    assert!(page.contains("repdiff check --case seed-18#1 --oracle cpython-3.11"));
 
     // A screenshot, as the README shows it.
     let png = dir.join("screenshot.png");
