@@ -43,6 +43,12 @@ pub struct Ctx {
     pub cache: PathBuf,
 }
 
+impl Default for Ctx {
+    fn default() -> Ctx {
+        Ctx::new()
+    }
+}
+
 impl Ctx {
     pub fn new() -> Ctx {
         Ctx {
