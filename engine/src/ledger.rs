@@ -60,10 +60,10 @@ pub struct Entry {
     pub outcomes: BTreeMap<String, Pin>,
     pub explanation: String,
     /// The root cause, in the words fuzz triage uses: a name from the cause
-    /// catalogue (`fuzzcore::cause::CATALOGUE`, docs/causes.md) that the
+    /// catalogue (`cause::CATALOGUE`, docs/causes.md) that the
     /// classifier gave for this entry's cells, or `uncatalogued: <reason>`.
     /// The engine knows no catalogue (it names no parser behaviour), so it
-    /// checks the form here; fuzzcore's tests check every name against the
+    /// checks the form here; the `cause` crate's tests check every name against the
     /// catalogue.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cause: Option<String>,

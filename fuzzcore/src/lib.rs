@@ -24,7 +24,9 @@
 //! | `REPDIFF_FUZZ_ALLOW_MISSING=1` | run without oracles that are unavailable, instead of refusing |
 //! | `REPDIFF_FUZZ_PYTHON_LANE=0` | run the Python oracles on the fuzzing thread (see [`lane`]) |
 
-pub mod cause;
+/// Root-cause naming lives in its own crate (the product uses it without
+/// the generator); re-exported so the fuzz code keeps one path.
+pub use cause;
 pub mod classes;
 pub mod downweight;
 pub mod generate;
@@ -199,43 +201,14 @@ fn read_known(path: &Path) -> Option<Known> {
         .ok()
 }
 
-/// Every oracle name the ledger may use: the built-in registry and the
-/// external oracles' manifests (`oracles/harness/<name>/oracle.yaml`). Only
-/// the names are read here (the product owns the rest of each manifest);
-/// without them a ledger entry about an external oracle would stop the
-/// derivation.
-fn ledger_oracle_names(root: &Path) -> Vec<String> {
-    #[derive(serde::Deserialize)]
-    struct Named {
-        name: String,
-    }
-    let mut names: Vec<String> = oracles::registry()
-        .iter()
-        .map(|e| e.name.to_string())
-        .collect();
-    let manifests = oracles::harness_manifests(root).unwrap_or_else(|e| {
-        eprintln!("repdiff-fuzz: {}/oracles/harness: {e}", root.display());
-        Vec::new()
-    });
-    for path in manifests {
-        let parsed = std::fs::read_to_string(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| serde_yaml::from_str::<Named>(&t).map_err(|e| e.to_string()));
-        match parsed {
-            Ok(n) => names.push(n.name),
-            Err(e) => eprintln!("repdiff-fuzz: {}: {e}", path.display()),
-        }
-    }
-    names
-}
-
 fn derive_known_now(
     corpus: &engine::case::Corpus,
     ledger_files: &[PathBuf],
     names: &[&str],
     stamp: String,
 ) -> Known {
-    let known_names = ledger_oracle_names(&fuzz_dir().join(".."));
+    let known_names = oracles::oracle_names(&fuzz_dir().join(".."))
+        .unwrap_or_else(|e| panic!("repdiff-fuzz: the oracles' names: {e}"));
     let known_names: Vec<&str> = known_names.iter().map(String::as_str).collect();
     let ledger = engine::ledger::load_files(ledger_files, corpus, &known_names)
         .unwrap_or_else(|e| panic!("repdiff-fuzz: cannot load the ledger: {e}"));
@@ -263,7 +236,7 @@ mod tests {
     /// derivation accepts include them, or it would stop at the first one.
     #[test]
     fn ledger_names_include_the_external_harnesses() {
-        let names = super::ledger_oracle_names(&super::fuzz_dir().join(".."));
+        let names = oracles::oracle_names(&super::fuzz_dir().join("..")).unwrap();
         assert!(names.iter().any(|n| n == "rfc9309"), "{names:?}");
         assert!(names.iter().any(|n| n == "spider"), "{names:?}");
         assert!(names.iter().any(|n| n == "heritrix"), "{names:?}");

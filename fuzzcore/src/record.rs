@@ -181,7 +181,7 @@ pub struct Minimized {
     /// Oracle replays the shrinking took.
     pub replays: u64,
     pub case_id: String,
-    /// Each departing oracle's root cause (`fuzzcore::cause`): its pair with
+    /// Each departing oracle's root cause (the `cause` crate): its pair with
     /// the reference minimised alone and classified with the catalogue.
     /// Missing in minimisations made before causes were named.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

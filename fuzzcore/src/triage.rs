@@ -56,7 +56,7 @@ use std::fmt;
 use std::str::FromStr;
 
 /// The oracle every other is compared with for cell keys.
-pub const REFERENCE: &str = "rfc9309";
+pub use cause::REFERENCE;
 
 /// What decided the reference verdict (see the module docs).
 pub fn feature(robots: &Robots, agent: &str, url: &str, scratch: &mut Vec<u8>) -> String {

@@ -214,6 +214,28 @@ pub fn harness_manifests(root: &std::path::Path) -> std::io::Result<Vec<PathBuf>
     Ok(found)
 }
 
+/// Every oracle name a ledger entry may use: the built-in registry, then the
+/// external oracles' manifests (`oracles/harness/<name>/oracle.yaml`). Only
+/// each manifest's `name` is read here (the product reads the rest,
+/// `repdiff::registry`); an unreadable manifest is an error naming its file.
+pub fn oracle_names(root: &std::path::Path) -> Result<Vec<String>, String> {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        name: String,
+    }
+    let mut names: Vec<String> = registry().iter().map(|e| e.name.to_string()).collect();
+    let manifests = harness_manifests(root)
+        .map_err(|e| format!("{}/oracles/harness: {e}", root.display()))?;
+    for path in manifests {
+        let named = std::fs::read_to_string(&path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_yaml::from_str::<Named>(&t).map_err(|e| e.to_string()))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        names.push(named.name);
+    }
+    Ok(names)
+}
+
 /// Every file of the known-divergence ledger under a checkout, in load
 /// order: `cases/divergences.yaml` (the built-in oracles' entries), the
 /// `*.yaml` of `cases/divergences/` (entries about several oracles at once,

@@ -2,7 +2,7 @@
 //!
 //! A signature says which oracles answered what, not why. Here every oracle
 //! outside the reference's class is triaged exactly as a fuzz finding is
-//! (`fuzzcore::cause::name_cause`): the signature's example is minimised for
+//! (`cause::name_cause`): the signature's example is minimised for
 //! the pair (reference, oracle) alone, then the catalogue's first
 //! neutralising transformation names the cause. The ledger entries carrying
 //! that cause for that oracle are linked; none means unexplained.
@@ -14,7 +14,7 @@ use census::render::{SignatureCause, NOT_TRIAGED};
 use census::Census;
 use engine::ledger::Ledger;
 use engine::oracle::Oracle;
-use fuzzcore::cause::{escape_bytes, name_cause, Input, OraclePair};
+use cause::{escape_bytes, name_cause, Input, OraclePair};
 
 /// The example's body is the file lossily decoded and cut: only an exact
 /// copy can be asked again.

@@ -105,6 +105,14 @@ pub enum Product {
     /// Every oracle over real robots.txt files (protego's test data, a tar, WARC); `census merge DIR...`
     #[command(long_about = crate::census_cmd::HELP)]
     Census(Box<crate::census_cmd::Opts>),
+    /// Write reports/findings/: one upstream-ready write-up per `bug` ledger entry (--check: verify)
+    #[command(long_about = crate::findings::HELP)]
+    Findings(crate::findings::Opts),
+    /// Root-cause analysis of the ledger with the cause catalogue: `triage causes`
+    Triage {
+        #[command(subcommand)]
+        cmd: crate::triage::Cmd,
+    },
     /// Every oracle on every parser's own test suite (--json)
     #[command(long_about = crate::suites::HELP)]
     Suites(crate::suites::Opts),
@@ -138,6 +146,8 @@ impl Product {
             Product::Oracles(o) => crate::select::list(&o),
             Product::Census(o) => crate::census_cmd::main(*o, host),
             Product::Suites(o) => crate::suites::main(o, host),
+            Product::Findings(o) => crate::findings::main(o),
+            Product::Triage { cmd } => crate::triage::main(cmd),
             Product::Worker { name } => Ok(crate::select::worker(&name)),
         }
     }

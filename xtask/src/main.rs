@@ -7,7 +7,6 @@
 mod bench;
 mod bench_census;
 mod bench_external;
-mod findings;
 mod fuzz;
 mod gen_metamorphic;
 mod verify_cpython315;
@@ -42,9 +41,6 @@ enum Command {
     /// Regenerate cases/corpus/metamorphic.yaml (--check: verify it is current)
     #[command(long_about = gen_metamorphic::HELP)]
     GenMetamorphic(gen_metamorphic::Opts),
-    /// Write reports/findings/: one upstream-ready write-up per `bug` ledger entry (--check: verify)
-    #[command(long_about = findings::HELP)]
-    Findings(findings::Opts),
     /// Compare the cpython-3.15 oracle with CPython 3.15.0rc1 itself (pyodide)
     #[command(name = "verify-cpython315", long_about = verify_cpython315::HELP)]
     VerifyCpython315(verify_cpython315::Opts),
@@ -71,7 +67,6 @@ fn main() {
         Command::Fuzz(o) => fuzz::main(o),
         Command::Bench(o) => bench::main(o),
         Command::GenMetamorphic(o) => gen_metamorphic::main(o),
-        Command::Findings(o) => findings::main(o),
         Command::VerifyCpython315(o) => verify_cpython315::main(o),
         Command::VerifyGoogle => verify_google::main(),
     });

@@ -1,11 +1,11 @@
 //! From disagreements to the lines that cause them.
 //!
 //! Each disagreement is minimised for its question: whole lines are
-//! deleted (fuzzcore's `ddmin` over `lines`, with fuzzcore's shape rules:
+//! deleted (the cause crate's `ddmin` over `lines`, with its shape rules:
 //! no orphaned rule, no blank line newly splitting a group) while every
 //! oracle keeps reading the question exactly as on the whole file. The
 //! kept lines are mapped back to their numbers in the original. The cause
-//! is then named as the census names one (`census_causes.rs`): fuzzcore's
+//! is then named as the census names one (`census_causes.rs`): the cause crate's
 //! triage of a pair, one oracle of each side (the RFC 9309 reference's side
 //! against the first oracle of the other), on the minimal file; when the
 //! pair's cause is new, the first catalogue transformation under which
@@ -17,7 +17,7 @@
 
 use super::panel::{Panel, Reading, Split};
 use super::Question;
-use fuzzcore::cause::{self, Input, PairAsk, CATALOGUE, NEW};
+use cause::{Input, PairAsk, CATALOGUE, NEW};
 use std::time::{Duration, Instant};
 
 /// A question on which the oracles part ways, and how.
@@ -229,7 +229,7 @@ fn reuniting(panel: &mut Panel, input: &Input, q: &Question) -> Option<Cause> {
     })
 }
 
-/// The cause between one oracle of each side, as fuzzcore names a pair's:
+/// The cause between one oracle of each side, as the cause crate names a pair's:
 /// the side holding the RFC 9309 reference (else the disallowing side)
 /// against the other.
 fn pairwise(panel: &mut Panel, input: &Input, d: &Disagreement) -> Cause {
@@ -271,7 +271,7 @@ fn new_cause() -> Cause {
     }
 }
 
-/// Two oracles of the panel as fuzzcore's pair under triage.
+/// Two oracles of the panel as the cause crate's pair under triage.
 struct PanelPair<'p> {
     panel: &'p mut Panel,
     a: usize,

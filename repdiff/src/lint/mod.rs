@@ -179,7 +179,7 @@ fn lint(file: input::File, opts: &Opts, sel: select::Selection) -> Report {
     }
     progress.done();
     Report {
-        lines: fuzzcore::cause::lines(&file.body),
+        lines: cause::lines(&file.body),
         file,
         oracles: panel.names.clone(),
         unavailable: sel.unavailable,

@@ -111,10 +111,10 @@ pub fn words(name: &str) -> Option<&'static str> {
 mod tests {
     #[test]
     fn every_worded_cause_is_a_catalogue_cause() {
-        let names: Vec<&str> = fuzzcore::cause::CATALOGUE.iter().map(|t| t.name).collect();
+        let names: Vec<&str> = cause::CATALOGUE.iter().map(|t| t.name).collect();
         for (name, _) in super::WORDS {
             assert!(
-                names.contains(name) || *name == fuzzcore::cause::NEW,
+                names.contains(name) || *name == cause::NEW,
                 "{name}"
             );
         }

@@ -317,7 +317,7 @@ fn print_group(g: &GroupView<'_>) {
         }
     );
     println!("  cause: {} ({})", g.cause.plain, g.cause.name);
-    if !g.cause.reunites_all && g.cause.name != fuzzcore::cause::NEW {
+    if !g.cause.reunites_all && g.cause.name != cause::NEW {
         println!("         (it reconciles one parser of each side, not all of them)");
     }
     print_questions(&g.questions);

@@ -16,7 +16,7 @@ use super::group::LineGroup;
 use super::panel::{Panel, Split};
 use super::Question;
 use engine::oracle::Oracle;
-use fuzzcore::cause::{self, Input, CATALOGUE};
+use cause::{Input, CATALOGUE};
 
 /// One changed run of lines: the old lines from `old_start` (0-based in
 /// the original) replaced by `new`.

@@ -4,6 +4,9 @@
 
 #![allow(dead_code)]
 
+mod registered;
+pub use registered::*;
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};

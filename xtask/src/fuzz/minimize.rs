@@ -13,7 +13,7 @@
 use super::triage::{self, Known};
 use super::{Finding, Probe, Replay};
 use engine::ledger::{pin_label, Classification, Entry, Pin};
-use fuzzcore::cause::{self, ddmin as shrink, lines, Input};
+use cause::{ddmin as shrink, lines, Input};
 use fuzzcore::record::{self, Minimized, PairCause};
 use std::path::Path;
 
@@ -158,7 +158,7 @@ pub fn minimize(dir: &Path, known: &Known, exact: bool) -> Result<String, String
 
 /// Each departing oracle's cause: its pair with the reference minimised
 /// alone from the finding's original input, then classified
-/// (`fuzzcore::cause`). One entry per oracle, the cell key kept as a fact.
+/// (the `cause` crate). One entry per oracle, the cell key kept as a fact.
 fn name_causes(probe: &mut Probe, f: &Finding, t: &triage::Triaged) -> Vec<PairCause> {
     let input = Input {
         body: f.body.clone(),

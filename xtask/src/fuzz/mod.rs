@@ -12,12 +12,10 @@
 //! - `cargo xtask fuzz setup | build | speed | coverage`: the pieces alone.
 
 mod build;
-mod causes;
 mod minimize;
 mod nightly;
 mod report;
 mod runner;
-pub mod slow;
 pub mod sweep;
 mod tools;
 pub use fuzzcore::triage;
@@ -35,8 +33,9 @@ The nightly differential fuzz job and its tools (see fuzz/README.md).
 Without a subcommand: set up, build, fuzz every target for about --minutes
 on fuzz/corpus/ with libFuzzer -fork=J, merge, minimise new findings and
 write reports/fuzz/<date>.md and .json; exit 1 when a finding is new and
-untriaged. `causes` names the root cause of every ledger entry's cells with
-the catalogue of neutralising transformations (docs/causes.md). `speed` measures exec/s in four modes (Python lane, no lane,
+untriaged. (`repdiff triage causes` names the root cause of every ledger
+entry's cells with the catalogue of neutralising transformations,
+docs/causes.md.) `speed` measures exec/s in four modes (Python lane, no lane,
 -jobs=2, Rust/C++ oracles only); `targets` lists the differential targets,
 then robust_<oracle> for each registered oracle (the `robust` binary with
 REPDIFF_FUZZ_ORACLE=<oracle>).";
@@ -124,18 +123,6 @@ enum Sub {
     },
     /// Derive fuzz/known-signatures.json from the corpus and the ledger
     Known,
-    /// Classify every ledger entry's cells with the cause catalogue (docs/causes.md)
-    Causes {
-        /// Only this ledger entry (repeatable)
-        #[arg(long)]
-        entry: Vec<String>,
-        /// Only this oracle's departures (repeatable)
-        #[arg(long)]
-        oracle: Vec<String>,
-        /// Print each minimised pair
-        #[arg(long)]
-        verbose: bool,
-    },
     /// Replay the merged fuzz corpora through every oracle (worker-run ones
     /// too) and name the cause of each departure; lists the (oracle, cause)
     /// pairs the ledger does not name
@@ -207,11 +194,6 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     match sub {
         Sub::Minimize { finding, exact } => minimize_cmd(&finding, exact),
         Sub::Known => known_cmd(),
-        Sub::Causes {
-            entry,
-            oracle,
-            verbose,
-        } => causes::main(&entry, &oracle, verbose),
         Sub::Sweep {
             seconds,
             per_bucket,
@@ -385,8 +367,8 @@ impl Probe {
     }
 
     /// The pair (reference, `oracle`) for root-cause triage.
-    pub fn pair(&mut self, oracle: &str) -> Option<fuzzcore::cause::OraclePair<'_>> {
-        causes::pair_of(&mut self.oracles, triage::REFERENCE, oracle)
+    pub fn pair(&mut self, oracle: &str) -> Option<cause::OraclePair<'_>> {
+        cause::OraclePair::of(&mut self.oracles, triage::REFERENCE, oracle)
     }
 
     pub fn replay(&mut self, body: &[u8], agent: &str, url: &str) -> Replay {

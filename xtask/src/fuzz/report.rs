@@ -548,7 +548,7 @@ fn md_findings(r: &Report, judged: &Judged) -> String {
     md
 }
 
-/// The findings by identity, (oracle, cause) (`fuzzcore::cause`): many
+/// The findings by identity, (oracle, cause) (the `cause` crate): many
 /// findings (cell keys) may share one cause, and one finding may show
 /// several. Empty when no minimisation named causes.
 fn md_causes(r: &Report) -> Result<String, String> {
@@ -567,7 +567,7 @@ fn md_causes(r: &Report) -> Result<String, String> {
         "\n### Findings by (oracle, cause)\n\nCauses from docs/causes.md; `new` = no transformation of the catalogue neutralises the pair.\n\n| oracle | cause | findings (answers; cell key) |\n|---|---|---|\n",
     );
     for ((oracle, cause), found) in by {
-        let cause = if cause == fuzzcore::cause::NEW {
+        let cause = if cause == cause::NEW {
             "**new**".to_string()
         } else {
             format!("`{cause}`")

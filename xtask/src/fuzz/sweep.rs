@@ -6,7 +6,7 @@
 //! and judges an input by its cell keys, so a second cause behind a known
 //! cell key stays hidden there. Here each (reference, oracle) departure is
 //! bucketed by (oracle, answers, deciding feature, unminimised cause), a few
-//! of each bucket are minimised and named (`fuzzcore::cause::name_cause`),
+//! of each bucket are minimised and named (`cause::name_cause`),
 //! and every (oracle, cause) is checked against the ledger's `cause:`
 //! fields: a cause the ledger does not name for that oracle is new work.
 //! The bucket cap keeps the pass bounded: the oracles answer every input in
@@ -15,9 +15,10 @@
 
 use super::triage::{self, REFERENCE};
 use engine::oracle::{Ask, Oracle, Query};
-use fuzzcore::cause::{self, Input};
+use cause::{Input};
 use oracles::rfc9309::{Readings, Robots};
 use repdiff::cli::Usage;
+use repdiff::slow::{self, SlowFinding};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -97,7 +98,7 @@ struct Sweep {
 
 pub fn main(o: &Options) -> Result<i32, Usage> {
     crate::setup::ensure_or_reexec("xtask");
-    let (corpus, ledger) = super::causes::load_corpus_and_ledger()?;
+    let (corpus, ledger) = repdiff::triage::causes::load_corpus_and_ledger()?;
     let extra = crate::select::oracle_cmds(&o.oracle_cmds)?;
     let mut names = if o.oracles.is_empty() {
         let mut n = crate::select::known_names();
@@ -206,7 +207,7 @@ fn known_causes(
     all: &mut [Box<dyn Oracle>],
 ) -> BTreeSet<(String, String)> {
     let mut out: BTreeSet<(String, String)> =
-        super::causes::ledger_cell_causes(ledger, corpus, all)
+        repdiff::triage::causes::ledger_cell_causes(ledger, corpus, all)
             .into_keys()
             .collect();
     for e in &ledger.entries {
@@ -334,7 +335,7 @@ impl Sweep {
         if *seen > self.per_bucket * 20 || Instant::now() >= self.deadline {
             return;
         }
-        let Some(mut pair) = super::causes::pair_of(&mut self.all, REFERENCE, oracle) else {
+        let Some(mut pair) = cause::OraclePair::of(&mut self.all, REFERENCE, oracle) else {
             return;
         };
         let Some(raw) = cause::classify(&mut pair, input) else {
@@ -467,35 +468,10 @@ fn save(md: &str, json: &serde_json::Value, publish: bool) -> Result<Vec<PathBuf
     Ok(out)
 }
 
-/// A slow input, with its growth re-timed at three sizes; read back by
-/// `cargo xtask findings` for the write-ups of kind `slow`.
-#[derive(Debug, Serialize, Deserialize)]
-pub struct SlowFinding {
-    #[serde(flatten)]
-    pub slow: super::slow::Slow,
-    /// The fastest of three re-timings of the same batched call.
-    pub confirmed_ms: f64,
-    pub source: String,
-    pub body: String,
-    pub agent: String,
-    pub url: String,
-    /// (share, ms): the first question on the input cut to 1/4, 1/2 and
-    /// all of its size ([`super::slow::cut`]).
-    pub growth: Vec<(String, f64)>,
-    /// The input minimised on the time (still over [`keep_ms`]).
-    pub minimised: super::slow::Minimised,
-    pub minimised_body: String,
-    /// (factor, ms): the minimised input stretched 1, 2 and 3 times
-    /// ([`super::slow::stretch`]).
-    pub stretched: Vec<(String, f64)>,
-    /// The slowest other oracle on the minimised input, and its ms.
-    pub others_slowest: (String, f64),
-}
-
 /// What a minimised slow input must still take: over the floor with room
 /// for timing noise, and over the ratio.
 fn keep_ms(median_ms: f64) -> f64 {
-    (2.0 * super::slow::FLOOR_MS).max(super::slow::RATIO * median_ms)
+    (2.0 * slow::FLOOR_MS).max(slow::RATIO * median_ms)
 }
 
 /// Wall time of one call, in ms.
@@ -520,7 +496,7 @@ fn slow_findings(
     // each, since a re-timing of a slow worker costs up to its timeout.
     let mut per_oracle: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let (mut out, mut unconfirmed) = (Vec::new(), 0);
-    for mut c in super::slow::candidates(&names, &rows) {
+    for mut c in slow::candidates(&names, &rows) {
         let seen = per_oracle.entry(c.oracle.clone()).or_default();
         if seen.0 >= 3 || seen.1 >= 6 {
             continue;
@@ -545,7 +521,7 @@ fn slow_findings(
         let again = (0..3)
             .map(|_| timed(o, body, &asked))
             .fold(f64::INFINITY, f64::min);
-        if again <= super::slow::FLOOR_MS || again <= super::slow::RATIO * c.median_ms {
+        if again <= slow::FLOOR_MS || again <= slow::RATIO * c.median_ms {
             unconfirmed += 1;
             continue;
         }
@@ -553,7 +529,7 @@ fn slow_findings(
         let growth = [(1, 4), (1, 2), (1, 1)]
             .iter()
             .map(|&(num, den)| {
-                let (b, url) = super::slow::cut(body, &q.url, num, den);
+                let (b, url) = slow::cut(body, &q.url, num, den);
                 let ms = timed(o, &b, &[Query { url, ..q.clone() }]);
                 (format!("{num}/{den}"), ms)
             })
@@ -562,7 +538,7 @@ fn slow_findings(
             "fuzz sweep: minimising a slow input of {} ({:.0} ms) on its time",
             c.oracle, again
         );
-        let minimised = super::slow::minimise(
+        let minimised = slow::minimise(
             body,
             &q.url,
             |b, url| {
@@ -582,7 +558,7 @@ fn slow_findings(
             .iter()
             .map(|&k| {
                 let (b, agent, url) =
-                    super::slow::stretch(&minimised.body, &q.agent, &minimised.url, k);
+                    slow::stretch(&minimised.body, &q.agent, &minimised.url, k);
                 (
                     format!("x{k}"),
                     timed(
@@ -628,9 +604,9 @@ fn slow_findings(
 fn slow_markdown(slow: &[SlowFinding], unconfirmed: usize) -> String {
     let mut md = format!(
         "## Slow inputs\n\nAn input on which one oracle took over {}x its median time per input and over {} ms while every other oracle stayed within {}x of its own median (xtask/src/fuzz/slow.rs), confirmed by re-timing the same call three times (fastest kept; {unconfirmed} candidate(s) did not reproduce); growth: the first question alone on the input cut to 1/4, 1/2 and all of its rules after the first line and of its URL path. Worker-run oracles are cut off at 1 s per question in the sweep, so their times stop there.\n\n",
-        super::slow::RATIO,
-        super::slow::FLOOR_MS,
-        super::slow::OTHERS_RATIO
+        slow::RATIO,
+        slow::FLOOR_MS,
+        slow::OTHERS_RATIO
     );
     if slow.is_empty() {
         md += "None.\n";
@@ -656,8 +632,8 @@ fn slow_markdown(slow: &[SlowFinding], unconfirmed: usize) -> String {
     }
     md += &format!(
         "\n### Minimised on the time\n\nEach input above minimised for its oracle alone (xtask/src/fuzz/slow.rs `minimise`: lines, then byte chunks of the body and characters of the URL path, kept while the oracle still takes over max({} ms, {}x its median)), then every run of three or more equal bytes or characters stretched 1, 2 and 3 times to show the growth; the slowest other oracle on the minimised input for comparison.\n\n| oracle | minimised input (body; agent; URL) | probes (s) | growth (stretch: ms) | slowest other (ms) |\n|---|---|---|---|---|\n",
-        2.0 * super::slow::FLOOR_MS,
-        super::slow::RATIO
+        2.0 * slow::FLOOR_MS,
+        slow::RATIO
     );
     for f in slow {
         let growth: Vec<String> = f

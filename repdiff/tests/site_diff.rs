@@ -1,4 +1,4 @@
-//! `cargo xtask report diff OLD NEW` lists exactly the cells that changed.
+//! `repdiff report diff OLD NEW` lists exactly the cells that changed.
 //!
 //! Real runs through the engine (the pure-Rust oracles, in process, over the
 //! real corpus and ledger), before and after a ledger change and a corpus
@@ -24,8 +24,8 @@ fn root() -> PathBuf {
 
 fn load() -> (Corpus, Ledger) {
     let corpus = engine::case::load_dir(&root().join("cases/corpus")).unwrap();
-    // Every registered name, built-in and external, as xtask lists them.
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    // Every registered name, built-in and external, as repdiff lists them.
+    let out = Command::new(env!("CARGO_BIN_EXE_repdiff"))
         .args(["oracles", "--json"])
         .output()
         .unwrap();
@@ -95,7 +95,7 @@ fn write(dir: &Path, name: &str, r: &RunResult, cases: &[&Case], hash: &str) -> 
 }
 
 fn report_diff(old: &Path, new: &Path, markdown: bool) -> String {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xtask"));
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_repdiff"));
     cmd.args(["report", "diff"]).arg(old).arg(new);
     if markdown {
         cmd.arg("--markdown");
@@ -367,7 +367,7 @@ fn oracle_versions_and_bad_input() {
 
     let bad = dir.join("bad.json");
     std::fs::write(&bad, "[]").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let out = Command::new(env!("CARGO_BIN_EXE_repdiff"))
         .args(["report", "diff"])
         .arg(&old)
         .arg(&bad)
@@ -375,7 +375,7 @@ fn oracle_versions_and_bad_input() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.json"));
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let out = Command::new(env!("CARGO_BIN_EXE_repdiff"))
         .args(["report", "diff"])
         .arg(&old)
         .output()

@@ -17,7 +17,7 @@ pub struct Input<'a> {
 }
 
 /// The fenced code block language and the program, or `None` when this
-/// oracle has no template for the query's ask (the `cargo xtask` line is
+/// oracle has no template for the query's ask (the `repdiff` line is
 /// then the reproducer).
 pub fn direct(oracle: &str, inp: &Input) -> Option<(&'static str, String)> {
     let out = match oracle {
@@ -42,7 +42,7 @@ pub fn direct(oracle: &str, inp: &Input) -> Option<(&'static str, String)> {
     Some(out)
 }
 
-pub use fuzzcore::cause::escape_bytes;
+pub use cause::escape_bytes;
 
 /// A text (agent or URL) as a double-quoted literal in any of the
 /// languages: ASCII controls escaped, other characters kept as written

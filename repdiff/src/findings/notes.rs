@@ -6,7 +6,7 @@
 
 use engine::case::find_line;
 use engine::ledger::{Classification, Ledger};
-use repdiff::cli::Usage;
+use crate::cli::Usage;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -41,7 +41,7 @@ fn without_timings(v: &mut serde_json::Value) {
 }
 
 fn run_from(dir: &Path) -> serde_json::Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let out = Command::new(env!("CARGO_BIN_EXE_repdiff"))
         // Other test binaries run beside this one: a generous per-call
         // timeout keeps a slow-but-answering case (robotstxt-rs takes 1.5 s
         // alone on google-line-too-long-stars) from timing out under load;
@@ -50,7 +50,7 @@ fn run_from(dir: &Path) -> serde_json::Value {
         .arg(dir.join("out"))
         .env("REPDIFF_ROOT", dir)
         .output()
-        .expect("xtask runs");
+        .expect("repdiff runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),

@@ -1,11 +1,11 @@
-//! The cross-suite scoreboard (issue 13 parts 4-5): `cargo xtask suites
+//! The cross-suite scoreboard (issue 13 parts 4-5): `repdiff suites
 //! --json` captures each parser's own suite (setup's step, run here by the
 //! command) and scores every registered oracle on each.
 //!
 //! Six suites are captured on this machine: google, texting-robots,
 //! cpython, protego, robotspy, robots-parser (webrobots, WWW::RobotRules
 //! and spider ship no tests in the artifacts setup fetches). Fails, never
-//! skips, when a suite or an oracle is missing: run `cargo xtask setup`.
+//! skips, when a suite or an oracle is missing: run `repdiff setup`.
 
 mod common;
 
@@ -15,14 +15,14 @@ use std::process::Command;
 use repdiff::suites::SUITES;
 
 fn run_suites() -> Value {
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let out = Command::new(env!("CARGO_BIN_EXE_repdiff"))
         .args(["suites", "--json"])
         .output()
-        .expect("xtask runs");
+        .expect("repdiff runs");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         out.status.success(),
-        "xtask suites failed (an oracle or a suite is missing?):\n{stderr}"
+        "repdiff suites failed (an oracle or a suite is missing?):\n{stderr}"
     );
     serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("not one JSON object: {e}\n{stderr}"))
@@ -70,7 +70,7 @@ fn every_oracle_runs_on_every_suite_and_each_passes_its_own() {
 
 #[test]
 fn an_unknown_oracle_is_refused() {
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let out = Command::new(env!("CARGO_BIN_EXE_repdiff"))
         .args([
             "suites",
             "--json",
@@ -79,7 +79,7 @@ fn an_unknown_oracle_is_refused() {
             "no-such-parser",
         ])
         .output()
-        .expect("xtask runs");
+        .expect("repdiff runs");
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
 }

@@ -20,7 +20,7 @@ fn real_traffic_of_every_oracle_validates_against_the_schemas() {
     let dir = std::env::temp_dir().join(format!("repdiff-protocol-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let log = dir.join("traffic.jsonl");
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let out = Command::new(env!("CARGO_BIN_EXE_repdiff"))
         .args([
             "conformance",
             "--no-setup",
@@ -35,7 +35,7 @@ fn real_traffic_of_every_oracle_validates_against_the_schemas() {
         .arg(dir.join("out"))
         .env("REPDIFF_PROTOCOL_LOG", &log)
         .output()
-        .expect("xtask runs");
+        .expect("repdiff runs");
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("oracles"),
         "{}",

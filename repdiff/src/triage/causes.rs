@@ -1,5 +1,5 @@
-//! `cargo xtask fuzz causes`: run the root-cause classifier
-//! (`fuzzcore::cause`) over the cells every ledger entry explains, and print
+//! `repdiff triage causes`: run the root-cause classifier
+//! (the `cause` crate) over the cells every ledger entry explains, and print
 //! which catalogue transformation neutralises each, per entry. This is how
 //! the `cause:` of a ledger entry is found, never by hand: an entry takes a
 //! catalogue name only when the classifier gives it.
@@ -7,30 +7,45 @@
 use engine::case::Corpus;
 use engine::ledger::{Entry, Ledger};
 use engine::oracle::{Ask, Oracle};
-use fuzzcore::cause::{self, Input, OraclePair};
-use fuzzcore::triage::REFERENCE;
-use repdiff::cli::Usage;
+use crate::cli::Usage;
+use cause::{Input, OraclePair, REFERENCE};
 use std::collections::BTreeMap;
+use std::fmt;
 
-/// Two distinct oracles of `all` borrowed at once, by name.
-pub fn pair_of<'a>(
-    all: &'a mut [Box<dyn Oracle>],
-    reference: &str,
-    oracle: &str,
-) -> Option<OraclePair<'a>> {
-    let r = all.iter().position(|o| o.name() == reference)?;
-    let o = all.iter().position(|o| o.name() == oracle)?;
-    if r == o {
-        return None;
+/// `repdiff triage causes` options.
+#[derive(Debug, clap::Args)]
+pub struct Opts {
+    /// Only this ledger entry (repeatable)
+    #[arg(long)]
+    entry: Vec<String>,
+    /// Only this oracle's departures (repeatable)
+    #[arg(long)]
+    oracle: Vec<String>,
+    /// Print each minimised pair
+    #[arg(long)]
+    verbose: bool,
+}
+
+/// What one cell of an entry came to, for one of its oracles: the key of
+/// the per-entry tally (printed as `oracle: cause`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CellCause {
+    /// The classifier's cause for the pair (reference, oracle).
+    Named { oracle: String, cause: &'static str },
+    /// The pair agrees on the cell: nothing to name.
+    Agrees { oracle: String },
+    /// The oracle did not start.
+    NotRunning { oracle: String },
+}
+
+impl fmt::Display for CellCause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CellCause::Named { oracle, cause } => write!(f, "{oracle}: {cause}"),
+            CellCause::Agrees { oracle } => write!(f, "{oracle}: (agrees with the reference)"),
+            CellCause::NotRunning { oracle } => write!(f, "({oracle} not running)"),
+        }
     }
-    let (lo, hi) = all.split_at_mut(r.max(o));
-    let (first, second) = (&mut lo[r.min(o)], &mut hi[0]);
-    let (rf, or) = if r < o {
-        (first, second)
-    } else {
-        (second, first)
-    };
-    Some(OraclePair::new(rf.as_mut(), or.as_mut()))
 }
 
 /// The (case, query index) cells an entry names: `case#N`, or every query.
@@ -61,8 +76,8 @@ fn classify_entry(
     corpus: &Corpus,
     all: &mut [Box<dyn Oracle>],
     verbose: bool,
-) -> BTreeMap<String, usize> {
-    let mut tally: BTreeMap<String, usize> = BTreeMap::new();
+) -> BTreeMap<CellCause, usize> {
+    let mut tally: BTreeMap<CellCause, usize> = BTreeMap::new();
     for oracle in &entry.oracles {
         if oracle == REFERENCE {
             continue;
@@ -77,12 +92,13 @@ fn classify_entry(
                 agent: q.agent.clone(),
                 url: q.url.clone(),
             };
-            let Some(mut pair) = pair_of(all, REFERENCE, oracle) else {
-                *tally.entry(format!("({oracle} not running)")).or_default() += 1;
+            let oracle = oracle.clone();
+            let Some(mut pair) = OraclePair::of(all, REFERENCE, &oracle) else {
+                *tally.entry(CellCause::NotRunning { oracle }).or_default() += 1;
                 continue;
             };
-            let label = match cause::name_cause(&mut pair, &input) {
-                None => "(agrees with the reference)".to_string(),
+            let key = match cause::name_cause(&mut pair, &input) {
+                None => CellCause::Agrees { oracle },
                 Some(n) => {
                     if verbose {
                         println!(
@@ -96,10 +112,13 @@ fn classify_entry(
                             n.minimised.url
                         );
                     }
-                    n.cause.to_string()
+                    CellCause::Named {
+                        oracle,
+                        cause: n.cause,
+                    }
                 }
             };
-            *tally.entry(format!("{oracle}: {label}")).or_default() += 1;
+            *tally.entry(key).or_default() += 1;
         }
     }
     tally
@@ -116,8 +135,8 @@ pub fn ledger_cell_causes(
     let mut out = BTreeMap::new();
     for e in &ledger.entries {
         for (k, n) in classify_entry(e, corpus, all, false) {
-            if let Some((o, c)) = k.split_once(": ").filter(|(_, c)| !c.starts_with('(')) {
-                *out.entry((o.to_string(), c.to_string())).or_default() += n;
+            if let CellCause::Named { oracle, cause } = k {
+                *out.entry((oracle, cause.to_string())).or_default() += n;
             }
         }
     }
@@ -135,7 +154,8 @@ pub fn load_corpus_and_ledger() -> Result<(Corpus, Ledger), Usage> {
     Ok((corpus, ledger))
 }
 
-pub fn main(entries: &[String], only: &[String], verbose: bool) -> Result<i32, Usage> {
+pub fn main(opts: &Opts) -> Result<i32, Usage> {
+    let (entries, only, verbose) = (&opts.entry, &opts.oracle, opts.verbose);
     let (corpus, ledger) = load_corpus_and_ledger()?;
     let wanted: Vec<&Entry> = ledger
         .entries

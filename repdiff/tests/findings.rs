@@ -1,4 +1,4 @@
-//! `cargo xtask findings`: the committed write-ups are current (`--check`
+//! `repdiff findings`: the committed write-ups are current (`--check`
 //! passes), each has every section a maintainer needs, and the site's
 //! findings page and ledger page link every write-up to a file that exists.
 
@@ -12,8 +12,8 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-fn xtask() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
+fn repdiff() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_repdiff"))
 }
 
 fn ok(out: &Output, what: &str) {
@@ -47,7 +47,7 @@ fn write_ups() -> Vec<PathBuf> {
 
 #[test]
 fn check_passes_on_the_committed_write_ups() {
-    let out = xtask().args(["findings", "--check"]).output().unwrap();
+    let out = repdiff().args(["findings", "--check"]).output().unwrap();
     ok(&out, "findings --check");
 }
 
@@ -86,7 +86,7 @@ fn each_write_up_has_every_required_section() {
 fn the_site_links_every_write_up() {
     let dir = std::env::temp_dir().join(format!("repdiff-findings-site-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let out = xtask()
+    let out = repdiff()
         .args(["report", "--no-screenshot", "--json"])
         .arg(root().join("reports/latest/compat.json"))
         .arg("--out")

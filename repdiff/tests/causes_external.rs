@@ -1,12 +1,12 @@
 //! The cause catalogue's transformations whose only ledger cases are shown
 //! by external oracles (fuzzcore's own tests cover the in-process ones):
 //! each neutralises its case on the real parser, run through its worker.
-//! Fails (never skips) when an oracle is missing: run `cargo xtask setup`.
+//! Fails (never skips) when an oracle is missing: run `repdiff setup`.
 
 mod common;
 
 use engine::oracle::Oracle;
-use fuzzcore::cause::{agree, Input, OraclePair, PairAsk, CATALOGUE};
+use cause::{agree, Input, OraclePair, PairAsk, CATALOGUE};
 use std::path::Path;
 use std::time::Duration;
 

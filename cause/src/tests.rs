@@ -19,7 +19,7 @@ fn corpus_and_ledger() -> &'static (Corpus, Ledger) {
     LOADED.get_or_init(|| {
         let corpus = engine::case::load_dir(&root().join("cases/corpus"))
             .unwrap_or_else(|e| panic!("corpus: {e}"));
-        let names = crate::ledger_oracle_names(&root());
+        let names = oracles::oracle_names(&root()).unwrap_or_else(|e| panic!("{e}"));
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         let files = oracles::ledger_files(&root()).unwrap_or_else(|e| panic!("ledger files: {e}"));
         let ledger = engine::ledger::load_files(&files, &corpus, &names)
@@ -63,7 +63,7 @@ fn neutralises(name: &str, entry: &str, cell: &str, oracle: &str) {
         .iter()
         .find(|t| t.name == name)
         .unwrap_or_else(|| panic!("no transformation {name}"));
-    let mut reference = make(crate::triage::REFERENCE);
+    let mut reference = make(REFERENCE);
     let mut other = make(oracle);
     let mut pair = OraclePair::new(reference.as_mut(), other.as_mut());
     let before = pair.ask(&input);
@@ -161,7 +161,7 @@ fn minimised_seed_18_is_named_by_its_cause() {
         agent: q.agent.clone(),
         url: q.url.clone(),
     };
-    let mut reference = make(crate::triage::REFERENCE);
+    let mut reference = make(REFERENCE);
     let mut other = make("cpython-3.11");
     let mut pair = OraclePair::new(reference.as_mut(), other.as_mut());
     let named = name_cause(&mut pair, &input).expect("seed-18 diverges");
@@ -175,7 +175,7 @@ fn minimised_seed_18_is_named_by_its_cause() {
 /// single known feature is not reported as stacked.
 #[test]
 fn two_stacked_known_features_are_named_as_such() {
-    let mut reference = make(crate::triage::REFERENCE);
+    let mut reference = make(REFERENCE);
     let mut google = make("google");
     let mut pair = OraclePair::new(reference.as_mut(), google.as_mut());
     let input = Input {

@@ -7,7 +7,7 @@ use engine::worker::{Limits, Supervised};
 use std::time::{Duration, Instant};
 
 fn chaos(timeout_ms: u64) -> Supervised {
-    let exe = env!("CARGO_BIN_EXE_xtask").to_string();
+    let exe = env!("CARGO_BIN_EXE_repdiff").to_string();
     Supervised::start(
         "chaos",
         vec![exe, "worker".into(), "chaos".into()],
@@ -109,7 +109,7 @@ fn an_error_is_never_a_verdict() {
 
 #[test]
 fn restarts_are_bounded() {
-    let exe = env!("CARGO_BIN_EXE_xtask").to_string();
+    let exe = env!("CARGO_BIN_EXE_repdiff").to_string();
     let mut o = Supervised::start(
         "chaos",
         vec![exe, "worker".into(), "chaos".into()],
@@ -133,7 +133,7 @@ fn restarts_are_bounded() {
 }
 
 fn chaos_with(max_restarts: u32, max_restarts_total: u32) -> Supervised {
-    let exe = env!("CARGO_BIN_EXE_xtask").to_string();
+    let exe = env!("CARGO_BIN_EXE_repdiff").to_string();
     Supervised::start(
         "chaos",
         vec![exe, "worker".into(), "chaos".into()],

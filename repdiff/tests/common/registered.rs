@@ -1,7 +1,5 @@
 //! What several integration tests share: the registered oracles, as
-//! `cargo xtask oracles --json` lists them, started as real workers.
-
-#![allow(dead_code)]
+//! `repdiff oracles --json` lists them, started as real workers.
 
 use engine::worker::{Limits, Supervised};
 use std::process::Command;
@@ -18,10 +16,10 @@ pub struct Registered {
 }
 
 pub fn registered() -> Vec<Registered> {
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let out = Command::new(env!("CARGO_BIN_EXE_repdiff"))
         .args(["oracles", "--json"])
         .output()
-        .expect("xtask runs");
+        .expect("repdiff runs");
     assert!(
         out.status.success(),
         "{}",
@@ -65,5 +63,5 @@ pub fn start(o: &Registered, timeout: Duration) -> Supervised {
             ..Limits::default()
         },
     )
-    .unwrap_or_else(|u| panic!("{u}\n=> run `cargo xtask setup` first"))
+    .unwrap_or_else(|u| panic!("{u}\n=> run `repdiff setup` first"))
 }

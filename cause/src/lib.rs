@@ -41,6 +41,10 @@ pub struct Transformation {
     pub apply: fn(&Input) -> Option<Input>,
 }
 
+/// The oracle every other is paired with: causes and cell keys name how an
+/// oracle departs from it.
+pub const REFERENCE: &str = "rfc9309";
+
 /// The cause of a pair that no transformation neutralises.
 pub const NEW: &str = "new";
 
@@ -80,6 +84,24 @@ impl<'a> OraclePair<'a> {
             oracle,
             asked: 0,
         }
+    }
+
+    /// Two distinct oracles of `all`, by name, borrowed at once; `None`
+    /// when either is missing or both names are one oracle.
+    pub fn of(all: &'a mut [Box<dyn Oracle>], reference: &str, oracle: &str) -> Option<Self> {
+        let r = all.iter().position(|o| o.name() == reference)?;
+        let o = all.iter().position(|o| o.name() == oracle)?;
+        if r == o {
+            return None;
+        }
+        let (lo, hi) = all.split_at_mut(r.max(o));
+        let (first, second) = (&mut lo[r.min(o)], &mut hi[0]);
+        let (rf, or) = if r < o {
+            (first, second)
+        } else {
+            (second, first)
+        };
+        Some(OraclePair::new(rf.as_mut(), or.as_mut()))
     }
 }
 
@@ -501,10 +523,8 @@ fn normalise_line_ends(body: &[u8]) -> Vec<u8> {
     out
 }
 
-#[path = "cause_catalogue.rs"]
 mod catalogue;
 pub use catalogue::CATALOGUE;
 
 #[cfg(test)]
-#[path = "cause_tests.rs"]
 mod tests;

@@ -29,6 +29,31 @@ impl Slow {
     }
 }
 
+/// A slow input, with its growth re-timed at three sizes; read back by
+/// `repdiff findings` for the write-ups of kind `slow`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct SlowFinding {
+    #[serde(flatten)]
+    pub slow: Slow,
+    /// The fastest of three re-timings of the same batched call.
+    pub confirmed_ms: f64,
+    pub source: String,
+    pub body: String,
+    pub agent: String,
+    pub url: String,
+    /// (share, ms): the first question on the input cut to 1/4, 1/2 and
+    /// all of its size ([`cut`]).
+    pub growth: Vec<(String, f64)>,
+    /// The input minimised on the time (still over [`keep_ms`]).
+    pub minimised: Minimised,
+    pub minimised_body: String,
+    /// (factor, ms): the minimised input stretched 1, 2 and 3 times
+    /// ([`stretch`]).
+    pub stretched: Vec<(String, f64)>,
+    /// The slowest other oracle on the minimised input, and its ms.
+    pub others_slowest: (String, f64),
+}
+
 /// The median of `v` (0 for none).
 pub fn median(v: &[f64]) -> f64 {
     let mut s: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
@@ -94,7 +119,7 @@ pub fn cut(body: &[u8], url: &str, num: usize, den: usize) -> (Vec<u8>, String) 
     let tail = &lines[head..];
     let mut kept: Vec<&[u8]> = lines[..head].to_vec();
     kept.extend_from_slice(&tail[..keep(tail.len()).min(tail.len())]);
-    let (origin, path) = fuzzcore::cause::split_url(url);
+    let (origin, path) = cause::split_url(url);
     let chars: Vec<char> = path.chars().collect();
     let path: String = chars[..keep(chars.len()).min(chars.len())].iter().collect();
     (kept.join(&b'\n'), format!("{origin}{path}"))
@@ -115,7 +140,7 @@ pub fn minimise(
     budget: std::time::Duration,
 ) -> Minimised {
     let start = std::time::Instant::now();
-    let (mut origin, path) = fuzzcore::cause::split_url(url);
+    let (mut origin, path) = cause::split_url(url);
     // The path's leading `/` stays: without it the URL is another shape.
     let path = match path.strip_prefix('/') {
         Some(rest) => {
@@ -233,7 +258,7 @@ pub fn stretch(body: &[u8], agent: &str, url: &str, k: usize) -> (Vec<u8>, Strin
             .into_iter()
             .collect()
     };
-    let (origin, path) = fuzzcore::cause::split_url(url);
+    let (origin, path) = cause::split_url(url);
     let path = chars(&path);
     (runs(body, k), chars(agent), format!("{origin}{path}"))
 }

@@ -34,7 +34,7 @@ pub fn upstream<'a>(f: &Finding<'a>) -> Option<&'a str> {
 pub fn write_up(f: &Finding) -> String {
     let e = f.entry;
     let mut s = format!(
-        "<!-- Written by `cargo xtask findings` from the ledger, the corpus and cases/findings.yaml; \
+        "<!-- Written by `repdiff findings` from the ledger, the corpus and cases/findings.yaml; \
 do not edit (--check fails). -->\n# {}\n\n\
 Ledger entry [`{}`](../site/ledger.html#{}) · classification `bug` · RFC 9309 {} · \
 oracles: {}\n\n",
@@ -250,11 +250,11 @@ pub fn index(findings: &[Finding]) -> String {
     let fixed = findings.iter().filter(|f| f.fix.is_some()).count();
     let up = findings.iter().filter(|f| upstream(f).is_some()).count();
     let mut s = format!(
-        "<!-- Written by `cargo xtask findings`; do not edit (--check fails). -->\n# Findings: upstream-ready write-ups\n\n\
+        "<!-- Written by `repdiff findings`; do not edit (--check fails). -->\n# Findings: upstream-ready write-ups\n\n\
 One write-up per ledger entry classified `bug` ({} in all; {fixed} with a hand-written suggested fix, \
 {up} with a known upstream issue). Each has the affected versions, the minimal input as escaped bytes, \
 the RFC 9309 expectation, the actual answer, a `repdiff check` line and a program in the library's \
-own language. Regenerate with `cargo xtask findings`; suggested fixes live in `cases/findings.yaml`.\n\n\
+own language. Regenerate with `repdiff findings`; suggested fixes live in `cases/findings.yaml`.\n\n\
 | write-up | oracles | RFC 9309 | upstream | fix |\n|---|---|---|---|---|\n",
         findings.len()
     );

@@ -1,7 +1,7 @@
 //! The smoke test every registered oracle runs, built-in or external,
 //! through the same worker protocol (issue 12): seed-18, an empty body, a
 //! 500 KiB body, invalid UTF-8, and one answer per query without a crash.
-//! Fails (never skips) when an oracle is missing: run `cargo xtask setup`.
+//! Fails (never skips) when an oracle is missing: run `repdiff setup`.
 
 mod common;
 

@@ -9,14 +9,14 @@ use std::process::Command;
 #[test]
 fn every_definite_expectation_equals_the_reference_verdict() {
     let out_dir = std::env::temp_dir().join(format!("repdiff-ref-{}", std::process::id()));
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let out = Command::new(env!("CARGO_BIN_EXE_repdiff"))
         .args(["conformance", "--no-setup", "--oracle", "rfc9309", "--out"])
         .arg(&out_dir)
         .output()
-        .expect("run xtask");
+        .expect("run repdiff");
     let text = std::fs::read_to_string(out_dir.join("compat.json")).unwrap_or_else(|e| {
         panic!(
-            "no report ({e}); xtask said:\n{}",
+            "no report ({e}); repdiff said:\n{}",
             String::from_utf8_lossy(&out.stderr)
         )
     });

@@ -1,4 +1,4 @@
-//! `cargo xtask findings [--check]`: upstream-ready write-ups, one
+//! `repdiff findings [--check]`: upstream-ready write-ups, one
 //! `reports/findings/<entry-id>.md` per ledger entry classified `bug`, plus
 //! `reports/findings/README.md` (the index).
 //!
@@ -22,7 +22,7 @@ use crate::paths;
 use engine::case::{Case, Corpus, Expect, Verdict};
 use engine::ledger::{Classification, Entry, Ledger};
 use engine::oracle::{Oracle, Outcome};
-use repdiff::cli::Usage;
+use crate::cli::Usage;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -74,8 +74,9 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
             eprintln!("out of date: {s}");
         }
         eprintln!(
-            "error: {} is out of date; run `cargo xtask findings`",
-            dir.display()
+            "error: {} is out of date; run `{} findings`",
+            dir.display(),
+            crate::cli::program()
         );
         return Ok(1);
     }
@@ -127,8 +128,8 @@ pub fn generate() -> Result<BTreeMap<String, String>, Usage> {
 
 /// The ledger, checked against every oracle name a run could produce.
 fn load_ledger(corpus: &Corpus) -> Result<Ledger, Usage> {
-    let mut known = repdiff::select::known_names();
-    known.extend(repdiff::chaos::NAMES.iter().map(|n| n.to_string()));
+    let mut known = crate::select::known_names();
+    known.extend(crate::chaos::NAMES.iter().map(|n| n.to_string()));
     let known: Vec<&str> = known.iter().map(String::as_str).collect();
     paths::load_ledger(corpus, &known)
 }
@@ -287,7 +288,7 @@ mod tests {
         let stale = differences(&dir, &files);
         assert!(
             stale.is_empty(),
-            "out of date (run `cargo xtask findings`): {stale:?}"
+            "out of date (run `repdiff findings`): {stale:?}"
         );
     }
 

@@ -1,11 +1,11 @@
 //! The site in a real browser: a conformance run over the seed cases with
-//! every oracle, `cargo xtask report` on it, then Debian's chromium, headless,
+//! every oracle, `repdiff report` on it, then Debian's chromium, headless,
 //! loads the index and the seed-18 page from file:// and we assert on the DOM
 //! it built (`--dump-dom`): the matrices list every oracle, seed-18 shows the
 //! CPython vs protego split and protego's move from 0.6.1 to 0.7.0. A
 //! screenshot is taken too.
 //!
-//! Chromium missing is a failure, never a skip: `cargo xtask setup` installs it.
+//! Chromium missing is a failure, never a skip: `repdiff setup` installs it.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 
-fn xtask() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
+fn repdiff() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_repdiff"))
 }
 
 fn tmp(name: &str) -> PathBuf {
@@ -112,17 +112,17 @@ fn the_site_shows_the_matrix_and_the_seed_18_split_in_chromium() {
     assert!(
         Path::new(CHROMIUM).is_file(),
         "{CHROMIUM} is missing: the browser test needs Debian's chromium; \
-         `cargo xtask setup` installs it (as root: apt-get install -y chromium)"
+         `repdiff setup` installs it (as root: apt-get install -y chromium)"
     );
     let dir = tmp("site-browser");
-    let run = xtask()
+    let run = repdiff()
         .args(["conformance", "--no-setup", "--case", "seed-*", "--out"])
         .arg(dir.join("run"))
         .output()
         .unwrap();
     assert!(
         run.status.success(),
-        "conformance over seed-* failed (every oracle must run; `cargo xtask setup`):\n{}\n{}",
+        "conformance over seed-* failed (every oracle must run; `repdiff setup`):\n{}\n{}",
         String::from_utf8_lossy(&run.stdout),
         String::from_utf8_lossy(&run.stderr)
     );
@@ -143,7 +143,7 @@ fn the_site_shows_the_matrix_and_the_seed_18_split_in_chromium() {
     }
 
     let site = dir.join("site");
-    let out = xtask()
+    let out = repdiff()
         .args(["report", "--no-screenshot", "--json"])
         .arg(&json)
         .arg("--out")

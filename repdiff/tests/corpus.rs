@@ -1,7 +1,7 @@
 //! One test per case file: the file's cases through every oracle (in their
 //! supervised workers, as a real run does), triaged against the ledger.
 //! Fails when a cell is untriaged or an oracle is unavailable: a missing
-//! oracle is a failure, never a skip. Run `cargo xtask setup` first.
+//! oracle is a failure, never a skip. Run `repdiff setup` first.
 
 use std::path::Path;
 use std::process::Command;
@@ -12,7 +12,7 @@ fn check_file(path: &Path) -> datatest_stable::Result<()> {
         .and_then(|n| n.to_str())
         .ok_or("case file without a name")?;
     let out_dir = std::env::temp_dir().join(format!("repdiff-test-{}-{name}", std::process::id()));
-    let out = Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let out = Command::new(env!("CARGO_BIN_EXE_repdiff"))
         // The files run in parallel, beside other test binaries: a generous
         // per-call timeout keeps a slow-but-answering case from timing out
         // under that load (the datatest checks verdicts, not speed).

@@ -1,4 +1,4 @@
-//! `cargo xtask report` without a browser: the site of a real run is
+//! `repdiff report` without a browser: the site of a real run is
 //! self-contained (no external resource, every relative link resolves),
 //! escapes whatever the corpus holds, carries a shields.io badge per oracle,
 //! shows a version move from the history, and a failed render leaves the
@@ -8,8 +8,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn xtask() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_xtask"))
+fn repdiff() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_repdiff"))
 }
 
 fn tmp(name: &str) -> PathBuf {
@@ -31,7 +31,7 @@ fn ok(out: &Output, what: &str) {
 
 /// A quick run: the pure-Rust oracles over the seed and known-divergence cases.
 fn run(dir: &Path) -> PathBuf {
-    let out = xtask()
+    let out = repdiff()
         .args([
             "conformance",
             "--no-setup",
@@ -62,7 +62,7 @@ fn run(dir: &Path) -> PathBuf {
 }
 
 fn report(json: &Path, site: &Path, history: &Path) -> Output {
-    xtask()
+    repdiff()
         .args(["report", "--no-screenshot", "--json"])
         .arg(json)
         .arg("--out")

@@ -1,6 +1,6 @@
 //! Write-ups of kind `slow`: an input on which one parser takes orders of
 //! magnitude longer than on any other while every other parser stays fast
-//! (found by `cargo xtask fuzz sweep`, xtask/src/fuzz/slow.rs). No ledger
+//! (found by `cargo xtask fuzz sweep`, judged by `crate::slow`). No ledger
 //! entry can hold one (the ledger explains verdicts), so the person who
 //! read the library's source names it in `cases/findings.yaml` under
 //! `slow:` with the cause and a fix, and points at the committed sweep
@@ -8,10 +8,10 @@
 //! that report, so the write-up is as reproducible as the ledger's.
 
 use super::repro::{self, escape_bytes};
-use crate::fuzz::sweep::SlowFinding;
+use crate::slow::SlowFinding;
 use crate::paths;
 use engine::oracle::{Ask, Query};
-use repdiff::cli::Usage;
+use crate::cli::Usage;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -100,7 +100,7 @@ pub fn write_up(
 ) -> String {
     let m = &f.minimised;
     let mut s = format!(
-        "<!-- Written by `cargo xtask findings` from cases/findings.yaml and {}; do not edit (--check fails). -->\n\
+        "<!-- Written by `repdiff findings` from cases/findings.yaml and {}; do not edit (--check fails). -->\n\
 # {}\n\nKind `slow` (super-linear time) · oracle `{}` · found by `cargo xtask fuzz sweep` on fuzz corpus input `{}`\n\n",
         note.sweep, note.title, note.oracle, f.source
     );
