@@ -50,17 +50,14 @@ pub const NEW: &str = "new";
 
 /// The ledger's word for a cause the catalogue does not name (followed by
 /// `: <reason>`).
-pub const UNCATALOGUED: &str = "uncatalogued";
+pub use engine::cause::UNCATALOGUED;
 
-/// Is `name` a cause the ledger may carry: a catalogue name, or
-/// `uncatalogued: <reason>` with a reason?
-pub fn valid_ledger_cause(name: &str) -> bool {
-    if let Some(reason) = name.strip_prefix(UNCATALOGUED) {
-        return reason
-            .strip_prefix(':')
-            .is_some_and(|r| !r.trim().is_empty());
-    }
-    CATALOGUE.iter().any(|t| t.name == name)
+/// Is `cause` one the ledger may carry: a catalogue name, or uncatalogued
+/// (with its reason, which [`engine::cause::Cause`] requires)?
+pub fn valid_ledger_cause(cause: &engine::cause::Cause) -> bool {
+    cause
+        .name()
+        .is_none_or(|n| CATALOGUE.iter().any(|t| *n == *t.name))
 }
 
 /// The pair under triage: how the reference and the oracle answer an input.

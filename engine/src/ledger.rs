@@ -6,6 +6,7 @@
 //! new behaviour can never hide behind an old explanation.
 
 use crate::case::{find_line, Corpus, LoadError};
+pub use crate::cause::{Cause, CauseName};
 use crate::oracle::Outcome;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -62,17 +63,17 @@ pub struct Entry {
     /// The root cause, in the words fuzz triage uses: a name from the cause
     /// catalogue (`cause::CATALOGUE`, docs/causes.md) that the
     /// classifier gave for this entry's cells, or `uncatalogued: <reason>`.
-    /// The engine knows no catalogue (it names no parser behaviour), so it
-    /// checks the form here; the `cause` crate's tests check every name against the
-    /// catalogue.
+    /// The engine knows no catalogue (it names no parser behaviour), so
+    /// [`Cause`] checks the form; the `cause` crate's tests check every name
+    /// against the catalogue.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cause: Option<String>,
+    pub cause: Option<Cause>,
     /// The other catalogue causes the classifier names for some of this
     /// entry's cells, when they split (`cause:` names the most common): what
     /// lets a cause found elsewhere (a census signature, a fuzz finding) be
     /// linked to this entry.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub also_causes: Vec<String>,
+    pub also_causes: Vec<CauseName>,
     /// Filled by the loader.
     #[serde(skip)]
     pub line: usize,
@@ -152,22 +153,6 @@ fn valid_label(label: &str) -> bool {
         "allowed" | "disallowed" | "crash" | "timeout" | "unsupported"
     ) || label.strip_prefix("error:").is_some_and(|k| !k.is_empty())
         || label.strip_prefix("value:").is_some_and(|v| !v.is_empty())
-}
-
-/// Is `cause` well formed: a kebab-case name (`strip-bom`), or
-/// `uncatalogued: <reason>` with a reason?
-pub fn valid_cause(cause: &str) -> bool {
-    if let Some(reason) = cause.strip_prefix("uncatalogued") {
-        return reason
-            .strip_prefix(':')
-            .is_some_and(|r| !r.trim().is_empty());
-    }
-    !cause.is_empty()
-        && !cause.starts_with('-')
-        && !cause.ends_with('-')
-        && cause
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 /// Check an entry's `outcomes` against its `oracles` and `cases`.
@@ -301,20 +286,6 @@ pub fn parse(
             }
         }
         check_pins(&entry).map_err(err)?;
-        if let Some(c) = entry.cause.as_deref().filter(|c| !valid_cause(c)) {
-            return Err(err(format!(
-                "cause `{c}` is neither a catalogue name (docs/causes.md) nor `uncatalogued: <reason>`"
-            )));
-        }
-        if let Some(c) = entry
-            .also_causes
-            .iter()
-            .find(|c| c.starts_with("uncatalogued") || !valid_cause(c))
-        {
-            return Err(err(format!(
-                "also_causes: `{c}` is not a catalogue name (docs/causes.md)"
-            )));
-        }
         for r in &entry.cases {
             let (case_id, n) = match r.split_once('#') {
                 Some((c, n)) => (c, Some(n)),

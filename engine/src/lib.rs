@@ -7,6 +7,7 @@
 //! crate; the command line (xtask) and the fuzz targets wire them in.
 
 pub mod case;
+pub mod cause;
 pub mod ledger;
 pub mod oracle;
 pub mod output;

@@ -116,10 +116,9 @@ fn one(
     let Some(input) = input else {
         return unnamed("the example is cut or not UTF-8");
     };
-    let Some((r, o)) = two(oracles, reference, name) else {
+    let Some(mut pair) = OraclePair::of(oracles, reference, name) else {
         return unnamed("oracle not running");
     };
-    let mut pair = OraclePair::new(r, o);
     let Some(named) = name_cause(&mut pair, &input) else {
         return unnamed("the pair agrees when asked again");
     };
@@ -147,26 +146,14 @@ fn one(
     }
 }
 
-/// Does the entry name `cause` for (some of) its cells?
-fn names_cause(e: &engine::ledger::Entry, cause: &str) -> bool {
-    e.cause.as_deref() == Some(cause) || e.also_causes.iter().any(|c| c == cause)
+/// Is `cause` the entry's main `cause:`?
+fn names_main_cause(e: &engine::ledger::Entry, cause: &str) -> bool {
+    e.cause.as_ref().and_then(|c| c.name()).is_some_and(|n| *n == *cause)
 }
 
-/// Two distinct oracles of the slice, borrowed together.
-fn two<'a>(
-    all: &'a mut [Box<dyn Oracle>],
-    a: &str,
-    b: &str,
-) -> Option<(&'a mut dyn Oracle, &'a mut dyn Oracle)> {
-    let ia = all.iter().position(|o| o.name() == a)?;
-    let ib = all.iter().position(|o| o.name() == b)?;
-    if ia == ib {
-        return None;
-    }
-    let (lo, hi) = (ia.min(ib), ia.max(ib));
-    let (left, right) = all.split_at_mut(hi);
-    let (x, y) = (&mut *left[lo], &mut *right[0]);
-    Some(if ia < ib { (x, y) } else { (y, x) })
+/// Does the entry name `cause` for (some of) its cells?
+fn names_cause(e: &engine::ledger::Entry, cause: &str) -> bool {
+    names_main_cause(e, cause) || e.also_causes.iter().any(|c| *c == *cause)
 }
 
 #[cfg(test)]

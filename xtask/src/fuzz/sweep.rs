@@ -211,14 +211,14 @@ fn known_causes(
             .into_keys()
             .collect();
     for e in &ledger.entries {
-        let Some(c) = e.cause.as_deref() else {
+        let Some(c) = e.cause.as_ref().and_then(|c| c.name()) else {
             continue;
         };
         for o in &e.oracles {
             out.insert((o.clone(), c.to_string()));
         }
     }
-    out.retain(|(_, c)| c != cause::NEW && !c.starts_with(cause::UNCATALOGUED));
+    out.retain(|(_, c)| c != cause::NEW);
     out
 }
 
