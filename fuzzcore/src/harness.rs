@@ -544,6 +544,6 @@ impl Harness {
         };
         let _ = std::fs::create_dir_all(dir);
         let path = dir.join(format!("{}-{}.json", self.target, std::process::id()));
-        let _ = record::write_atomically(&path, &record::to_pretty(&stats));
+        let _ = engine::write_atomic(&path, record::to_pretty(&stats).as_bytes());
     }
 }

@@ -188,7 +188,7 @@ pub fn load_or_derive_known(names: &[String]) -> Known {
     );
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let known = derive_known_now(&corpus, &ledger_files, &names, stamp);
-    let _ = record::write_atomically(&path, &known.to_json());
+    let _ = engine::write_atomic(&path, known.to_json().as_bytes());
     known
 }
 

@@ -133,12 +133,6 @@ pub fn read_stats_dir(dir: &Path) -> Result<Vec<ProcessStats>, String> {
         .collect()
 }
 
-/// Write `value` to `path` through a temporary file, so a reader never sees
-/// half a file.
-pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    engine::write_atomic(path, text.as_bytes())
-}
-
 /// One oracle's answer as saved with a finding.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -321,7 +315,7 @@ mod tests {
             execs: 2,
             errors: 0,
         };
-        write_atomically(&dir.join("robust-google-1.json"), &to_pretty(&ok)).unwrap();
+        engine::write_atomic(&dir.join("robust-google-1.json"), to_pretty(&ok).as_bytes()).unwrap();
         assert_eq!(
             read_stats_dir(&dir).unwrap(),
             vec![ProcessStats::Robust(ok)]

@@ -128,7 +128,7 @@ impl One {
             self.name,
             std::process::id()
         ));
-        let _ = record::write_atomically(&path, &record::to_pretty(&stats));
+        let _ = engine::write_atomic(&path, record::to_pretty(&stats).as_bytes());
     }
 }
 

@@ -341,7 +341,7 @@ pub fn derive_known() -> Result<triage::Known, String> {
 }
 
 pub fn write_known(known: &triage::Known) {
-    let _ = fuzzcore::record::write_atomically(&known_path(), &known.to_json());
+    let _ = engine::write_atomic(&known_path(), known.to_json().as_bytes());
 }
 
 /// Every oracle in process, for replaying one (body, agent, URL).

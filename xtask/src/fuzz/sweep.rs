@@ -461,7 +461,7 @@ fn save(md: &str, json: &serde_json::Value, publish: bool) -> Result<Vec<PathBuf
     for (ext, body) in [("md", md.to_string()), ("json", text + "\n")] {
         let p = dir.join(format!("{stem}.{ext}"));
         std::fs::create_dir_all(&dir)
-            .and_then(|()| fuzzcore::record::write_atomically(&p, &body))
+            .and_then(|()| engine::write_atomic(&p, body.as_bytes()))
             .map_err(|e| Usage(format!("{}: {e}", p.display())))?;
         out.push(p);
     }
