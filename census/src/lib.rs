@@ -266,7 +266,7 @@ pub fn run(
         .iter()
         .map(|o| OracleId {
             name: o.name().to_string(),
-            version: o.version(),
+            version: o.identity().to_string(),
         })
         .collect();
     let reference = names.iter().position(|n| *n == opts.reference);

@@ -5,6 +5,7 @@
 //! Python interpreter, a worker process — paid once per body, not per query.
 
 use serde::{Deserialize, Serialize};
+use std::fmt;
 
 /// What a query asks of the parsed robots.txt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
@@ -163,6 +164,7 @@ pub struct Answer {
 mod wire {
     use super::{Answer, Outcome, Value};
     use serde::{Deserialize, Serialize};
+use std::fmt;
 
     #[derive(Serialize, Deserialize, Clone, Copy)]
     #[serde(rename_all = "snake_case")]
@@ -342,8 +344,56 @@ pub struct Provenance {
     pub build: String,
 }
 
+/// Which library an oracle runs, and which version of it (`protego 0.7.0`,
+/// `google/robotstxt a732377`): the key of its history, so it holds no
+/// machine path and no build detail. Its text is `library version` (a
+/// version has no space, so the last space splits it), which is how
+/// history.jsonl and the site spell it; [`FromStr`](std::str::FromStr)
+/// is the one reader of that text.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Identity {
+    pub library: String,
+    pub version: String,
+}
+
+impl fmt::Display for Identity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.library, self.version)
+    }
+}
+
+impl std::str::FromStr for Identity {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.rsplit_once(' ') {
+            Some((library, version)) if !library.is_empty() && !version.is_empty() => {
+                Ok(Identity {
+                    library: library.to_string(),
+                    version: version.to_string(),
+                })
+            }
+            _ => Err(format!("`{s}` is not `library version`")),
+        }
+    }
+}
+
+impl Serialize for Identity {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Identity {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
 /// An oracle's structured identity, announced in the worker greeting
-/// (protocol v2, `docs/protocol.md`); [`Oracle::version`] is its short form.
+/// (protocol v2, `docs/protocol.md`); [`Oracle::identity`] is its short form.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct About {
     /// The parser as its users name it (`protego`, `urllib.robotparser`).
@@ -359,9 +409,13 @@ pub struct About {
 }
 
 impl About {
-    /// `library version`: the oracle's stable identity, its history key.
-    pub fn identity(&self) -> String {
-        format!("{} {}", self.library, self.version)
+    /// The library and its version: the oracle's stable identity, its
+    /// history key.
+    pub fn identity(&self) -> Identity {
+        Identity {
+            library: self.library.clone(),
+            version: self.version.clone(),
+        }
     }
 
     /// One paragraph for the oracle's page: where the parser came from, what
@@ -399,9 +453,9 @@ pub trait Oracle: Send {
     /// Which parser this is, where it came from and what runs it, probed
     /// at run time from the library itself where it can say.
     fn about(&self) -> About;
-    /// The library's own identity (`protego 0.7.0`): the key of its
+    /// The library and its version (`protego 0.7.0`): the key of its
     /// history, so it holds no machine path and no build detail.
-    fn version(&self) -> String {
+    fn identity(&self) -> Identity {
         self.about().identity()
     }
     fn capabilities(&self) -> Capabilities;

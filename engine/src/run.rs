@@ -3,7 +3,9 @@
 
 use crate::case::{Case, Expect, Verdict};
 use crate::ledger::{Ledger, Pin};
-use crate::oracle::{unsupported_all, About, Answer, Capabilities, Oracle, Outcome, Unavailable};
+use crate::oracle::{
+    unsupported_all, About, Answer, Capabilities, Identity, Oracle, Outcome, Unavailable,
+};
 use crate::signature::Signature;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -68,7 +70,7 @@ impl Cell {
 #[derive(Debug, Clone, Serialize)]
 pub struct OracleInfo {
     pub name: String,
-    pub version: String,
+    pub identity: Identity,
     pub about: About,
     pub capabilities: Capabilities,
     /// Wall time spent in this oracle's calls.
@@ -173,9 +175,9 @@ pub fn run_with_references(
     let started = Instant::now();
     let subjects = oracles.len();
     let all: Vec<Box<dyn Oracle>> = oracles.into_iter().chain(references).collect();
-    let mut infos: Vec<(String, String, Capabilities)> = all
+    let mut infos: Vec<(String, Identity, Capabilities)> = all
         .iter()
-        .map(|o| (o.name().to_string(), o.version(), o.capabilities()))
+        .map(|o| (o.name().to_string(), o.identity(), o.capabilities()))
         .collect();
     let abouts: Vec<About> = all.iter().map(|o| o.about()).collect();
     let mut all = all;
@@ -234,9 +236,9 @@ pub fn run_with_references(
         .cloned()
         .zip(times)
         .zip(abouts)
-        .map(|(((name, version, capabilities), t), about)| OracleInfo {
+        .map(|(((name, identity, capabilities), t), about)| OracleInfo {
             name,
-            version,
+            identity,
             about,
             capabilities,
             millis: t.total.as_millis(),
@@ -349,7 +351,7 @@ fn known_hangs(cases: &[&Case], ledger: &Ledger, oracle: &str) -> BTreeSet<usize
 fn ask_all(
     cases: &[&Case],
     oracles: Vec<Box<dyn Oracle>>,
-    infos: &[(String, String, Capabilities)],
+    infos: &[(String, Identity, Capabilities)],
     hangs: &[BTreeSet<usize>],
     http_url: HttpUrlFor<'_>,
     progress: &mut dyn FnMut(Progress<'_>),
@@ -411,7 +413,7 @@ fn ask_all(
 /// agreement signature.
 fn compare_all(
     cases: &[&Case],
-    infos: &[(String, String, Capabilities)],
+    infos: &[(String, Identity, Capabilities)],
     answers: &Answers,
     ledger: &Ledger,
 ) -> (Vec<Cell>, Vec<QuerySignature>) {
@@ -566,7 +568,7 @@ fn stale_entries(
     ledger: &Ledger,
     cells: &[Cell],
     cases: &[&Case],
-    infos: &[(String, String, Capabilities)],
+    infos: &[(String, Identity, Capabilities)],
 ) -> Vec<String> {
     let ran_cases: BTreeSet<&str> = cases.iter().map(|c| c.id.as_str()).collect();
     let ran_oracles: BTreeSet<&str> = infos.iter().map(|i| i.0.as_str()).collect();

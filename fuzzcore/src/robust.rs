@@ -70,7 +70,7 @@ pub fn init() {
     eprintln!(
         "repdiff-fuzz: {}: {}",
         robust_target(name),
-        oracle.version()
+        oracle.identity()
     );
     *g = Some(One {
         name,

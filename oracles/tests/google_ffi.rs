@@ -51,7 +51,7 @@ fn registered_with_its_family() {
 #[test]
 fn version_names_the_pinned_source_and_provenance_the_toolchain() {
     let g = google();
-    assert_eq!(g.version(), "google/robotstxt a732377");
+    assert_eq!(g.identity().to_string(), "google/robotstxt a732377");
     let p = g.about().provenance;
     assert_eq!(
         (p.registry.as_str(), p.package.as_str(), p.version.as_str()),

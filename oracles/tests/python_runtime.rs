@@ -70,7 +70,7 @@ fn versions_are_probed_and_hold_no_machine_path() {
     ];
     for (name, version) in expected {
         let o = oracle(name);
-        assert_eq!(o.version(), version, "{name}");
+        assert_eq!(o.identity().to_string(), version, "{name}");
         let about = serde_json::to_string(&o.about()).unwrap();
         let checkout = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .parent()

@@ -117,7 +117,7 @@ fn ask_all(mut oracles: Vec<Box<dyn engine::oracle::Oracle>>, job: &Job) -> (Vec
                 a
             }
         };
-        rows.push((o.name().to_string(), o.version(), answers));
+        rows.push((o.name().to_string(), o.identity().to_string(), answers));
     }
     (rows, bad_answers)
 }

@@ -351,7 +351,7 @@ fn print_summary(result: &report::compat::Report) {
                 s.percent(),
                 s.untriaged,
                 o.millis,
-                o.version
+                o.identity
             );
         }
     }

@@ -21,10 +21,10 @@ use crate::score::Score;
 
 /// The version this build writes. Bump it when a field changes meaning or
 /// disappears, and keep reading the old one (see [`Report::parse`]).
-pub const FORMAT: &str = "repdiff-compat/1";
+pub const FORMAT: &str = "repdiff-compat/2";
 
 /// Every version [`Report::parse`] accepts.
-pub const READABLE: &[&str] = &[FORMAT];
+pub const READABLE: &[&str] = &[FORMAT, "repdiff-compat/1"];
 
 /// How the case model displays an `either` expectation: the one expectation
 /// that is not scored when matched.
@@ -49,7 +49,9 @@ pub struct ProfileExpect {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct OracleRec {
     pub name: String,
-    pub version: String,
+    /// The library and its version; `/1` called it `version`.
+    #[serde(alias = "version")]
+    pub identity: engine::oracle::Identity,
     /// Structured identity and provenance (absent in snapshots before
     /// protocol 2).
     #[serde(default)]
@@ -321,7 +323,7 @@ impl OracleRec {
     fn from_run(o: &engine::run::OracleInfo) -> OracleRec {
         OracleRec {
             name: o.name.clone(),
-            version: o.version.clone(),
+            identity: o.identity.clone(),
             about: o.about.clone(),
             capabilities: o.capabilities,
             millis: o.millis,

@@ -9,6 +9,7 @@
 
 use crate::compat::{CaseRec, Report, Status};
 use crate::score::{cards, Score};
+use engine::oracle::Identity;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -16,7 +17,10 @@ use std::path::Path;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
     pub oracle: String,
-    pub version: String,
+    /// The library and its version (lines written before compat `/2` call
+    /// it `version`).
+    #[serde(alias = "version")]
+    pub identity: Identity,
     pub corpus_hash: String,
     /// When this key was first seen (the run's `generated_unix`).
     pub recorded_unix: u64,
@@ -36,8 +40,8 @@ pub struct Record {
 }
 
 impl Record {
-    pub fn key(&self) -> (&str, &str, &str) {
-        (&self.oracle, &self.version, &self.corpus_hash)
+    pub fn key(&self) -> (&str, &Identity, &str) {
+        (&self.oracle, &self.identity, &self.corpus_hash)
     }
 
     pub fn tally(&self) -> Score {
@@ -77,7 +81,7 @@ pub fn records(report: &Report) -> Vec<Record> {
                 .collect();
             Record {
                 oracle: o.name.clone(),
-                version: o.version.clone(),
+                identity: o.identity.clone(),
                 corpus_hash: report.corpus_hash.clone(),
                 recorded_unix: report.generated_unix,
                 cases: report.cases.len(),
@@ -219,7 +223,7 @@ pub fn points(report: &Report, history: &[Record]) -> BTreeMap<String, Vec<Point
 /// The version of a record for ordering: the version string's number, else
 /// the number in the oracle's name, else nothing (sorts first).
 pub fn version_label(r: &Record) -> String {
-    version_number(&r.version)
+    version_number(&r.identity.version)
         .map(str::to_string)
         .or_else(|| {
             r.oracle
@@ -375,7 +379,7 @@ mod tests {
     fn rec(oracle: &str, version: &str, corpus: &str, t: u64) -> Record {
         Record {
             oracle: oracle.into(),
-            version: version.into(),
+            identity: version.parse().unwrap(),
             corpus_hash: corpus.into(),
             recorded_unix: t,
             cases: 1,

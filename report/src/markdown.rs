@@ -70,7 +70,7 @@ fn scorecard(md: &mut String, report: &Report, cards: &BTreeMap<String, Card>) {
                 md,
                 "| `{}` | {} | {} | {} | {} | {} | {} | {:.1}% | {} | {} |",
                 o.name,
-                o.version.replace('|', "\\|"),
+                o.identity.to_string().replace('|', "\\|"),
                 s.matched,
                 s.deviated,
                 s.failed,

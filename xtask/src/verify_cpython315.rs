@@ -141,7 +141,7 @@ fn verify(ctx: &Ctx, n: usize, seed: u64) -> Result<usize, String> {
         ));
     }
     let diffs = crosscheck::compare(&cases, &ours, &theirs.results);
-    println!("adapter:   {} — {}", oracle.name(), oracle.version());
+    println!("adapter:   {} — {}", oracle.name(), oracle.identity());
     println!(
         "reference: CPython {} (pyodide {}, {:.1} s), robotparser.py sha256 {sha}",
         theirs.sys_version,

@@ -150,7 +150,7 @@ fn versions(path: &Path) -> Result<BTreeMap<String, (String, String)>, Usage> {
             if !p.commit.is_empty() {
                 from.push_str(&format!(" (commit {})", p.commit));
             }
-            (o.name.clone(), (o.version.clone(), from))
+            (o.name.clone(), (o.identity.to_string(), from))
         })
         .collect())
 }

@@ -71,7 +71,7 @@ impl Panel {
     pub fn new(oracles: Vec<Box<dyn Oracle>>) -> Panel {
         let names = oracles
             .iter()
-            .map(|o| (o.name().to_string(), o.version()))
+            .map(|o| (o.name().to_string(), o.identity().to_string()))
             .collect();
         Panel {
             oracles,

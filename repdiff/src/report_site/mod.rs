@@ -311,7 +311,7 @@ fn first_existing(candidates: Vec<PathBuf>) -> Option<PathBuf> {
 }
 
 /// The `slow:` entries of cases/findings.yaml (none when the file is
-/// missing; its other keys are `cargo xtask findings`' business).
+/// missing; its other keys are `repdiff findings`' business).
 fn load_slow(path: &Path) -> Result<Vec<site::SlowFinding>, Usage> {
     #[derive(serde::Deserialize)]
     struct Notes {

@@ -165,7 +165,7 @@ fn score(oracles: &mut [Box<dyn Oracle>], suites: &[Suite]) -> Vec<Column> {
             .map(|o| {
                 s.spawn(move || Column {
                     oracle: o.name().to_string(),
-                    version: o.version(),
+                    version: o.identity().to_string(),
                     outcomes: suites
                         .iter()
                         .map(|suite| ask(o.as_mut(), &suite.assertions))

@@ -5,6 +5,7 @@
 
 use crate::compat::{CellRec, Report, Status};
 use crate::score::{cards, Score};
+use engine::oracle::Identity;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -182,15 +183,15 @@ fn added(a: &BTreeSet<&str>, b: &BTreeSet<&str>) -> Vec<String> {
 
 /// Oracles added, removed, or at another version.
 fn oracles(d: &mut Diff, old: &Report, new: &Report) {
-    let old_oracles: BTreeMap<&str, &str> = old
+    let old_oracles: BTreeMap<&str, &Identity> = old
         .oracles
         .iter()
-        .map(|o| (o.name.as_str(), o.version.as_str()))
+        .map(|o| (o.name.as_str(), &o.identity))
         .collect();
-    let new_oracles: BTreeMap<&str, &str> = new
+    let new_oracles: BTreeMap<&str, &Identity> = new
         .oracles
         .iter()
-        .map(|o| (o.name.as_str(), o.version.as_str()))
+        .map(|o| (o.name.as_str(), &o.identity))
         .collect();
     for (name, v) in &new_oracles {
         match old_oracles.get(name) {

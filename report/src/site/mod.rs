@@ -38,7 +38,7 @@ pub struct Inputs<'a> {
     pub slow: &'a [SlowFinding],
 }
 
-/// One slow input written up by `cargo xtask findings`: what the findings
+/// One slow input written up by `repdiff findings`: what the findings
 /// page needs of its `slow:` entry in cases/findings.yaml.
 #[derive(Debug, Clone, serde::Deserialize)]
 pub struct SlowFinding {

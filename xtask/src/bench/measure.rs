@@ -81,7 +81,7 @@ pub(super) fn measure_overhead(
     let ratios = paired_ratios(&raw_stats, &sup_stats);
     Row {
         oracle: raw.name().to_string(),
-        version: raw.version(),
+        version: raw.identity().to_string(),
         body: body.name,
         ratio: quantile(&ratios, 0.5),
         ratio_of_medians: sup_stats.median() / raw_stats.median(),

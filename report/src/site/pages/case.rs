@@ -252,7 +252,7 @@ fn version_flips(b: &mut String, cx: &Ctx, case: &CaseRec) {
         }
         members.sort_by_key(|m| {
             r.oracle(m)
-                .and_then(|o| version_number(&o.version))
+                .and_then(|o| version_number(&o.identity.version))
                 .map(version_key)
                 .unwrap_or_default()
         });
@@ -267,7 +267,7 @@ fn version_flips(b: &mut String, cx: &Ctx, case: &CaseRec) {
                 }
                 let ver = |n: &str| {
                     r.oracle(n)
-                        .and_then(|o| version_number(&o.version))
+                        .and_then(|o| version_number(&o.identity.version))
                         .unwrap_or("")
                         .to_string()
                 };

@@ -1,6 +1,6 @@
 //! `findings.html`: the index of the upstream-ready write-ups, one per
 //! ledger entry classified `bug`. The write-ups themselves are Markdown in
-//! `reports/findings/` (written by `cargo xtask findings`, next to the site,
+//! `reports/findings/` (written by `repdiff findings`, next to the site,
 //! so a maintainer can be sent one file); this page links them relatively.
 
 use super::*;
@@ -23,7 +23,7 @@ pub fn findings_page(cx: &Ctx) -> String {
         "<h1>Findings: upstream-ready write-ups</h1><p>One write-up per ledger entry classified \
 <code>bug</code> ({} in all): affected versions, the minimal input as escaped bytes, the RFC 9309 \
 expectation, the actual answer, a <code>repdiff check</code> line and a program in the library's \
-own language. Written by <code>cargo xtask findings</code> into <code>reports/findings/</code> \
+own language. Written by <code>repdiff findings</code> into <code>reports/findings/</code> \
 (<a href=\"../findings/README.md\">index</a>).</p>\
 <div class=\"wrap\"><table><thead><tr><th>write-up</th><th>oracles</th><th>RFC 9309</th>\
 <th>upstream</th><th>ledger</th></tr></thead><tbody>",

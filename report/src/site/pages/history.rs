@@ -34,8 +34,8 @@ that were off.</p>",
         let _ = write!(b, "<h2 id=\"fam-{}\">{}</h2>", slug(fam), esc(fam));
         b.push_str(&versions_table(cx, pts, ""));
         for w in pts.windows(2) {
-            if (&w[0].record.oracle, &w[0].record.version)
-                == (&w[1].record.oracle, &w[1].record.version)
+            if (&w[0].record.oracle, &w[0].record.identity)
+                == (&w[1].record.oracle, &w[1].record.identity)
             {
                 continue;
             }

@@ -90,7 +90,7 @@ count when the oracle sides with a minority (split).</p>",
             if t.untriaged > 0 { " untri" } else { "" },
             t.untriaged,
             slug(&o.name),
-            esc(&o.version)
+            esc(&o.identity.to_string())
         );
     }
     b.push_str("</tbody></table></div>");
@@ -152,8 +152,8 @@ fn version_moves(b: &mut String, cx: &Ctx) {
         b.push_str("<h2 id=\"versions\">Across versions</h2><ul>");
         for (lineage, pts) in moving {
             for w in pts.windows(2) {
-                if (&w[0].record.oracle, &w[0].record.version)
-                    == (&w[1].record.oracle, &w[1].record.version)
+                if (&w[0].record.oracle, &w[0].record.identity)
+                    == (&w[1].record.oracle, &w[1].record.identity)
                 {
                     continue;
                 }

@@ -118,7 +118,7 @@ impl<'a> Ctx<'a> {
 
 fn distinct_versions(pts: &[Point]) -> usize {
     pts.iter()
-        .map(|p| (&p.record.oracle, &p.record.version))
+        .map(|p| (&p.record.oracle, &p.record.identity))
         .collect::<BTreeSet<_>>()
         .len()
 }
@@ -257,8 +257,8 @@ fn profile_table(cx: &Ctx, root: &str, oracles: &[&str]) -> String {
             .profiles
             .iter()
             .find(|r| &r.name == p)
-            .map_or("RFC 9309 (the corpus's expectations)", |r| {
-                r.version.as_str()
+            .map_or("RFC 9309 (the corpus's expectations)".to_string(), |r| {
+                r.identity.to_string()
             });
         let _ = write!(
             s,
@@ -341,7 +341,7 @@ fn versions_table(cx: &Ctx, pts: &[Point], root: &str) -> String {
             esc(short(&p.record.corpus_hash)),
             if p.current { " (this report)" } else { "" },
             super::utc(p.record.recorded_unix),
-            esc(&p.record.version)
+            esc(&p.record.identity.to_string())
         );
     }
     b.push_str("</tbody></table></div>");

@@ -35,7 +35,7 @@ fn identity(b: &mut String, o: &crate::compat::OracleRec, card: &Card) {
 <tr><th>badge</th><td><a href=\"../badges/{}.json\">badges/{}.json</a> (shields.io endpoint)</td></tr>\
 </tbody></table>",
         esc(name),
-        esc(&o.version),
+        esc(&o.identity.to_string()),
         Some(o.about.provenance_text())
             .filter(|p| !p.is_empty())
             .map(|p| ticks(&esc(&p)))

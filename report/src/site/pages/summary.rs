@@ -22,7 +22,7 @@ pub fn summary_markdown(report: &Report) -> String {
     );
     for o in &report.oracles {
         let t = cards.get(&o.name).map(|c| c.all).unwrap_or_default();
-        let version = o.version.split(" (").next().unwrap_or("");
+        let version = o.identity.to_string();
         let _ = writeln!(
             s,
             "| [`{}`](reports/site/oracles/{}.html) | {} | **{}** | {}/{} | {} | {} | {} | {} |",
