@@ -7,6 +7,7 @@
 //! report alone (no re-run, no corpus needed): the body travels as hex.
 
 use engine::case::{Case, HttpSpec};
+use engine::ledger::{Entry, Ledger};
 use engine::oracle::Outcome;
 use engine::oracle::{About, Answer, Capabilities, Unavailable};
 use engine::run::{ReferenceRun, RunResult};
@@ -186,6 +187,12 @@ pub struct Report {
     pub cells: Vec<CellRec>,
     #[serde(default)]
     pub stale: Vec<String>,
+    /// The ledger entries the run was triaged against (`/2`), so the site
+    /// and a publish need no checkout's ledger, and a ledger edit after the
+    /// run cannot mix into its pages. `/1` reports carry none; their site
+    /// reads the checkout's ledger.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ledger: Vec<Entry>,
 }
 
 /// The key of one cell: case id, 0-based query, oracle.
@@ -195,7 +202,13 @@ impl Report {
     /// A run as its report. Case files are named relative to `base` (the
     /// repository root), so the same corpus run from two checkouts gives the
     /// same bytes.
-    pub fn from_run(result: &RunResult, cases: &[&Case], corpus_hash: &str, base: &Path) -> Report {
+    pub fn from_run(
+        result: &RunResult,
+        cases: &[&Case],
+        ledger: &Ledger,
+        corpus_hash: &str,
+        base: &Path,
+    ) -> Report {
         let sigs: BTreeMap<(&str, usize), &Signature> = result
             .signatures
             .iter()
@@ -226,6 +239,7 @@ impl Report {
                 .collect(),
             cells: result.cells.iter().map(CellRec::from_run).collect(),
             stale: result.stale.clone(),
+            ledger: ledger.entries.clone(),
         };
         report.scores = crate::score::cards(&report)
             .into_iter()

@@ -68,7 +68,7 @@ fn compat_md_and_json_from_a_run() {
         Box::new(Fixed("c", Outcome::Disallowed)),
     ];
     let r = run(&cases, oracles, vec![], &l, &|_| None, &mut |_| {});
-    let compat = Report::from_run(&r, &cases, "hash", Path::new("/"));
+    let compat = Report::from_run(&r, &cases, &l, "hash", Path::new("/"));
     let md = report::markdown::render(&compat, &l);
     assert!(md.contains("## Untriaged cells: 2"), "{md}");
     assert!(md.contains("repdiff check --case c1#1 --oracle b"));

@@ -184,7 +184,7 @@ fn a_run_and_its_file_give_the_same_report_markdown_and_history() {
         &|_| None,
         &mut |_| {},
     );
-    let run = Report::from_run(&result, &cases, &corpus.hash, &root());
+    let run = Report::from_run(&result, &cases, &ledger, &corpus.hash, &root());
     let json = run.to_json().unwrap();
     let back = Report::parse(&json).unwrap();
     assert_eq!(back.to_json().unwrap(), json);

@@ -115,15 +115,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     if publish {
         check_publishable(&json, &report)?;
     }
-    let corpus = paths::load_corpus()?;
-    let mut known = crate::select::known_names();
-    known.extend(crate::chaos::NAMES.iter().map(|n| n.to_string()));
-    let known: Vec<&str> = known.iter().map(String::as_str).collect();
-    let ledger = match &opts.ledger {
-        Some(path) => engine::ledger::load_files(std::slice::from_ref(path), &corpus, &known)
-            .map_err(|e| Usage(e.to_string()))?,
-        None => paths::load_ledger(&corpus, &known)?,
-    };
+    let ledger = site_ledger(&report, opts.ledger.as_deref())?;
     let mut history = history::read(&history_path).map_err(Usage)?;
     let mut added = 0;
     if publish {
@@ -352,6 +344,29 @@ fn load_suites(publish: bool) -> Result<Option<report::suites::SuitesReport>, Us
     first_existing(candidates)
         .map(|p| report::suites::SuitesReport::read(&p).map_err(Usage))
         .transpose()
+}
+
+/// The ledger the site shows: the one the run was triaged against (a `/2`
+/// report carries it, so no corpus is loaded), unless `--ledger` names a
+/// file; a `/1` report's site reads the checkout's, checked against its corpus.
+fn site_ledger(
+    report: &Report,
+    file: Option<&Path>,
+) -> Result<engine::ledger::Ledger, Usage> {
+    if file.is_none() && !report.ledger.is_empty() {
+        return Ok(engine::ledger::Ledger {
+            entries: report.ledger.clone(),
+        });
+    }
+    let corpus = paths::load_corpus()?;
+    let mut known = crate::select::known_names();
+    known.extend(crate::chaos::NAMES.iter().map(|n| n.to_string()));
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+    match file {
+        Some(path) => engine::ledger::load_files(&[path.to_path_buf()], &corpus, &known)
+            .map_err(|e| Usage(e.to_string())),
+        None => paths::load_ledger(&corpus, &known),
+    }
 }
 
 fn load_report(path: &Path) -> Result<Report, Usage> {
