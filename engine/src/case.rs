@@ -41,17 +41,17 @@ pub enum BodySpec {
     Parts(Vec<BodyPart>),
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct BodyPart {
     /// UTF-8 text, taken as is (YAML double-quoted escapes like `\r` apply).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// Raw bytes in hex; spaces allowed: `"ef bb bf"`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hex: Option<String>,
     /// Repeat the part's text or hex this many times.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub times: Option<usize>,
 }
 
@@ -128,30 +128,32 @@ impl fmt::Display for Expect {
     }
 }
 
-/// A query as written in YAML; validated into [`CaseQuery`].
-#[derive(Debug, Clone, Deserialize)]
+/// A query as written in YAML; validated into [`CaseQuery`]. Also what a
+/// generator writes (through `Serialize`), so a generated case file is
+/// the loader's own format by construction.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-struct RawQuery {
-    #[serde(default)]
-    ask: Option<Ask>,
-    #[serde(default)]
-    agent: Option<String>,
-    #[serde(default)]
-    url: Option<String>,
-    expect: serde_yaml::Value,
+pub struct RawQuery {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ask: Option<Ask>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    pub expect: serde_yaml::Value,
     /// RFC 9309 section (and level) the expectation rests on.
-    #[serde(default)]
-    rfc: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rfc: Option<String>,
     /// When the RFC is silent: the convention the expectation follows.
-    #[serde(default)]
-    convention: Option<String>,
-    #[serde(default)]
-    why: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub convention: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
     /// Hand pins for other expectation profiles than RFC 9309's, each with
     /// the text it rests on; the profiles' references are tested against
     /// them.
-    #[serde(default)]
-    profiles: BTreeMap<String, ProfilePin>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub profiles: BTreeMap<String, ProfilePin>,
 }
 
 /// What another profile's text (the 1996 draft, the 1994 standard, Google's
@@ -210,28 +212,30 @@ pub enum Fault {
     RedirectLoop,
 }
 
-#[derive(Debug, Clone, Deserialize)]
+/// A case as written in YAML (see [`RawQuery`]).
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-struct RawCase {
-    id: String,
-    title: String,
-    tags: Vec<String>,
-    source: String,
-    robots: BodySpec,
-    queries: Vec<RawQuery>,
-    #[serde(default)]
-    http: Option<HttpSpec>,
+pub struct RawCase {
+    pub id: String,
+    pub title: String,
+    pub tags: Vec<String>,
+    pub source: String,
+    pub robots: BodySpec,
+    pub queries: Vec<RawQuery>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http: Option<HttpSpec>,
     /// Metamorphic family: cases sharing it must get the same verdicts.
-    #[serde(default)]
-    family: Option<String>,
-    #[serde(default)]
-    notes: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
 }
 
-#[derive(Debug, Deserialize)]
+/// A case file: `cases:` and the list.
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-struct RawFile {
-    cases: Vec<RawCase>,
+pub struct RawFile {
+    pub cases: Vec<RawCase>,
 }
 
 #[derive(Debug, Clone, Serialize)]
