@@ -12,6 +12,7 @@
 
 use super::triage::{self, Known};
 use super::{Finding, Probe, Replay};
+use engine::case::{BodyPart, BodySpec, RawCase, RawFile, RawQuery};
 use engine::ledger::{pin_label, Classification, Entry, Pin};
 use cause::{ddmin as shrink, lines, Input};
 use fuzzcore::record::{self, Minimized, PairCause};
@@ -189,41 +190,39 @@ fn name_causes(probe: &mut Probe, f: &Finding, t: &triage::Triaged) -> Vec<PairC
 }
 
 /// A YAML double-quoted string (JSON's escapes are YAML's).
-fn q(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
-}
-
 fn plain_text(b: &[u8]) -> bool {
     b.iter()
         .all(|&c| (0x20..0x7F).contains(&c) || c == b'\n' || c == b'\r' || c == b'\t')
 }
 
-/// The body as the case format writes it: one string when it is plain
+/// The body as the case format holds it: one string when it is plain
 /// printable ASCII, else text and hex parts.
-fn body_yaml(body: &[u8]) -> String {
+fn body_spec(body: &[u8]) -> BodySpec {
     if plain_text(body) {
-        return format!("    robots: {}\n", q(&String::from_utf8_lossy(body)));
+        return BodySpec::Text(String::from_utf8_lossy(body).into_owned());
     }
-    let mut out = String::from("    robots:\n");
+    let printable = |c: u8| (0x20..0x7F).contains(&c) || c == b'\n' || c == b'\r' || c == b'\t';
+    let mut parts = Vec::new();
     let mut i = 0;
     while i < body.len() {
-        let printable = |c: u8| (0x20..0x7F).contains(&c) || c == b'\n' || c == b'\r' || c == b'\t';
         let start = i;
-        if printable(body[i]) {
-            while i < body.len() && printable(body[i]) {
-                i += 1;
-            }
-            let text = String::from_utf8_lossy(&body[start..i]);
-            out.push_str(&format!("      - text: {}\n", q(&text)));
-        } else {
-            while i < body.len() && !printable(body[i]) {
-                i += 1;
-            }
-            let hex: Vec<String> = body[start..i].iter().map(|b| format!("{b:02x}")).collect();
-            out.push_str(&format!("      - hex: \"{}\"\n", hex.join(" ")));
+        let kind = printable(body[i]);
+        while i < body.len() && printable(body[i]) == kind {
+            i += 1;
         }
+        let run = &body[start..i];
+        parts.push(match kind {
+            true => BodyPart {
+                text: Some(String::from_utf8_lossy(run).into_owned()),
+                ..BodyPart::default()
+            },
+            false => BodyPart {
+                hex: Some(run.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")),
+                ..BodyPart::default()
+            },
+        });
     }
-    out
+    BodySpec::Parts(parts)
 }
 
 /// The RFC 9309 section behind the reference verdict, from the feature.
@@ -286,6 +285,8 @@ fn verdict(r: &Replay) -> (String, String) {
         .unwrap_or_else(|| ("?".into(), String::new()))
 }
 
+/// `case.yaml`: a corpus file holding the one case, written by the loader's
+/// own type, ready to move into `cases/corpus/`.
 fn case_yaml(
     id: &str,
     f: &Finding,
@@ -301,42 +302,35 @@ fn case_yaml(
         .iter()
         .map(|k| triage::cell_oracle(k).to_string())
         .collect();
-    let mut y = String::new();
-    y.push_str(&format!("  - id: {id}\n"));
-    y.push_str(&format!(
-        "    title: {}\n",
-        q(&format!(
+    let case = RawCase {
+        id: id.to_string(),
+        title: format!(
             "fuzz finding {}: {} depart from RFC 9309 ({})",
             f.hash,
             new.join(", "),
             t.feature()
-        ))
-    ));
-    y.push_str(&format!(
-        "    tags: [{}]\n",
-        tags(t.feature(), body).join(", ")
-    ));
-    y.push_str(&format!(
-        "    source: {}\n",
-        q(&format!(
+        ),
+        tags: tags(t.feature(), body).iter().map(|t| t.to_string()).collect(),
+        source: format!(
             "cargo xtask fuzz (target {}, finding fuzz/findings/{}), minimised",
             f.record.target, f.hash
-        ))
-    ));
-    y.push_str(&format!(
-        "    notes: {}\n",
-        q(&format!(
+        ),
+        robots: body_spec(body),
+        queries: vec![RawQuery {
+            agent: Some(agent.to_string()),
+            url: Some(url.to_string()),
+            expect: serde_yaml::Value::from(expect),
+            rfc: Some(basis(t.feature())),
+            ..RawQuery::default()
+        }],
+        http: None,
+        family: None,
+        notes: Some(format!(
             "signature: {}. rfc9309's reading: {explain}",
             t.signature
-        ))
-    ));
-    y.push_str(&body_yaml(body));
-    y.push_str("    queries:\n");
-    y.push_str(&format!("      - agent: {}\n", q(agent)));
-    y.push_str(&format!("        url: {}\n", q(url)));
-    y.push_str(&format!("        expect: {expect}\n"));
-    y.push_str(&format!("        rfc: {}\n", q(&basis(t.feature()))));
-    y
+        )),
+    };
+    serde_yaml::to_string(&RawFile { cases: vec![case] }).unwrap_or_default()
 }
 
 fn ledger_draft(id: &str, f: &Finding, r: &Replay, t: &triage::Triaged, known: &Known) -> String {
@@ -516,9 +510,7 @@ mod tests {
         let id = "fuzz-0123456789ab";
         let url = "http://example.test/x";
         let case = case_yaml(id, &f, &f.body, "MyBot", url, &replay, &t);
-        // case.yaml is one entry, to append under a corpus file's `cases:`.
-        let file = format!("cases:\n{case}");
-        let cases = engine::case::parse_file(Path::new("case.yaml"), &file)
+        let cases = engine::case::parse_file(Path::new("case.yaml"), &case)
             .unwrap_or_else(|e| panic!("{e}\n{case}"));
         let corpus = engine::case::Corpus {
             cases,
@@ -545,10 +537,24 @@ mod tests {
     #[test]
     fn bodies_round_trip_through_the_case_format() {
         let body = b"User-agent: *\r\nDisallow: /\xc3\xa4\xff\n";
-        let y = format!(
-            "cases:\n  - id: x\n    title: t\n    tags: [encoding]\n    source: s\n{}    queries:\n      - agent: a\n        url: http://x.test/\n        expect: allowed\n        rfc: \"§2.2.2\"\n",
-            body_yaml(body)
-        );
+        let case = RawCase {
+            id: "x".into(),
+            title: "t".into(),
+            tags: vec!["encoding".into()],
+            source: "s".into(),
+            robots: body_spec(body),
+            queries: vec![RawQuery {
+                agent: Some("a".into()),
+                url: Some("http://x.test/".into()),
+                expect: serde_yaml::Value::from("allowed"),
+                rfc: Some("§2.2.2".into()),
+                ..RawQuery::default()
+            }],
+            http: None,
+            family: None,
+            notes: None,
+        };
+        let y = serde_yaml::to_string(&RawFile { cases: vec![case] }).unwrap();
         let cases = engine::case::parse_file(Path::new("t.yaml"), &y).unwrap();
         assert_eq!(cases[0].body, body.to_vec());
     }
