@@ -494,6 +494,10 @@ impl Progress {
 
     fn print(&mut self) {
         self.shown = self.done;
+        // `-q` (the caller's log level) asks for no progress.
+        if !log::log_enabled!(log::Level::Info) {
+            return;
+        }
         if self.tty {
             eprint!("\r{}   ", self.line());
         } else {
@@ -505,7 +509,7 @@ impl Progress {
         if self.shown != self.done {
             self.print();
         }
-        if self.tty {
+        if self.tty && log::log_enabled!(log::Level::Info) {
             eprintln!();
         }
         self.start.elapsed()

@@ -65,7 +65,7 @@ fn signatures(
             .collect();
     }
     if total > 0 {
-        eprintln!();
+        log::info!("");
     }
 }
 
@@ -84,7 +84,7 @@ fn headline(
         }
     }
     if !pairs.is_empty() {
-        eprintln!();
+        log::info!("");
     }
 }
 

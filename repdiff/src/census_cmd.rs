@@ -171,7 +171,7 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
     let limits = args.workers.limits(args.timeout);
     let mut sel = select::start(&args.oracles, &[], false, limits);
     for u in &sel.unavailable {
-        eprintln!("ERROR: {u}");
+        log::error!("{u}");
     }
     if args.publish && !sel.unavailable.is_empty() {
         return Err(Usage(
@@ -190,7 +190,7 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
         },
         expected: expected_files(&inputs, args.limit, args.shard),
     };
-    eprintln!(
+    log::info!(
         "census: {} oracle(s): {}",
         sel.oracles.len(),
         sel.oracles
@@ -204,7 +204,7 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
     // departure from each (README "Which standard? Four profiles").
     let mut profiles = select::start(&select::profile_names(), &[], false, limits);
     for u in &profiles.unavailable {
-        eprintln!("ERROR: profile {u}");
+        log::error!("profile {u}");
     }
     if args.publish && !profiles.unavailable.is_empty() {
         return Err(Usage(
@@ -243,7 +243,7 @@ pub fn start_helpers(sel: &select::Selection, limits: Limits) -> Vec<(String, Bo
     }
     let more = select::start(&names, &[], false, limits);
     for u in &more.unavailable {
-        eprintln!("census: an extra instance did not start (the run goes on without it): {u}");
+        log::info!("census: an extra instance did not start (the run goes on without it): {u}");
     }
     more.oracles
         .into_iter()
@@ -387,7 +387,7 @@ fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<i32, Usage> {
     let names: Vec<String> = merged.oracles.iter().map(|o| o.name.clone()).collect();
     let mut sel = select::start(&names, &[], false, Limits::default());
     for u in &sel.unavailable {
-        eprintln!("warning: {u}");
+        log::warn!("{u}");
     }
     name_causes(&mut merged, &mut sel.oracles);
     let out = out.unwrap_or_else(|| paths::run_dir().join("census"));
@@ -407,13 +407,13 @@ fn name_causes(census: &mut Census, oracles: &mut [Box<dyn Oracle>]) {
     {
         Ok(l) => l,
         Err(Usage(e)) => {
-            eprintln!("warning: causes of the top signatures not named (no ledger): {e}");
+            log::warn!("causes of the top signatures not named (no ledger): {e}");
             return;
         }
     };
     let started = std::time::Instant::now();
     crate::census_causes::triage(census, oracles, &ledger);
-    eprintln!(
+    log::info!(
         "census: named the causes of {} top signatures and {} headline examples in {:.1} s",
         census.written.summary.top_signatures.len() + census.probes.summary.top_signatures.len(),
         census

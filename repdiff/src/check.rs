@@ -112,7 +112,7 @@ fn ask_all(mut oracles: Vec<Box<dyn engine::oracle::Oracle>>, job: &Job) -> (Vec
         let answers = match checked_count(o.name(), answers, job.queries.len()) {
             Ok(a) => a,
             Err((a, message)) => {
-                eprintln!("ERROR: {message}");
+                log::error!("{message}");
                 bad_answers = true;
                 a
             }
@@ -305,6 +305,6 @@ fn print_human(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &
         }
     }
     for u in unavailable {
-        eprintln!("ERROR: {u}");
+        log::error!("{u}");
     }
 }

@@ -45,11 +45,32 @@ pub struct Global {
         help_heading = "Global options"
     )]
     pub cache: Option<PathBuf>,
+    /// Say only errors and warnings on stderr (no notes, no progress)
+    #[arg(
+        short,
+        long,
+        global = true,
+        conflicts_with = "verbose",
+        help_heading = "Global options"
+    )]
+    pub quiet: bool,
+    /// Say more on stderr: debug detail, such as each setup step that had
+    /// nothing to do
+    #[arg(
+        short,
+        long,
+        global = true,
+        action = clap::ArgAction::Count,
+        help_heading = "Global options"
+    )]
+    pub verbose: u8,
 }
 
 impl Global {
-    /// Export the paths before any thread or worker starts.
+    /// Set the log level and export the paths before any thread or
+    /// worker starts.
     pub fn apply(&self) -> Result<(), Usage> {
+        crate::logging::init(crate::logging::level(self.quiet, self.verbose));
         for (var, dir) in [("REPDIFF_ROOT", &self.root), ("REPDIFF_CACHE", &self.cache)] {
             if let Some(dir) = dir {
                 let dir = std::path::absolute(dir)

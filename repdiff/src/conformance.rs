@@ -91,7 +91,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     let sel = select::start(&opts.oracles, &extra, opts.in_process, limits);
     let refs = select::start(&profiles, &[], opts.in_process, limits);
     for u in sel.unavailable.iter().chain(&refs.unavailable) {
-        eprintln!("ERROR: {u}");
+        log::error!("{u}");
     }
     let out_dir = out_dir(&opts, sel.has_chaos, host)?;
     let _lock = paths::lock_dir(&out_dir)?;
@@ -106,7 +106,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         &paths::root(),
     );
     if let Err(e) = write_reports(&out_dir, &compat, &ledger) {
-        eprintln!("error: {e}");
+        log::error!("{e}");
         return Ok(1);
     }
     drop(pending);
@@ -195,7 +195,7 @@ fn run_cases(
     ledger: &Ledger,
 ) -> RunResult {
     let queries: usize = cases.iter().map(|c| c.queries.len()).sum();
-    eprintln!(
+    log::info!(
         "conformance: {} cases, {} queries, {} oracles",
         cases.len(),
         queries,

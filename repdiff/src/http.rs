@@ -48,8 +48,8 @@ const SLOW: Duration = Duration::from_secs(3);
 pub fn check_fetch_timeout() {
     let t = oracles::fetch_timeout();
     if t >= SLOW {
-        eprintln!(
-            "warning: REPDIFF_FETCH_TIMEOUT is {:.1} s, not below the status matrix's slow \
+        log::warn!(
+            "REPDIFF_FETCH_TIMEOUT is {:.1} s, not below the status matrix's slow \
              response ({} s): fetchers will wait it out instead of timing out",
             t.as_secs_f64(),
             SLOW.as_secs()
@@ -96,7 +96,7 @@ impl Server {
         let listener = match TcpListener::bind("127.0.0.1:0") {
             Ok(l) => l,
             Err(e) => {
-                eprintln!("ERROR: cannot start the local HTTP server: {e}");
+                log::error!("cannot start the local HTTP server: {e}");
                 return None;
             }
         };
@@ -104,7 +104,7 @@ impl Server {
         let http = match tiny_http::Server::from_listener(listener, None) {
             Ok(s) => Arc::new(s),
             Err(e) => {
-                eprintln!("ERROR: cannot start the local HTTP server: {e}");
+                log::error!("cannot start the local HTTP server: {e}");
                 return None;
             }
         };
@@ -212,7 +212,7 @@ fn respond(
             // tiny_http takes ASCII headers only; a case's other header is
             // said, not sent silently wrong.
             Err(()) => {
-                eprintln!("warning: status matrix header {k:?}: {v:?} is not ASCII, not sent")
+                log::warn!("status matrix header {k:?}: {v:?} is not ASCII, not sent")
             }
         }
     }

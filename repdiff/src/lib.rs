@@ -15,6 +15,7 @@ pub mod conformance;
 pub mod findings;
 pub mod http;
 pub mod lint;
+pub mod logging;
 pub mod paths;
 pub mod progress;
 pub mod registry;

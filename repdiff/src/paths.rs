@@ -99,7 +99,7 @@ pub fn lock_dir(dir: &std::path::Path) -> Result<DirLock, Usage> {
     match file.try_lock() {
         Ok(()) => {}
         Err(std::fs::TryLockError::WouldBlock) => {
-            eprintln!(
+            log::info!(
                 "waiting: another repdiff run is writing {} (it holds {}); this one writes when it is done",
                 dir.display(),
                 path.display()

@@ -24,12 +24,16 @@ pub struct Reporter {
 enum Mode {
     Bar(ProgressBar),
     Plain { last: Instant },
+    /// `-q`: no progress at all.
+    Off,
 }
 
 impl Reporter {
     /// `total` counts oracle-cases: every oracle answers every case.
     pub fn new(total: usize) -> Reporter {
-        let mode = if std::io::stderr().is_terminal() {
+        let mode = if !crate::logging::notes() {
+            Mode::Off
+        } else if std::io::stderr().is_terminal() {
             let bar = ProgressBar::new(total as u64);
             // indicatif's own `per_sec` prints every decimal of the rate.
             let style = ProgressStyle::with_template(TEMPLATE)
@@ -76,9 +80,10 @@ impl Reporter {
             Mode::Plain { last } => {
                 if finished || last.elapsed() >= PLAIN_EVERY {
                     *last = Instant::now();
-                    eprintln!("{}", self.plain_line(oracle, done, total));
+                    log::info!("{}", self.plain_line(oracle, done, total));
                 }
             }
+            Mode::Off => {}
         }
     }
 
@@ -103,7 +108,7 @@ impl Reporter {
         if let Mode::Bar(bar) = self.mode {
             bar.finish_and_clear();
         }
-        eprintln!(
+        log::info!(
             "  {} oracle-cases in {:.1} s",
             self.done,
             self.started.elapsed().as_secs_f64()

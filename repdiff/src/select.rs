@@ -23,7 +23,7 @@ pub fn known_names() -> Vec<String> {
         .collect();
     match registry::externals() {
         Ok(ext) => names.extend(ext.into_iter().map(|e| e.name)),
-        Err(Usage(e)) => eprintln!("warning: {e}"),
+        Err(Usage(e)) => log::warn!("{e}"),
     }
     names
 }

@@ -71,10 +71,10 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
             return Ok(0);
         }
         for s in &stale {
-            eprintln!("out of date: {s}");
+            log::info!("out of date: {s}");
         }
-        eprintln!(
-            "error: {} is out of date; run `{} findings`",
+        log::error!(
+            "{} is out of date; run `{} findings`",
             dir.display(),
             crate::cli::program()
         );

@@ -120,9 +120,9 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     let named_missing = !opts.oracles.is_empty() && !sel.unavailable.is_empty();
     if sel.oracles.len() < 2 {
         for u in &sel.unavailable {
-            eprintln!("ERROR: {u}");
+            log::error!("{u}");
         }
-        eprintln!("ERROR: fewer than two oracles could start: nothing to compare");
+        log::error!("fewer than two oracles could start: nothing to compare");
         return Ok(1);
     }
     let report = lint(file, &opts, sel);
@@ -236,7 +236,7 @@ impl Progress {
 
     fn done(&self) {
         if self.last.is_some() {
-            eprintln!();
+            log::info!("");
         }
     }
 }

@@ -251,7 +251,7 @@ pub fn visible(line: &[u8]) -> String {
 pub fn json(r: &Report) {
     match serde_json::to_string(&view(r)) {
         Ok(s) => println!("{s}"),
-        Err(e) => eprintln!("ERROR: cannot write the JSON report: {e}"),
+        Err(e) => log::error!("cannot write the JSON report: {e}"),
     }
 }
 

@@ -149,21 +149,21 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         let set = plan.stage(staged, history_text, readme.as_deref())?;
         set.commit()
             .map_err(|e| Usage(format!("not published (nothing was changed): {e}")))?;
-        eprintln!(
+        log::info!(
             "publish: {} -> {}",
             plan.from.display(),
             plan.latest.display()
         );
-        eprintln!(
+        log::info!(
             "publish: {added} new record(s) in {}",
             plan.history.display()
         );
         if readme.is_some() {
-            eprintln!("report: summary updated in {}", plan.readme.display());
+            log::info!("report: summary updated in {}", plan.readme.display());
         }
     } else if let Err(e) = staged.commit() {
-        eprintln!(
-            "error: cannot swap the new site into {}: {e}",
+        log::error!(
+            "cannot swap the new site into {}: {e}",
             out.display()
         );
         return Ok(1);
@@ -185,8 +185,8 @@ fn stage_site(
     let staged = match site::stage(out, &files) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!(
-                "error: cannot write the site next to {}: {e}",
+            log::error!(
+                "cannot write the site next to {}: {e}",
                 out.display()
             );
             return None;
@@ -196,8 +196,8 @@ fn stage_site(
         let index = staged.path().join("index.html");
         let png = staged.path().join("screenshot.png");
         match browser::screenshot(&index, &png) {
-            Ok(()) => eprintln!("report: screenshot of the index saved"),
-            Err(e) => eprintln!("warning: no screenshot: {e}"),
+            Ok(()) => log::info!("report: screenshot of the index saved"),
+            Err(e) => log::warn!("no screenshot: {e}"),
         }
     }
     let said = format!(
@@ -227,8 +227,8 @@ fn readme_text(path: &Path, parts: &[(&str, &str, String)]) -> Option<String> {
     for (begin, end, text) in parts {
         match site::splice(&new, begin, end, text) {
             Some(spliced) => new = spliced,
-            None => eprintln!(
-                "warning: {} has no `{begin}` ... `{end}` markers; that part is not updated",
+            None => log::warn!(
+                "{} has no `{begin}` ... `{end}` markers; that part is not updated",
                 path.display()
             ),
         }

@@ -51,7 +51,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
         None => Ok(()),
         Some(first) => {
             for e in errors {
-                eprintln!("ERROR: {e}");
+                log::error!("{e}");
             }
             Err(first)
         }
@@ -78,7 +78,7 @@ fn ensure_apt(ctx: &Ctx, verbose: bool, pins: &[&AptPin]) -> Result<()> {
         .collect();
     if missing.is_empty() {
         if verbose {
-            eprintln!("setup: external: Debian packages present at their pinned versions");
+            log::info!("setup: external: Debian packages present at their pinned versions");
         }
         return Ok(());
     }
@@ -93,7 +93,7 @@ fn ensure_apt(ctx: &Ctx, verbose: bool, pins: &[&AptPin]) -> Result<()> {
     if !is_root {
         return Err(ctx.err(PIECE, format!("missing: {}", missing.join(", ")), fix));
     }
-    eprintln!("setup: external: apt-get install {}", missing.join(" "));
+    log::info!("setup: external: apt-get install {}", missing.join(" "));
     run(
         ctx,
         PIECE,
@@ -141,7 +141,7 @@ fn ensure_npm(ctx: &Ctx, verbose: bool, pin: &NpmPin) -> Result<()> {
     .is_some_and(|v| v["version"] == pin.version.as_str());
     if version_ok && npm_locked_integrity(ctx, &pin.package).as_deref() == Some(&pin.integrity) {
         if verbose {
-            eprintln!(
+            log::info!(
                 "setup: external: npm {}@{} present",
                 pin.package, pin.version
             );
@@ -185,7 +185,7 @@ fn ensure_npm(ctx: &Ctx, verbose: bool, pin: &NpmPin) -> Result<()> {
             ));
         }
     }
-    eprintln!(
+    log::info!(
         "setup: external: npm installed {}@{} (integrity {})",
         pin.package, pin.version, pin.integrity
     );
@@ -215,7 +215,7 @@ fn ensure_cargo(ctx: &Ctx, verbose: bool, name: &str, pin: &CargoPin) -> Result<
     );
     let first = !binary.is_file();
     if verbose || first {
-        eprintln!(
+        log::info!(
             "setup: external: building {name} (cargo, --locked; the first build takes minutes)"
         );
     }

@@ -35,7 +35,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
     let dir = dir(ctx);
     if present(ctx) {
         if verbose {
-            eprintln!(
+            log::info!(
                 "google: {} present and verified in {}",
                 file_list(),
                 dir.display()
@@ -61,7 +61,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
     extract(ctx, &dir, &sdist)?;
 
     if fetched {
-        eprintln!(
+        log::info!(
             "google: fetched {}=={} from PyPI ({}, sha256 {})",
             pins::SDIST_NAME,
             pins::SDIST_VERSION,
@@ -69,12 +69,12 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
             pins::SDIST_SHA256
         );
     }
-    eprintln!(
+    log::info!(
         "google: extracted and verified {} into {}",
         file_list(),
         dir.display()
     );
-    eprintln!("google: the next `cargo build` compiles the `google` oracle from them");
+    log::info!("google: the next `cargo build` compiles the `google` oracle from them");
     Ok(())
 }
 

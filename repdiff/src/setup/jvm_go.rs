@@ -131,11 +131,11 @@ pub fn ensure_maven(ctx: &Ctx, verbose: bool, name: &str, pin: &MavenPin) -> Res
     let current = std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp);
     if current && jar_mismatches(&lib, &pins).is_empty() {
         if verbose {
-            eprintln!("setup: external: {name}: jars verified, classes current");
+            log::info!("setup: external: {name}: jars verified, classes current");
         }
         return Ok(());
     }
-    eprintln!("setup: external: {name}: resolving its jars from Maven Central (mvn)");
+    log::info!("setup: external: {name}: resolving its jars from Maven Central (mvn)");
     let fresh_lib = out.join("lib.new");
     let _ = std::fs::remove_dir_all(&fresh_lib);
     let mut mvn = Command::new("mvn");
@@ -196,7 +196,7 @@ pub fn ensure_maven(ctx: &Ctx, verbose: bool, name: &str, pin: &MavenPin) -> Res
             &fix,
         )
     })?;
-    eprintln!(
+    log::info!(
         "setup: external: {name}: {} jars verified against jars.sha256, harness compiled",
         pins.len()
     );
@@ -215,7 +215,7 @@ pub fn ensure_go(ctx: &Ctx, verbose: bool, name: &str, pin: &GoPin) -> Result<()
     );
     let first = !out.join("harness").is_file();
     if verbose || first {
-        eprintln!("setup: external: building {name} (go, modules from the Go module proxy, pinned by go.sum)");
+        log::info!("setup: external: building {name} (go, modules from the Go module proxy, pinned by go.sum)");
     }
     for (package, binary) in [(".", "harness"), ("./direct", "direct")] {
         // Always ask go: it rebuilds only when something changed.

@@ -165,12 +165,12 @@ pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
     for (name, step) in steps {
         if skip.contains(&name) {
             if verbose {
-                eprintln!("setup: {name} skipped ({SKIP_VAR})");
+                log::info!("setup: {name} skipped ({SKIP_VAR})");
             }
             continue;
         }
         if verbose {
-            eprintln!("setup: {name}");
+            log::info!("setup: {name}");
         }
         if let Err(e) = step(ctx, verbose) {
             errors.push(e);
@@ -201,7 +201,7 @@ given by --root.";
 pub fn main() -> i32 {
     let errors = run_all(&Ctx::new(), true);
     for e in &errors {
-        eprintln!("error: {e}");
+        log::error!("{e}");
     }
     i32::from(!errors.is_empty())
 }
@@ -211,17 +211,17 @@ pub fn main() -> i32 {
 /// A binary installed elsewhere cannot rebuild itself and says so.
 pub fn ensure_or_reexec(package: &str) {
     let ctx = Ctx::new();
-    let errors = run_all(&ctx, false);
+    let errors = run_all(&ctx, crate::logging::debug());
     for e in &errors {
-        eprintln!("ERROR: {e}");
+        log::error!("{e}");
     }
     let missing = oracles::missing_native_code();
     if missing.is_empty() || !errors.is_empty() || std::env::var_os("REPDIFF_REEXEC").is_some() {
         return;
     }
     if !built_in_this_checkout(&ctx.root) {
-        eprintln!(
-            "warning: setup fetched {} after this repdiff was built; reinstall it \
+        log::warn!(
+            "setup fetched {} after this repdiff was built; reinstall it \
              (`cargo install --path repdiff` in {}) to include them",
             missing.join(", "),
             ctx.root.display()
@@ -233,7 +233,7 @@ pub fn ensure_or_reexec(package: &str) {
     // again. `cargo run` both rebuilds and finds the new binary; the path of
     // this process's own file is no use, since the rebuild replaces it
     // (Linux then names it `... (deleted)`).
-    eprintln!(
+    log::info!(
         "setup: rebuilding with {} (sources fetched after this binary was built)",
         missing.join(", ")
     );
@@ -249,7 +249,7 @@ pub fn ensure_or_reexec(package: &str) {
         .env("REPDIFF_REEXEC", "1");
     use std::os::unix::process::CommandExt;
     let err = cmd.exec();
-    eprintln!("ERROR: cannot re-run after rebuild: {err}; run the command again");
+    log::error!("cannot re-run after rebuild: {err}; run the command again");
     std::process::exit(1);
 }
 
@@ -288,7 +288,7 @@ fn apt_packages(ctx: &Ctx, verbose: bool) -> Result<()> {
         .collect();
     if missing.is_empty() {
         if verbose {
-            eprintln!("  apt: {} present", APT_PACKAGES.join(", "));
+            log::info!("  apt: {} present", APT_PACKAGES.join(", "));
         }
         return Ok(());
     }
@@ -304,7 +304,7 @@ fn apt_packages(ctx: &Ctx, verbose: bool) -> Result<()> {
             fix,
         ));
     }
-    eprintln!("  apt: installing {}", missing.join(", "));
+    log::info!("  apt: installing {}", missing.join(", "));
     run(
         ctx,
         "apt",

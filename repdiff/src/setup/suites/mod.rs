@@ -116,7 +116,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
     for spec in specs() {
         if let Err(e) = ensure_one(ctx, verbose, &spec) {
             if first.is_some() {
-                eprintln!("ERROR: {e}");
+                log::error!("{e}");
             } else {
                 first = Some(e);
             }
@@ -130,14 +130,14 @@ fn ensure_one(ctx: &Ctx, verbose: bool, spec: &Spec) -> Result<()> {
     let inputs = inputs_hash(ctx, &prepared)?;
     if model::load(&ctx.cache, spec.suite).is_some_and(|s| s.inputs == inputs) {
         if verbose {
-            eprintln!("setup: suites: {} captured", spec.suite);
+            log::info!("setup: suites: {} captured", spec.suite);
         }
         return Ok(());
     }
     let work = model::dir(&ctx.cache).join("work").join(spec.suite);
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).map_err(|e| io_err(ctx, &work, e))?;
-    eprintln!(
+    log::info!(
         "setup: suites: running {}'s own tests ({})",
         spec.suite, prepared.runtime
     );
@@ -185,7 +185,7 @@ fn ensure_one(ctx: &Ctx, verbose: bool, spec: &Spec) -> Result<()> {
     let path = model::path(&ctx.cache, spec.suite);
     let json = serde_json::to_vec_pretty(&suite).unwrap_or_default();
     std::fs::write(&path, json).map_err(|e| io_err(ctx, &path, e))?;
-    eprintln!(
+    log::info!(
         "setup: suites: {}: {}/{} tests passed, {} assertions, {} skipped -> {}",
         spec.suite,
         suite.tests_passed,

@@ -170,7 +170,7 @@ fn fetch_sdist(
         ),
     )?;
     verify(ctx, PIECE, &file, sha)?;
-    eprintln!("setup: suites: fetched the {package} {version} sdist (sha256 {sha})");
+    log::info!("setup: suites: fetched the {package} {version} sdist (sha256 {sha})");
     Ok(file)
 }
 
@@ -295,7 +295,7 @@ fn ensure_pytest(ctx: &Ctx, verbose: bool) -> Result<PathBuf> {
         return Ok(python);
     }
     if verbose {
-        eprintln!("setup: suites: creating {}", venv.display());
+        log::info!("setup: suites: creating {}", venv.display());
     }
     let base = pyo3_python(ctx)?;
     let fix = format!(
@@ -328,7 +328,7 @@ fn ensure_pytest(ctx: &Ctx, verbose: bool) -> Result<PathBuf> {
         &format!("check that PyPI is reachable, then {fix}"),
     )?;
     std::fs::write(&marker, PYTEST_REQUIREMENTS).map_err(|e| io_err(ctx, &marker, e))?;
-    eprintln!(
+    log::info!(
         "setup: suites: installed pytest 8.3.4 into {}",
         venv.display()
     );
