@@ -130,7 +130,11 @@ mod tests {
 
     #[test]
     fn reads_both_forms_and_writes_them_back() {
-        for text in ["strip-bom", "lowercase-agent", "uncatalogued: an HTTP status case"] {
+        for text in [
+            "strip-bom",
+            "lowercase-agent",
+            "uncatalogued: an HTTP status case",
+        ] {
             let c: Cause = text.parse().unwrap();
             assert_eq!(c.to_string(), text);
             let yaml = serde_yaml::to_string(&c).unwrap();
@@ -147,7 +151,15 @@ mod tests {
 
     #[test]
     fn refuses_malformed_causes() {
-        for bad in ["", "uncatalogued", "uncatalogued:  ", "Strip BOM", "-a", "a-", "a_b"] {
+        for bad in [
+            "",
+            "uncatalogued",
+            "uncatalogued:  ",
+            "Strip BOM",
+            "-a",
+            "a-",
+            "a_b",
+        ] {
             assert!(bad.parse::<Cause>().is_err(), "{bad:?}");
         }
         assert!("uncatalogued".parse::<CauseName>().is_err());

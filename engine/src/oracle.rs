@@ -5,7 +5,6 @@
 //! Python interpreter, a worker process — paid once per body, not per query.
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
 
 /// What a query asks of the parsed robots.txt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, PartialOrd, Ord)]
@@ -164,7 +163,6 @@ pub struct Answer {
 mod wire {
     use super::{Answer, Outcome, Value};
     use serde::{Deserialize, Serialize};
-use std::fmt;
 
     #[derive(Serialize, Deserialize, Clone, Copy)]
     #[serde(rename_all = "snake_case")]
@@ -356,8 +354,8 @@ pub struct Identity {
     pub version: String,
 }
 
-impl fmt::Display for Identity {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl std::fmt::Display for Identity {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{} {}", self.library, self.version)
     }
 }

@@ -190,7 +190,14 @@ fn ledger_errors_name_file_and_line() {
             &format!("    explanation: x\n    cause: \"{cause}\"\n"),
         );
         let l = load(&with).expect(cause);
-        assert_eq!(l.entries[0].cause.as_ref().map(ToString::to_string).as_deref(), Some(cause));
+        assert_eq!(
+            l.entries[0]
+                .cause
+                .as_ref()
+                .map(ToString::to_string)
+                .as_deref(),
+            Some(cause)
+        );
     }
     for (bad, needle) in [
         (

@@ -224,8 +224,8 @@ pub fn oracle_names(root: &std::path::Path) -> Result<Vec<String>, String> {
         name: String,
     }
     let mut names: Vec<String> = registry().iter().map(|e| e.name.to_string()).collect();
-    let manifests = harness_manifests(root)
-        .map_err(|e| format!("{}/oracles/harness: {e}", root.display()))?;
+    let manifests =
+        harness_manifests(root).map_err(|e| format!("{}/oracles/harness: {e}", root.display()))?;
     for path in manifests {
         let named = std::fs::read_to_string(&path)
             .map_err(|e| e.to_string())

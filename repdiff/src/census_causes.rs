@@ -10,11 +10,11 @@
 //! It runs after the tally (and after `census merge`), on the merged top
 //! list, so a sharded census names the same causes as one run.
 
+use cause::{escape_bytes, name_cause, Input, OraclePair};
 use census::render::{SignatureCause, NOT_TRIAGED};
 use census::Census;
 use engine::ledger::Ledger;
 use engine::oracle::Oracle;
-use cause::{escape_bytes, name_cause, Input, OraclePair};
 
 /// The example's body is the file lossily decoded and cut: only an exact
 /// copy can be asked again.
@@ -130,7 +130,7 @@ fn one(
         .filter(|e| {
             names_cause(e, named.cause) && e.oracles.iter().any(|o| linked.contains(&o.as_str()))
         })
-        .map(|e| (e.cause.as_deref() != Some(named.cause), e.id.clone()))
+        .map(|e| (!names_main_cause(e, named.cause), e.id.clone()))
         .collect();
     ledger.sort_by_key(|(also, _)| *also);
     let ledger = ledger.into_iter().map(|(_, id)| id).collect();
@@ -148,7 +148,10 @@ fn one(
 
 /// Is `cause` the entry's main `cause:`?
 fn names_main_cause(e: &engine::ledger::Entry, cause: &str) -> bool {
-    e.cause.as_ref().and_then(|c| c.name()).is_some_and(|n| *n == *cause)
+    e.cause
+        .as_ref()
+        .and_then(|c| c.name())
+        .is_some_and(|n| *n == *cause)
 }
 
 /// Does the entry name `cause` for (some of) its cells?

@@ -98,13 +98,8 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     let pending =
         engine::output::pending(format!("{} (compat.json, compat.md)", out_dir.display()));
     let result = run_cases(&cases, sel, refs, &ledger);
-    let compat = report::compat::Report::from_run(
-        &result,
-        &cases,
-        &ledger,
-        &corpus.hash,
-        &paths::root(),
-    );
+    let compat =
+        report::compat::Report::from_run(&result, &cases, &ledger, &corpus.hash, &paths::root());
     if let Err(e) = write_reports(&out_dir, &compat, &ledger) {
         log::error!("{e}");
         return Ok(1);

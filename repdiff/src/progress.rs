@@ -23,7 +23,9 @@ pub struct Reporter {
 
 enum Mode {
     Bar(ProgressBar),
-    Plain { last: Instant },
+    Plain {
+        last: Instant,
+    },
     /// `-q`: no progress at all.
     Off,
 }

@@ -5,8 +5,8 @@
 
 mod common;
 
-use engine::oracle::Oracle;
 use cause::{agree, Input, OraclePair, PairAsk, CATALOGUE};
+use engine::oracle::Oracle;
 use std::path::Path;
 use std::time::Duration;
 
@@ -29,7 +29,10 @@ fn neutralises(name: &str, entry: &str, case_ref: &str, oracle: &str) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let corpus = engine::case::load_dir(&root.join("cases/corpus")).expect("corpus loads");
     let files = oracles::ledger_files(&root).expect("ledger files");
-    let names: Vec<String> = common::registered().into_iter().map(|o| o.name).collect();
+    let names: Vec<String> = common::registered::all()
+        .into_iter()
+        .map(|o| o.name)
+        .collect();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
     let ledger = engine::ledger::load_files(&files, &corpus, &names).expect("ledger loads");
     let listed = ledger
@@ -39,12 +42,12 @@ fn neutralises(name: &str, entry: &str, case_ref: &str, oracle: &str) {
         listed.cases.iter().any(|c| c == case_ref),
         "{entry} does not list {case_ref}"
     );
-    let registered = common::registered();
+    let registered = common::registered::all();
     let o = registered
         .iter()
         .find(|o| o.name == oracle)
         .unwrap_or_else(|| panic!("{oracle} is not registered"));
-    let mut worker = common::start(o, Duration::from_secs(30));
+    let mut worker = common::registered::start(o, Duration::from_secs(30));
     let mut reference = oracles::registry()
         .into_iter()
         .find(|e| e.name == "rfc9309")

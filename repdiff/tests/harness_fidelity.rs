@@ -30,8 +30,8 @@ fn plain(a: &Answer) -> serde_json::Value {
 fn every_external_harness_answers_as_its_library_called_directly() {
     let cases = crosscheck::generate(0x5eed_f1de, CASES);
     let mut failures = Vec::new();
-    for o in common::registered().into_iter().filter(|o| o.external) {
-        let mut worker = common::start(&o, Duration::from_secs(20));
+    for o in common::registered::all().into_iter().filter(|o| o.external) {
+        let mut worker = common::registered::start(&o, Duration::from_secs(20));
         let caps = worker.capabilities();
         // The harness, through the protocol; asks it cannot answer are left
         // out on both sides, as a run leaves them out.
@@ -136,13 +136,13 @@ fn every_external_harness_answers_as_its_library_called_directly() {
 /// (issue 12): the same 1,200 generated cases through both workers.
 #[test]
 fn the_example_harness_answers_as_cpython_3_11() {
-    let all = common::registered();
+    let all = common::registered::all();
     let builtin = all
         .iter()
         .find(|o| o.name == "cpython-3.11")
         .expect("cpython-3.11 is registered");
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let example = common::Registered {
+    let example = common::registered::Registered {
         name: "example".into(),
         external: true,
         command: vec![
@@ -154,8 +154,8 @@ fn the_example_harness_answers_as_cpython_3_11() {
         env: Vec::new(),
         direct: Vec::new(),
     };
-    let mut ours = common::start(builtin, Duration::from_secs(20));
-    let mut theirs = common::start(&example, Duration::from_secs(20));
+    let mut ours = common::registered::start(builtin, Duration::from_secs(20));
+    let mut theirs = common::registered::start(&example, Duration::from_secs(20));
     assert_eq!(
         theirs.identity(),
         ours.identity(),

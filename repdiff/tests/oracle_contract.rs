@@ -22,10 +22,10 @@ fn is_verdict(o: &Outcome) -> bool {
 
 #[test]
 fn every_registered_oracle_passes_the_smoke_checks() {
-    let all = common::registered();
+    let all = common::registered::all();
     assert!(all.len() >= 12, "{} oracles registered", all.len());
     for o in &all {
-        let mut w = common::start(o, Duration::from_secs(30));
+        let mut w = common::registered::start(o, Duration::from_secs(30));
         let name = &o.name;
         let caps = w.capabilities();
         assert!(caps.can_fetch, "{name}: every oracle answers can_fetch");

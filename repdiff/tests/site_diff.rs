@@ -89,7 +89,8 @@ fn changed(a: &RunResult, b: &RunResult) -> BTreeMap<Key, &'static str> {
 
 fn write(dir: &Path, name: &str, r: &RunResult, cases: &[&Case], hash: &str) -> PathBuf {
     let p = dir.join(name);
-    let compat = report::compat::Report::from_run(r, cases, &Ledger::default(), hash, Path::new("/"));
+    let compat =
+        report::compat::Report::from_run(r, cases, &Ledger::default(), hash, Path::new("/"));
     std::fs::write(&p, compat.to_json().unwrap()).unwrap();
     p
 }

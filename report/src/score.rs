@@ -236,7 +236,7 @@ mod tests {
     fn oracle(name: &str) -> OracleRec {
         OracleRec {
             name: name.into(),
-            version: "1".into(),
+            identity: "lib 1".parse().unwrap(),
             about: Default::default(),
             capabilities: Default::default(),
             millis: 0,
@@ -321,6 +321,7 @@ mod tests {
                 cell("b", 2, unsup(), Status::Unsupported),
             ],
             stale: Vec::new(),
+            ledger: Vec::new(),
         }
     }
 

@@ -18,11 +18,11 @@ mod repro;
 mod repro_jvm_go;
 mod slow;
 
+use crate::cli::Usage;
 use crate::paths;
 use engine::case::{Case, Corpus, Expect, Verdict};
 use engine::ledger::{Classification, Entry, Ledger};
 use engine::oracle::{Oracle, Outcome};
-use crate::cli::Usage;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

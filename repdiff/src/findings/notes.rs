@@ -4,9 +4,9 @@
 //! a ledger entry classified `bug`; anything else is an error naming the
 //! file and line, as the corpus and ledger loaders do.
 
+use crate::cli::Usage;
 use engine::case::find_line;
 use engine::ledger::{Classification, Ledger};
-use crate::cli::Usage;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -33,7 +33,8 @@ pub fn upstream<'a>(f: &Finding<'a>) -> Option<&'a str> {
 
 pub fn write_up(f: &Finding) -> String {
     let e = f.entry;
-    let mut s = format!(
+    let mut s =
+        format!(
         "<!-- Written by `repdiff findings` from the ledger, the corpus and cases/findings.yaml; \
 do not edit (--check fails). -->\n# {}\n\n\
 Ledger entry [`{}`](../site/ledger.html#{}) · classification `bug` · RFC 9309 {} · \

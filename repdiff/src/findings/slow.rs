@@ -8,10 +8,10 @@
 //! that report, so the write-up is as reproducible as the ledger's.
 
 use super::repro::{self, escape_bytes};
-use crate::slow::SlowFinding;
-use crate::paths;
-use engine::oracle::{Ask, Query};
 use crate::cli::Usage;
+use crate::paths;
+use crate::slow::SlowFinding;
+use engine::oracle::{Ask, Query};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

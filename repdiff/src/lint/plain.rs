@@ -113,10 +113,7 @@ mod tests {
     fn every_worded_cause_is_a_catalogue_cause() {
         let names: Vec<&str> = cause::CATALOGUE.iter().map(|t| t.name).collect();
         for (name, _) in super::WORDS {
-            assert!(
-                names.contains(name) || *name == cause::NEW,
-                "{name}"
-            );
+            assert!(names.contains(name) || *name == cause::NEW, "{name}");
         }
         assert!(super::words("rename-substring-groups").is_some());
         assert!(super::words("no-such-cause").is_none());

@@ -15,8 +15,8 @@
 use super::group::LineGroup;
 use super::panel::{Panel, Split};
 use super::Question;
-use engine::oracle::Oracle;
 use cause::{Input, CATALOGUE};
+use engine::oracle::Oracle;
 
 /// One changed run of lines: the old lines from `old_start` (0-based in
 /// the original) replaced by `new`.

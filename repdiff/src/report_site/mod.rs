@@ -162,10 +162,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
             log::info!("report: summary updated in {}", plan.readme.display());
         }
     } else if let Err(e) = staged.commit() {
-        log::error!(
-            "cannot swap the new site into {}: {e}",
-            out.display()
-        );
+        log::error!("cannot swap the new site into {}: {e}", out.display());
         return Ok(1);
     }
     println!("{said}");
@@ -185,10 +182,7 @@ fn stage_site(
     let staged = match site::stage(out, &files) {
         Ok(s) => s,
         Err(e) => {
-            log::error!(
-                "cannot write the site next to {}: {e}",
-                out.display()
-            );
+            log::error!("cannot write the site next to {}: {e}", out.display());
             return None;
         }
     };
@@ -349,10 +343,7 @@ fn load_suites(publish: bool) -> Result<Option<report::suites::SuitesReport>, Us
 /// The ledger the site shows: the one the run was triaged against (a `/2`
 /// report carries it, so no corpus is loaded), unless `--ledger` names a
 /// file; a `/1` report's site reads the checkout's, checked against its corpus.
-fn site_ledger(
-    report: &Report,
-    file: Option<&Path>,
-) -> Result<engine::ledger::Ledger, Usage> {
+fn site_ledger(report: &Report, file: Option<&Path>) -> Result<engine::ledger::Ledger, Usage> {
     if file.is_none() && !report.ledger.is_empty() {
         return Ok(engine::ledger::Ledger {
             entries: report.ledger.clone(),

@@ -143,7 +143,8 @@ fn ensure_npm(ctx: &Ctx, verbose: bool, pin: &NpmPin) -> Result<()> {
         if verbose {
             log::info!(
                 "setup: external: npm {}@{} present",
-                pin.package, pin.version
+                pin.package,
+                pin.version
             );
         }
         return Ok(());
@@ -187,7 +188,9 @@ fn ensure_npm(ctx: &Ctx, verbose: bool, pin: &NpmPin) -> Result<()> {
     }
     log::info!(
         "setup: external: npm installed {}@{} (integrity {})",
-        pin.package, pin.version, pin.integrity
+        pin.package,
+        pin.version,
+        pin.integrity
     );
     Ok(())
 }

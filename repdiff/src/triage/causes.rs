@@ -4,11 +4,11 @@
 //! the `cause:` of a ledger entry is found, never by hand: an entry takes a
 //! catalogue name only when the classifier gives it.
 
+use crate::cli::Usage;
+use cause::{Input, OraclePair, REFERENCE};
 use engine::case::Corpus;
 use engine::ledger::{Entry, Ledger};
 use engine::oracle::{Ask, Oracle};
-use crate::cli::Usage;
-use cause::{Input, OraclePair, REFERENCE};
 use std::collections::BTreeMap;
 use std::fmt;
 

@@ -4,8 +4,7 @@
 
 #![allow(dead_code)]
 
-mod registered;
-pub use registered::*;
+pub mod registered;
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};

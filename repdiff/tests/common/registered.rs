@@ -15,7 +15,7 @@ pub struct Registered {
     pub direct: Vec<String>,
 }
 
-pub fn registered() -> Vec<Registered> {
+pub fn all() -> Vec<Registered> {
     let out = Command::new(env!("CARGO_BIN_EXE_repdiff"))
         .args(["oracles", "--json"])
         .output()

@@ -12,9 +12,9 @@
 
 use super::triage::{self, Known};
 use super::{Finding, Probe, Replay};
+use cause::{ddmin as shrink, lines, Input};
 use engine::case::{BodyPart, BodySpec, RawCase, RawFile, RawQuery};
 use engine::ledger::{pin_label, Classification, Entry, Pin};
-use cause::{ddmin as shrink, lines, Input};
 use fuzzcore::record::{self, Minimized, PairCause};
 use std::path::Path;
 
@@ -217,7 +217,12 @@ fn body_spec(body: &[u8]) -> BodySpec {
                 ..BodyPart::default()
             },
             false => BodyPart {
-                hex: Some(run.iter().map(|b| format!("{b:02x}")).collect::<Vec<_>>().join(" ")),
+                hex: Some(
+                    run.iter()
+                        .map(|b| format!("{b:02x}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
                 ..BodyPart::default()
             },
         });
@@ -310,7 +315,10 @@ fn case_yaml(
             new.join(", "),
             t.feature()
         ),
-        tags: tags(t.feature(), body).iter().map(|t| t.to_string()).collect(),
+        tags: tags(t.feature(), body)
+            .iter()
+            .map(|t| t.to_string())
+            .collect(),
         source: format!(
             "cargo xtask fuzz (target {}, finding fuzz/findings/{}), minimised",
             f.record.target, f.hash

@@ -14,12 +14,12 @@
 //! minimisation (hundreds of single questions).
 
 use super::triage::{self, REFERENCE};
+use cause::Input;
 use engine::oracle::{Ask, Oracle, Query};
-use cause::{Input};
 use oracles::rfc9309::{Readings, Robots};
 use repdiff::cli::Usage;
 use repdiff::slow::{self, SlowFinding};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -557,8 +557,7 @@ fn slow_findings(
         let stretched = [1, 2, 3]
             .iter()
             .map(|&k| {
-                let (b, agent, url) =
-                    slow::stretch(&minimised.body, &q.agent, &minimised.url, k);
+                let (b, agent, url) = slow::stretch(&minimised.body, &q.agent, &minimised.url, k);
                 (
                     format!("x{k}"),
                     timed(

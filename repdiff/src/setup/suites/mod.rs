@@ -139,7 +139,8 @@ fn ensure_one(ctx: &Ctx, verbose: bool, spec: &Spec) -> Result<()> {
     std::fs::create_dir_all(&work).map_err(|e| io_err(ctx, &work, e))?;
     log::info!(
         "setup: suites: running {}'s own tests ({})",
-        spec.suite, prepared.runtime
+        spec.suite,
+        prepared.runtime
     );
     let raw = (spec.capture)(ctx, &prepared, &work)?;
     let (assertions, skipped) = model::normalise(spec.suite, &raw);

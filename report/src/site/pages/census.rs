@@ -307,8 +307,8 @@ signature.</p>",
                     .inp
                     .ledger
                     .get(id)
-                    .and_then(|e| e.cause.as_deref())
-                    .map(|c| format!(" ({})", esc(c)))
+                    .and_then(|e| e.cause.as_ref())
+                    .map(|c| format!(" ({})", esc(&c.to_string())))
                     .unwrap_or_default();
                 format!("{}{cause}", entry_link("", id))
             })

@@ -263,7 +263,7 @@ fn profile_table(cx: &Ctx, root: &str, oracles: &[&str]) -> String {
         let _ = write!(
             s,
             "<th class=\"m\" title=\"{}\"><code>{}</code></th>",
-            esc(version),
+            esc(&version),
             esc(p)
         );
     }
