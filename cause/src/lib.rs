@@ -20,7 +20,7 @@
 //! the rule order) cannot claim a pair that a narrow one (strip the BOM)
 //! explains. docs/causes.md lists it with the ledger case each is tested on.
 
-use engine::ledger::pin_label;
+use engine::oracle::Label;
 use engine::oracle::{Ask, Oracle, Outcome, Query};
 
 /// What one question is: the robots.txt body, the caller's agent and URL.
@@ -63,7 +63,7 @@ pub fn valid_ledger_cause(cause: &engine::cause::Cause) -> bool {
 /// The pair under triage: how the reference and the oracle answer an input.
 pub trait PairAsk {
     /// The two outcomes as ledger pins (`allowed`, `error:ValueError`...).
-    fn ask(&mut self, input: &Input) -> (String, String);
+    fn ask(&mut self, input: &Input) -> (Label, Label);
 }
 
 /// Two oracles asked one `can_fetch` question each time.
@@ -103,7 +103,7 @@ impl<'a> OraclePair<'a> {
 }
 
 /// One `can_fetch` answer of `oracle` as its pin label; no answer is a crash.
-pub fn ask_one(oracle: &mut dyn Oracle, input: &Input) -> String {
+pub fn ask_one(oracle: &mut dyn Oracle, input: &Input) -> Label {
     let q = [Query {
         ask: Ask::CanFetch,
         agent: input.agent.clone(),
@@ -116,19 +116,19 @@ pub fn ask_one(oracle: &mut dyn Oracle, input: &Input) -> String {
         .unwrap_or(Outcome::Crash {
             detail: "no answer".into(),
         });
-    pin_label(&outcome)
+    outcome.pin()
 }
 
 impl PairAsk for OraclePair<'_> {
-    fn ask(&mut self, input: &Input) -> (String, String) {
+    fn ask(&mut self, input: &Input) -> (Label, Label) {
         self.asked += 1;
         (ask_one(self.reference, input), ask_one(self.oracle, input))
     }
 }
 
 /// Do the two answers agree? `unsupported` is no answer to disagree with.
-pub fn agree(answers: &(String, String)) -> bool {
-    answers.0 == answers.1 || answers.0 == "unsupported" || answers.1 == "unsupported"
+pub fn agree(answers: &(Label, Label)) -> bool {
+    answers.0 == answers.1 || answers.0 == Label::Unsupported || answers.1 == Label::Unsupported
 }
 
 /// The first catalogue transformation under which the pair agrees on
@@ -184,8 +184,8 @@ pub fn stacked_causes(pair: &mut dyn PairAsk, input: &Input) -> Option<[&'static
 /// One pair's departure, named: the minimised input and its cause.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Named {
-    /// The reference's and the oracle's outcomes (pin labels).
-    pub answers: (String, String),
+    /// The reference's and the oracle's outcomes.
+    pub answers: (Label, Label),
     pub minimised: Input,
     /// A [`CATALOGUE`] name, or [`NEW`].
     pub cause: &'static str,

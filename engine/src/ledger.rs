@@ -7,6 +7,7 @@
 
 use crate::case::{find_line, Corpus, LoadError};
 pub use crate::cause::{Cause, CauseName};
+pub use crate::oracle::Label;
 use crate::oracle::Outcome;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -55,7 +56,7 @@ pub struct Entry {
     /// Case ids, or `case-id#N` for the N-th query (1-based) of a case.
     pub cases: Vec<String>,
     /// What each oracle answers on the cells this entry explains (see
-    /// [`pin_label`]): a cell is explained only when its actual outcome is
+    /// [`Label`]): a cell is explained only when its actual outcome is
     /// the pinned one, so a deviation that turns into an error, a crash or
     /// the opposite verdict is untriaged again.
     pub outcomes: BTreeMap<String, Pin>,
@@ -81,26 +82,38 @@ pub struct Entry {
 
 /// The pinned outcome of one oracle: one label for every cell the entry
 /// explains, or one per case reference (`case#N` is looked up before `case`).
+///
+/// Labels are typed ([`Label`]): a label no outcome has is refused where
+/// the file is read, with its line, and a pin compares with an answer as a
+/// value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(untagged, try_from = "RawPin")]
 pub enum Pin {
+    All(Label),
+    PerCase(BTreeMap<String, Label>),
+}
+
+/// A pin as text, read first so that a bad label is reported as
+/// [`Label`]'s parse error (serde's untagged enums say only that no
+/// variant matched).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawPin {
     All(String),
     PerCase(BTreeMap<String, String>),
 }
 
-/// The label an outcome is pinned by: `allowed`, `disallowed`,
-/// `error:<kind>`, `crash`, `timeout`, `unsupported`, or `value:<value>`.
-/// A crash's detail and an error's message are left out: they carry
-/// addresses and paths that change from run to run.
-pub fn pin_label(outcome: &Outcome) -> String {
-    match outcome {
-        Outcome::Allowed => "allowed".into(),
-        Outcome::Disallowed => "disallowed".into(),
-        Outcome::Value { value } => format!("value:{value}"),
-        Outcome::Error { kind, .. } => format!("error:{kind}"),
-        Outcome::Crash { .. } => "crash".into(),
-        Outcome::Timeout => "timeout".into(),
-        Outcome::Unsupported { .. } => "unsupported".into(),
+impl TryFrom<RawPin> for Pin {
+    type Error = String;
+    fn try_from(raw: RawPin) -> Result<Pin, String> {
+        Ok(match raw {
+            RawPin::All(label) => Pin::All(label.parse()?),
+            RawPin::PerCase(map) => Pin::PerCase(
+                map.into_iter()
+                    .map(|(r, label)| Ok((r, label.parse()?)))
+                    .collect::<Result<_, String>>()?,
+            ),
+        })
     }
 }
 
@@ -115,12 +128,11 @@ impl Entry {
     /// Does this entry explain the cell: does it name it, and is the
     /// oracle's actual outcome the pinned one?
     pub fn covers(&self, oracle: &str, case: &str, index: usize, outcome: &Outcome) -> bool {
-        self.names(oracle, case, index)
-            && self.pinned(oracle, case, index).as_deref() == Some(pin_label(outcome).as_str())
+        self.names(oracle, case, index) && self.pinned(oracle, case, index) == Some(outcome.pin())
     }
 
     /// The outcome pinned for this oracle on this cell, if any.
-    pub fn pinned(&self, oracle: &str, case: &str, index: usize) -> Option<String> {
+    pub fn pinned(&self, oracle: &str, case: &str, index: usize) -> Option<Label> {
         match self.outcomes.get(oracle)? {
             Pin::All(label) => Some(label.clone()),
             Pin::PerCase(map) => map
@@ -146,15 +158,6 @@ fn ref_names(r: &str, case: &str, index: usize) -> bool {
     }
 }
 
-/// Is `label` a well-formed pin?
-fn valid_label(label: &str) -> bool {
-    matches!(
-        label,
-        "allowed" | "disallowed" | "crash" | "timeout" | "unsupported"
-    ) || label.strip_prefix("error:").is_some_and(|k| !k.is_empty())
-        || label.strip_prefix("value:").is_some_and(|v| !v.is_empty())
-}
-
 /// Check an entry's `outcomes` against its `oracles` and `cases`.
 fn check_pins(entry: &Entry) -> Result<(), String> {
     for o in &entry.oracles {
@@ -168,17 +171,8 @@ fn check_pins(entry: &Entry) -> Result<(), String> {
         if !entry.oracles.contains(o) {
             return Err(format!("outcomes names `{o}`, which is not in oracles"));
         }
-        let labels: Vec<(Option<&String>, &String)> = match pin {
-            Pin::All(l) => vec![(None, l)],
-            Pin::PerCase(map) => map.iter().map(|(r, l)| (Some(r), l)).collect(),
-        };
-        for (r, label) in labels {
-            if !valid_label(label) {
-                return Err(format!(
-                    "`{o}`: `{label}` is not an outcome (allowed, disallowed, error:KIND, crash, timeout, unsupported, value:V)"
-                ));
-            }
-            if let Some(r) = r {
+        if let Pin::PerCase(map) = pin {
+            for r in map.keys() {
                 let (case, n) = r
                     .split_once('#')
                     .map_or((r.as_str(), None), |(c, n)| (c, Some(n)));

@@ -142,6 +142,98 @@ impl Outcome {
             _ => String::new(),
         }
     }
+
+    /// The label this outcome is pinned and compared by.
+    pub fn pin(&self) -> Label {
+        match self {
+            Outcome::Allowed => Label::Allowed,
+            Outcome::Disallowed => Label::Disallowed,
+            Outcome::Value { value } => Label::Value(value.to_string()),
+            Outcome::Error { kind, .. } => Label::Error(kind.clone()),
+            Outcome::Crash { .. } => Label::Crash,
+            Outcome::Timeout => Label::Timeout,
+            Outcome::Unsupported { .. } => Label::Unsupported,
+        }
+    }
+}
+
+/// An outcome as the ledger pins it, `repdiff check` prints it and root-cause
+/// triage compares two of them: `allowed`, `disallowed`, `value:<value>`,
+/// `error:<kind>`, `crash`, `timeout`, `unsupported`. A crash's detail and an
+/// error's message are left out: they carry addresses and paths that change
+/// from run to run. Its text is its one form ([`FromStr`](std::str::FromStr)
+/// reads what `Display` writes; serde goes through both), so a pin in
+/// `cases/divergences/*.yaml` and an answer the program just got compare as
+/// values, never as strings.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub enum Label {
+    Allowed,
+    Disallowed,
+    /// The value as [`Value`]'s `Display` writes it (`3`, `1/10s`).
+    Value(String),
+    /// The error's kind (`ValueError`, `Utf8Error`).
+    Error(String),
+    Crash,
+    Timeout,
+    Unsupported,
+}
+
+impl Label {
+    /// What a label may be, for error messages.
+    pub const FORMS: &'static str =
+        "allowed, disallowed, error:KIND, crash, timeout, unsupported, value:V";
+}
+
+impl std::fmt::Display for Label {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Label::Allowed => f.write_str("allowed"),
+            Label::Disallowed => f.write_str("disallowed"),
+            Label::Value(v) => write!(f, "value:{v}"),
+            Label::Error(kind) => write!(f, "error:{kind}"),
+            Label::Crash => f.write_str("crash"),
+            Label::Timeout => f.write_str("timeout"),
+            Label::Unsupported => f.write_str("unsupported"),
+        }
+    }
+}
+
+impl std::str::FromStr for Label {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let nonempty = |t: &str| (!t.is_empty()).then(|| t.to_string());
+        match s {
+            "allowed" => Ok(Label::Allowed),
+            "disallowed" => Ok(Label::Disallowed),
+            "crash" => Ok(Label::Crash),
+            "timeout" => Ok(Label::Timeout),
+            "unsupported" => Ok(Label::Unsupported),
+            _ => s
+                .strip_prefix("error:")
+                .and_then(nonempty)
+                .map(Label::Error)
+                .or_else(|| {
+                    s.strip_prefix("value:")
+                        .and_then(nonempty)
+                        .map(Label::Value)
+                })
+                .ok_or_else(|| format!("`{s}` is not an outcome ({})", Label::FORMS)),
+        }
+    }
+}
+
+impl TryFrom<String> for Label {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl From<Label> for String {
+    fn from(label: Label) -> String {
+        label.to_string()
+    }
 }
 
 /// An outcome plus the oracle's own account of it (the reference oracle
@@ -539,6 +631,58 @@ impl std::fmt::Display for Unavailable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every outcome's label reads back as itself, in text and through
+    /// serde; what no outcome writes is refused with the forms it may take.
+    #[test]
+    fn labels_round_trip_and_refuse_the_rest() {
+        let outcomes = [
+            Outcome::Allowed,
+            Outcome::Disallowed,
+            Outcome::Value {
+                value: Value::Rate {
+                    requests: 1,
+                    seconds: 10,
+                },
+            },
+            Outcome::Error {
+                kind: "ValueError".into(),
+                message: "at 0x7f".into(),
+            },
+            Outcome::Crash {
+                detail: "SIGSEGV".into(),
+            },
+            Outcome::Timeout,
+            Outcome::Unsupported {
+                reason: "no sitemaps".into(),
+            },
+        ];
+        let texts: Vec<String> = outcomes.iter().map(|o| o.pin().to_string()).collect();
+        assert_eq!(
+            texts,
+            [
+                "allowed",
+                "disallowed",
+                "value:1/10s",
+                "error:ValueError",
+                "crash",
+                "timeout",
+                "unsupported"
+            ]
+        );
+        for o in &outcomes {
+            let label = o.pin();
+            assert_eq!(label.to_string().parse::<Label>(), Ok(label.clone()));
+            let json = serde_json::to_string(&label).unwrap();
+            assert_eq!(json, format!("\"{label}\""));
+            assert_eq!(serde_json::from_str::<Label>(&json).unwrap(), label);
+        }
+        for bad in ["allowd", "error:", "value:", "Allowed", ""] {
+            let err = bad.parse::<Label>().unwrap_err();
+            assert!(err.contains(&format!("`{bad}` is not an outcome")), "{err}");
+            assert!(err.contains(Label::FORMS), "{err}");
+        }
+    }
 
     /// The wire form is the protocol's (docs/protocol.md §3): one flat
     /// object per answer, `explain` only when there is one.

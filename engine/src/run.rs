@@ -2,7 +2,7 @@
 //! signatures and triage against the ledger.
 
 use crate::case::{Case, Expect, Verdict};
-use crate::ledger::{Ledger, Pin};
+use crate::ledger::{Label, Ledger, Pin};
 use crate::oracle::{
     unsupported_all, About, Answer, Capabilities, Identity, Oracle, Outcome, Unavailable,
 };
@@ -318,14 +318,13 @@ pub const KNOWN_HANG_CAP: Duration = Duration::from_millis(500);
 /// The cases (indices into `cases`) on which the ledger pins `oracle`'s
 /// outcome as `timeout` for some query.
 fn known_hangs(cases: &[&Case], ledger: &Ledger, oracle: &str) -> BTreeSet<usize> {
-    const TIMEOUT: &str = "timeout";
     // Only the few entries that pin a timeout for this oracle at all.
     let pinning: Vec<_> = ledger
         .entries
         .iter()
         .filter(|e| match e.outcomes.get(oracle) {
-            Some(Pin::All(label)) => label == TIMEOUT,
-            Some(Pin::PerCase(map)) => map.values().any(|label| label == TIMEOUT),
+            Some(Pin::All(label)) => *label == Label::Timeout,
+            Some(Pin::PerCase(map)) => map.values().any(|label| *label == Label::Timeout),
             None => false,
         })
         .collect();

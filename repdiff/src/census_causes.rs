@@ -136,8 +136,8 @@ fn one(
     let ledger = ledger.into_iter().map(|(_, id)| id).collect();
     SignatureCause {
         oracle: name.to_string(),
-        reference_answer: named.answers.0,
-        answer: named.answers.1,
+        reference_answer: named.answers.0.to_string(),
+        answer: named.answers.1.to_string(),
         cause: named.cause.to_string(),
         body: escape_bytes(&named.minimised.body),
         agent: named.minimised.agent,

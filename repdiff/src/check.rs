@@ -293,7 +293,7 @@ fn print_human(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &
         for (name, version, answers) in rows {
             let a = &answers[i];
             // The ledger's spelling (`error:ValueError`), ready to pin.
-            let outcome = engine::ledger::pin_label(&a.outcome);
+            let outcome = a.outcome.pin().to_string();
             println!("  {name:<16} {outcome:<11} {version}");
             let detail = a.outcome.detail();
             if !detail.is_empty() {

@@ -354,7 +354,7 @@ fn oracle_versions_and_bad_input() {
     let old = write(&dir, "old.json", &r, &cases, &corpus.hash);
     let mut v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&old).unwrap()).unwrap();
-    v["oracles"][1]["version"] = "texting_robots 9.9.9".into();
+    v["oracles"][1]["identity"] = "texting_robots 9.9.9".into();
     let new = dir.join("new.json");
     std::fs::write(&new, v.to_string()).unwrap();
     let text = report_diff(&old, &new, false);

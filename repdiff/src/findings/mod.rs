@@ -22,7 +22,7 @@ use crate::cli::Usage;
 use crate::paths;
 use engine::case::{Case, Corpus, Expect, Verdict};
 use engine::ledger::{Classification, Entry, Ledger};
-use engine::oracle::{Oracle, Outcome};
+use engine::oracle::{Label, Oracle, Outcome};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -46,10 +46,10 @@ pub struct Pick<'a> {
     /// 0-based query index.
     pub index: usize,
     /// `(oracle, pinned outcome)` for every oracle shown on this input.
-    pub oracles: Vec<(String, String)>,
+    pub oracles: Vec<(String, Label)>,
     /// The rfc9309 reference's answer (`None` for HTTP cases, which the
     /// reference answers only through a server).
-    pub reference: Option<String>,
+    pub reference: Option<Label>,
 }
 
 /// Everything a write-up is rendered from.
@@ -156,10 +156,10 @@ fn versions(path: &Path) -> Result<BTreeMap<String, (String, String)>, Usage> {
 }
 
 /// The label RFC 9309 expects for a query, when it expects a verdict.
-fn expected_label(e: &Expect) -> Option<&'static str> {
+fn expected_label(e: &Expect) -> Option<Label> {
     match e {
-        Expect::Verdict(Verdict::Allowed) => Some("allowed"),
-        Expect::Verdict(Verdict::Disallowed) => Some("disallowed"),
+        Expect::Verdict(Verdict::Allowed) => Some(Label::Allowed),
+        Expect::Verdict(Verdict::Disallowed) => Some(Label::Disallowed),
         _ => None,
     }
 }
@@ -195,7 +195,7 @@ fn picks<'a>(entry: &Entry, corpus: &'a Corpus) -> Vec<Pick<'a>> {
             .enumerate()
             .filter_map(|(pos, &(case, i))| {
                 let pin = entry.pinned(oracle, &case.id, i)?;
-                let departs = expected_label(&case.queries[i].expect) != Some(pin.as_str());
+                let departs = expected_label(&case.queries[i].expect).as_ref() != Some(&pin);
                 Some((
                     (!departs, case.http.is_some(), case.body.len(), pos),
                     case,
@@ -225,14 +225,14 @@ fn picks<'a>(entry: &Entry, corpus: &'a Corpus) -> Vec<Pick<'a>> {
 
 /// What the rfc9309 reference answers on one query of a case, run in
 /// process (pure Rust, always built).
-fn reference(case: &Case, index: usize) -> Option<String> {
+fn reference(case: &Case, index: usize) -> Option<Label> {
     if case.http.is_some() {
         return None;
     }
     let mut oracle = oracles::rfc9309::Rfc9309::default();
     let answers = oracle.run(&case.body, &[case.queries[index].query.clone()]);
     let outcome: &Outcome = &answers.first()?.outcome;
-    Some(engine::ledger::pin_label(outcome))
+    Some(outcome.pin())
 }
 
 /// The files whose text on disk differs from `files` (missing, changed),

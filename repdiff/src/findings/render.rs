@@ -220,11 +220,12 @@ reproducer is the `repdiff check` line above, which serves it from a local serve
                 continue;
             }
             let expected = q.expect.to_string();
+            let actual = pin.to_string();
             let inp = repro::Input {
                 body: &p.case.body,
                 query: &q.query,
                 expected: &expected,
-                actual: pin,
+                actual: &actual,
             };
             match repro::direct(o, &inp) {
                 Some((lang, code)) => {

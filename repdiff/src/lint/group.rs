@@ -18,6 +18,7 @@
 use super::panel::{Panel, Reading, Split};
 use super::Question;
 use cause::{Input, PairAsk, CATALOGUE, NEW};
+use engine::oracle::Label;
 use std::time::{Duration, Instant};
 
 /// A question on which the oracles part ways, and how.
@@ -280,7 +281,7 @@ struct PanelPair<'p> {
 }
 
 impl PairAsk for PanelPair<'_> {
-    fn ask(&mut self, input: &Input) -> (String, String) {
+    fn ask(&mut self, input: &Input) -> (Label, Label) {
         let q = Question {
             agent: input.agent.clone(),
             url: input.url.clone(),
@@ -288,10 +289,10 @@ impl PairAsk for PanelPair<'_> {
         };
         let split = self.panel.ask_one(&input.body, &q);
         let label = |r: Option<&Reading>| match r {
-            Some(Reading::Allowed) => "allowed".to_string(),
-            Some(Reading::Disallowed) => "disallowed".to_string(),
+            Some(Reading::Allowed) => Label::Allowed,
+            Some(Reading::Disallowed) => Label::Disallowed,
             Some(Reading::Failed(l)) => l.clone(),
-            _ => "unsupported".to_string(),
+            _ => Label::Unsupported,
         };
         (label(split.0.get(self.a)), label(split.0.get(self.b)))
     }

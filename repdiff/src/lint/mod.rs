@@ -71,7 +71,7 @@ pub struct Opts {
 pub struct Failure {
     pub question: Question,
     pub oracle: String,
-    pub label: String,
+    pub label: engine::oracle::Label,
 }
 
 /// Everything lint found about one file.
@@ -198,7 +198,7 @@ fn failures(panel: &panel::Panel, questions: &[Question], splits: &[panel::Split
             s.failures().into_iter().map(|(i, label)| Failure {
                 question: q.clone(),
                 oracle: panel.name(i).to_string(),
-                label: label.to_string(),
+                label: label.clone(),
             })
         })
         .collect()

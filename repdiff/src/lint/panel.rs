@@ -4,7 +4,7 @@
 //! one batch per body), so minimising a file costs as long as the slowest
 //! parser, not their sum.
 
-use engine::oracle::{Oracle, Outcome};
+use engine::oracle::{Label, Oracle, Outcome};
 use engine::worker::Limits;
 
 /// How one oracle read one question.
@@ -14,7 +14,7 @@ pub enum Reading {
     Disallowed,
     /// An error, a crash or a timeout, as its pin label (`error:ValueError`,
     /// `timeout`): reported apart, never counted as a verdict.
-    Failed(String),
+    Failed(Label),
     /// The oracle cannot answer this kind of question.
     Unsupported,
 }
@@ -25,7 +25,7 @@ impl Reading {
             Outcome::Allowed => Reading::Allowed,
             Outcome::Disallowed => Reading::Disallowed,
             Outcome::Unsupported { .. } => Reading::Unsupported,
-            o => Reading::Failed(engine::ledger::pin_label(o)),
+            o => Reading::Failed(o.pin()),
         }
     }
 }
@@ -46,12 +46,12 @@ impl Split {
     }
 
     /// Indices and labels of the oracles that failed.
-    pub fn failures(&self) -> Vec<(usize, &str)> {
+    pub fn failures(&self) -> Vec<(usize, &Label)> {
         self.0
             .iter()
             .enumerate()
             .filter_map(|(i, r)| match r {
-                Reading::Failed(label) => Some((i, label.as_str())),
+                Reading::Failed(label) => Some((i, label)),
                 _ => None,
             })
             .collect()
@@ -112,7 +112,7 @@ impl Panel {
                 .into_iter()
                 .map(|h| {
                     h.join()
-                        .unwrap_or_else(|_| vec![Reading::Failed("crash".into()); queries.len()])
+                        .unwrap_or_else(|_| vec![Reading::Failed(Label::Crash); queries.len()])
                 })
                 .collect()
         });

@@ -7,6 +7,7 @@ use super::group::LineGroup;
 use super::panel::{Reading, Split};
 use super::rewrite::Hunk;
 use super::{Question, Report};
+use engine::oracle::Label;
 use serde::Serialize;
 
 /// The version of the JSON shape (docs/lint.md).
@@ -75,7 +76,7 @@ struct QuestionView<'r> {
 #[derive(Serialize)]
 struct FailedView<'r> {
     oracle: &'r str,
-    outcome: &'r str,
+    outcome: &'r Label,
 }
 
 #[derive(Serialize)]
@@ -110,7 +111,7 @@ struct FailureView<'r> {
     agent: &'r str,
     url: &'r str,
     oracle: &'r str,
-    outcome: &'r str,
+    outcome: &'r Label,
 }
 
 fn view(r: &Report) -> View<'_> {

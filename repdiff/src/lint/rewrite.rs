@@ -47,20 +47,20 @@ pub struct Baseline<'a> {
     pub questions: &'a [Question],
     pub splits: &'a [Split],
     pub reference: Option<&'a mut Box<dyn Oracle>>,
-    pub reference_labels: Vec<String>,
+    pub reference_labels: Vec<engine::oracle::Label>,
 }
 
 impl Baseline<'_> {
     /// The reference's readings of every question on `body` (empty without
     /// a reference).
-    pub fn labels(&mut self, body: &[u8]) -> Vec<String> {
+    pub fn labels(&mut self, body: &[u8]) -> Vec<engine::oracle::Label> {
         let Some(r) = self.reference.as_mut() else {
             return Vec::new();
         };
         let queries: Vec<_> = self.questions.iter().map(Question::query).collect();
         r.run(body, &queries)
             .iter()
-            .map(|a| engine::ledger::pin_label(&a.outcome))
+            .map(|a| a.outcome.pin())
             .collect()
     }
 }

@@ -14,7 +14,7 @@ use super::triage::{self, Known};
 use super::{Finding, Probe, Replay};
 use cause::{ddmin as shrink, lines, Input};
 use engine::case::{BodyPart, BodySpec, RawCase, RawFile, RawQuery};
-use engine::ledger::{pin_label, Classification, Entry, Pin};
+use engine::ledger::{Classification, Entry, Pin};
 use fuzzcore::record::{self, Minimized, PairCause};
 use std::path::Path;
 
@@ -393,7 +393,7 @@ fn draft_entries(
         cases: vec![format!("{id}#1")],
         outcomes: oracles
             .iter()
-            .filter_map(|o| answer(o).map(|a| (o.to_string(), Pin::All(pin_label(&a.outcome)))))
+            .filter_map(|o| answer(o).map(|a| (o.to_string(), Pin::All(a.outcome.pin()))))
             .collect(),
         explanation,
         cause: None,
@@ -537,7 +537,7 @@ mod tests {
         assert_eq!(first.oracles, vec!["protego".to_string()]);
         assert_eq!(
             first.outcomes.get("protego"),
-            Some(&Pin::All("disallowed".into()))
+            Some(&Pin::All(engine::ledger::Label::Disallowed))
         );
         assert_eq!(ledger.entries[1].oracles, vec!["spider".to_string()]);
     }

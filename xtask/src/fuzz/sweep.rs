@@ -274,7 +274,7 @@ impl Sweep {
         self.totals.inputs_replayed += 1;
         self.totals.queries += queries.len();
         let mut times = Vec::with_capacity(self.all.len());
-        let labels: Vec<(String, Vec<String>)> = self
+        let labels: Vec<(String, Vec<engine::oracle::Label>)> = self
             .all
             .iter_mut()
             .map(|o| {
@@ -283,9 +283,9 @@ impl Sweep {
                 times.push(t.elapsed().as_secs_f64() * 1e3);
                 let l = (0..queries.len())
                     .map(|i| {
-                        answers.get(i).map_or("crash".to_string(), |a| {
-                            engine::ledger::pin_label(&a.outcome)
-                        })
+                        answers
+                            .get(i)
+                            .map_or(engine::oracle::Label::Crash, |a| a.outcome.pin())
                     })
                     .collect();
                 (o.name().to_string(), l)
