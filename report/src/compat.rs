@@ -67,7 +67,7 @@ pub struct OracleRec {
 pub struct QueryRec {
     /// 1-based.
     pub index: usize,
-    pub ask: String,
+    pub ask: engine::oracle::Ask,
     #[serde(default)]
     pub agent: String,
     #[serde(default)]
@@ -389,7 +389,7 @@ impl CaseRec {
                 .enumerate()
                 .map(|(i, q)| QueryRec {
                     index: i + 1,
-                    ask: q.query.ask.as_str().to_string(),
+                    ask: q.query.ask,
                     agent: q.query.agent.clone(),
                     url: q.query.url.clone(),
                     expect: q.expect.to_string(),

@@ -432,7 +432,7 @@ fn verdict_lines(case: &CaseRec, answer: Option<&dyn Fn(usize) -> Option<String>
             s,
             "#{} {} agent={:?} url={:?} -> {}",
             i + 1,
-            q.ask,
+            q.ask.as_str(),
             q.agent,
             q.url,
             said

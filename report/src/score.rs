@@ -246,7 +246,7 @@ mod tests {
     fn query(index: usize, expect: &str, pin: Option<&str>) -> QueryRec {
         QueryRec {
             index,
-            ask: "can_fetch".into(),
+            ask: engine::oracle::Ask::CanFetch,
             agent: "bot".into(),
             url: "http://example.test/x".into(),
             expect: expect.into(),

@@ -120,7 +120,7 @@ fn verdict_grid(b: &mut String, cx: &Ctx, case: &CaseRec) {
             i + 1,
             i + 1,
             i + 1,
-            esc(&q.ask),
+            esc(q.ask.as_str()),
             text_view(&q.agent),
             if q.url.is_empty() {
                 String::new()
@@ -160,7 +160,7 @@ fn query_section(b: &mut String, cx: &Ctx, case: &CaseRec, i: usize, q: &QueryRe
         b,
         "<h3>#{}: {} {}</h3><p>basis: {}{}</p>",
         i + 1,
-        esc(&q.ask),
+        esc(q.ask.as_str()),
         esc(&q.expect),
         esc(&q.basis),
         q.why
