@@ -44,7 +44,7 @@ pub struct SlowFinding {
     /// (share, ms): the first question on the input cut to 1/4, 1/2 and
     /// all of its size ([`cut`]).
     pub growth: Vec<(String, f64)>,
-    /// The input minimised on the time (still over [`keep_ms`]).
+    /// The input minimised on the time (still over the sweep's keep threshold).
     pub minimised: Minimised,
     pub minimised_body: String,
     /// (factor, ms): the minimised input stretched 1, 2 and 3 times
