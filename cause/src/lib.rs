@@ -20,8 +20,7 @@
 //! the rule order) cannot claim a pair that a narrow one (strip the BOM)
 //! explains. docs/causes.md lists it with the ledger case each is tested on.
 
-use engine::oracle::Label;
-use engine::oracle::{Ask, Oracle, Outcome, Query};
+use engine::oracle::{Ask, Label, Oracle, Outcome, Query};
 
 /// What one question is: the robots.txt body, the caller's agent and URL.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

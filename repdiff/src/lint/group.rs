@@ -288,13 +288,8 @@ impl PairAsk for PanelPair<'_> {
             source: self.source,
         };
         let split = self.panel.ask_one(&input.body, &q);
-        let label = |r: Option<&Reading>| match r {
-            Some(Reading::Allowed) => Label::Allowed,
-            Some(Reading::Disallowed) => Label::Disallowed,
-            Some(Reading::Failed(l)) => l.clone(),
-            _ => Label::Unsupported,
-        };
-        (label(split.0.get(self.a)), label(split.0.get(self.b)))
+        let label = |i: usize| split.0.get(i).map_or(Label::Unsupported, Reading::label);
+        (label(self.a), label(self.b))
     }
 }
 

@@ -28,6 +28,16 @@ impl Reading {
             o => Reading::Failed(o.pin()),
         }
     }
+
+    /// The reading as the label root-cause triage compares.
+    pub fn label(&self) -> Label {
+        match self {
+            Reading::Allowed => Label::Allowed,
+            Reading::Disallowed => Label::Disallowed,
+            Reading::Failed(label) => label.clone(),
+            Reading::Unsupported => Label::Unsupported,
+        }
+    }
 }
 
 /// Every oracle's reading of one question, in panel order.
