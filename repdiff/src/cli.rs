@@ -119,6 +119,13 @@ pub enum Product {
     /// parsers disagree, grouped by the line(s) that make the difference,
     /// with the cause and, where one exists, a rewrite that makes them agree.
     Lint(crate::lint::Opts),
+    /// The multi-parser tester in a browser, and its JSON API, on loopback
+    ///
+    /// Starts every available oracle (or those named) once, as supervised
+    /// workers shared by all requests, and serves a page where one pastes a
+    /// robots.txt and sees every parser's verdict per question side by side,
+    /// with lint's findings (docs/serve.md).
+    Serve(crate::serve::Opts),
     /// Render the published site (reports/site/) from a run; `report diff OLD NEW`
     Report(crate::report_site::Opts),
     /// List every registered oracle and how it is started (--json)
@@ -163,6 +170,7 @@ impl Product {
             Product::Conformance(o) => crate::conformance::main(o, host),
             Product::Check(o) => crate::check::main(o, host),
             Product::Lint(o) => crate::lint::main(o, host),
+            Product::Serve(o) => crate::serve::main(o, host),
             Product::Report(o) => crate::report_site::main(o),
             Product::Oracles(o) => crate::select::list(&o),
             Product::Census(o) => crate::census_cmd::main(*o, host),

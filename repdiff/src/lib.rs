@@ -21,6 +21,7 @@ pub mod progress;
 pub mod registry;
 pub mod report_site;
 pub mod select;
+pub mod serve;
 pub mod setup;
 pub mod slow;
 pub mod suites;

@@ -7,11 +7,11 @@
 //!
 //! Chromium missing is a failure, never a skip: `repdiff setup` installs it.
 
+mod common;
+
+use common::chromium::{chromium, CHROMIUM};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
-
-const CHROMIUM: &str = "/usr/bin/chromium";
 
 fn repdiff() -> Command {
     Command::new(env!("CARGO_BIN_EXE_repdiff"))
@@ -22,55 +22,6 @@ fn tmp(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-fn chromium(args: &[String], profile: &Path) -> (bool, String, String) {
-    let mut child = Command::new(CHROMIUM)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(args)
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {CHROMIUM}: {e}"));
-    // Read stdout on a thread so a large DOM cannot block the browser.
-    let mut out = child.stdout.take().unwrap();
-    let mut err = child.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut out, &mut s).ok();
-        s
-    });
-    let ereader = std::thread::spawn(move || {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut err, &mut s).ok();
-        s
-    });
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("chromium did not finish within 120 s: {args:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    (
-        status.success(),
-        reader.join().unwrap(),
-        ereader.join().unwrap(),
-    )
 }
 
 fn dump_dom(page: &Path, profile: &Path) -> String {

@@ -125,7 +125,14 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         log::error!("fewer than two oracles could start: nothing to compare");
         return Ok(1);
     }
-    let report = lint(file, &opts, sel);
+    let mut panel = panel::Panel::new(sel.oracles);
+    let asked = Asked {
+        agents: &opts.agents,
+        urls: &opts.urls,
+        budget: opts.budget,
+        progress: true,
+    };
+    let report = examine(&mut panel, file, &asked, sel.unavailable);
     if opts.json {
         render::json(&report);
     } else {
@@ -138,19 +145,35 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     })
 }
 
-/// Ask, group, suggest.
-fn lint(file: input::File, opts: &Opts, sel: select::Selection) -> Report {
-    let deadline = Instant::now() + opts.budget;
-    let mut progress = Progress::new();
-    let mut panel = panel::Panel::new(sel.oracles);
-    let questions = questions::questions(&file.body, &opts.agents, &opts.urls);
+/// What a lint asks beyond the file's own questions, and how long it may
+/// take: the command line's flags, or a request to `repdiff serve`.
+pub struct Asked<'a> {
+    pub agents: &'a [String],
+    pub urls: &'a [String],
+    /// Time for finding the lines and rewrites.
+    pub budget: Duration,
+    /// Say progress on stderr (a terminal run; never a served request).
+    pub progress: bool,
+}
+
+/// Ask, group, suggest, on a panel that may outlive this one file (the
+/// server keeps one for all its requests).
+pub fn examine(
+    panel: &mut panel::Panel,
+    file: input::File,
+    asked: &Asked,
+    unavailable: Vec<engine::oracle::Unavailable>,
+) -> Report {
+    let deadline = Instant::now() + asked.budget;
+    let mut progress = Progress::new(asked.progress);
+    let questions = questions::questions(&file.body, asked.agents, asked.urls);
     progress.say(&format!(
         "asking {} oracles {} questions",
         panel.size(),
         questions.len()
     ));
     let splits = panel.ask(&file.body, &questions);
-    let failures = failures(&panel, &questions, &splits);
+    let failures = failures(panel, &questions, &splits);
     let found: Vec<Disagreement> = questions
         .iter()
         .zip(&splits)
@@ -160,7 +183,7 @@ fn lint(file: input::File, opts: &Opts, sel: select::Selection) -> Report {
             split: s.clone(),
         })
         .collect();
-    let mut grouping = group::group(&mut panel, &file.body, found, deadline, &mut progress);
+    let mut grouping = group::group(panel, &file.body, found, deadline, &mut progress);
     let mut reference = panel::reference();
     let mut base = rewrite::Baseline {
         questions: &questions,
@@ -175,14 +198,14 @@ fn lint(file: input::File, opts: &Opts, sel: select::Selection) -> Report {
             break;
         }
         progress.say(&format!("looking for a rewrite of group {}/{total}", n + 1));
-        g.rewrite = rewrite::suggest(&mut panel, &file.body, g, &mut base);
+        g.rewrite = rewrite::suggest(panel, &file.body, g, &mut base);
     }
     progress.done();
     Report {
         lines: cause::lines(&file.body),
         file,
         oracles: panel.names.clone(),
-        unavailable: sel.unavailable,
+        unavailable,
         questions,
         groups: grouping.groups,
         unexamined: grouping.unexamined,
@@ -207,13 +230,16 @@ fn failures(panel: &panel::Panel, questions: &[Question], splits: &[panel::Split
 /// Progress on stderr, for long runs only: nothing in the first two
 /// seconds, then one line at most every half second.
 pub struct Progress {
+    /// False: say nothing at all.
+    enabled: bool,
     started: Instant,
     last: Option<Instant>,
 }
 
 impl Progress {
-    fn new() -> Progress {
+    fn new(enabled: bool) -> Progress {
         Progress {
+            enabled,
             started: Instant::now(),
             last: None,
         }
@@ -221,7 +247,8 @@ impl Progress {
 
     pub fn say(&mut self, what: &str) {
         let now = Instant::now();
-        let quiet = now - self.started < Duration::from_secs(2)
+        let quiet = !self.enabled
+            || now - self.started < Duration::from_secs(2)
             || self
                 .last
                 .is_some_and(|l| now - l < Duration::from_millis(500));

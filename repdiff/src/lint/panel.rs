@@ -4,7 +4,7 @@
 //! one batch per body), so minimising a file costs as long as the slowest
 //! parser, not their sum.
 
-use engine::oracle::{Label, Oracle, Outcome};
+use engine::oracle::{Answer, Label, Oracle, Outcome};
 use engine::worker::Limits;
 
 /// How one oracle read one question.
@@ -102,33 +102,50 @@ impl Panel {
     /// question. An oracle answering the wrong number of questions reads
     /// each as `error:protocol`.
     pub fn ask(&mut self, body: &[u8], questions: &[super::Question]) -> Vec<Split> {
-        self.calls += 1;
         let queries: Vec<engine::oracle::Query> = questions.iter().map(|q| q.query()).collect();
-        let per_oracle: Vec<Vec<Reading>> = std::thread::scope(|s| {
+        let per_oracle: Vec<Vec<Reading>> = self
+            .answers(body, &queries)
+            .iter()
+            .map(|answers| answers.iter().map(|a| Reading::of(&a.outcome)).collect())
+            .collect();
+        (0..questions.len())
+            .map(|q| Split(per_oracle.iter().map(|r| r[q].clone()).collect()))
+            .collect()
+    }
+
+    /// Every oracle's answers (outcome and explanation) to `queries` on
+    /// `body`, one list per oracle in panel order, each as long as
+    /// `queries`: a wrong count reads as `error:protocol`, a harness thread
+    /// that panicked as `crash`.
+    pub fn answers(&mut self, body: &[u8], queries: &[engine::oracle::Query]) -> Vec<Vec<Answer>> {
+        self.calls += 1;
+        std::thread::scope(|s| {
             let handles: Vec<_> = self
                 .oracles
                 .iter_mut()
                 .map(|o| {
-                    let queries = &queries;
                     s.spawn(move || {
                         let answers = o.run(body, queries);
-                        let answers = crate::check::checked_count(o.name(), answers, queries.len())
-                            .unwrap_or_else(|(failed, _)| failed);
-                        answers.iter().map(|a| Reading::of(&a.outcome)).collect()
+                        crate::check::checked_count(o.name(), answers, queries.len())
+                            .unwrap_or_else(|(failed, _)| failed)
                     })
                 })
                 .collect();
             handles
                 .into_iter()
                 .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| vec![Reading::Failed(Label::Crash); queries.len()])
+                    h.join().unwrap_or_else(|_| {
+                        (0..queries.len())
+                            .map(|_| {
+                                Answer::from(Outcome::Crash {
+                                    detail: "the oracle's thread panicked".into(),
+                                })
+                            })
+                            .collect()
+                    })
                 })
                 .collect()
-        });
-        (0..questions.len())
-            .map(|q| Split(per_oracle.iter().map(|r| r[q].clone()).collect()))
-            .collect()
+        })
     }
 
     /// One question's split on `body`.

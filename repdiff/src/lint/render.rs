@@ -248,6 +248,12 @@ pub fn visible(line: &[u8]) -> String {
     out
 }
 
+/// The JSON report as a value (docs/lint.md): what `--json` prints and
+/// what `repdiff serve` answers.
+pub fn value(r: &Report) -> serde_json::Value {
+    serde_json::to_value(view(r)).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
+}
+
 /// `--json`: exactly one object on stdout.
 pub fn json(r: &Report) {
     match serde_json::to_string(&view(r)) {

@@ -1,0 +1,276 @@
+//! The JSON API (docs/serve.md): what a request may hold, how it is
+//! refused, and what it is answered. Nothing a request sends reaches a
+//! shell or a path: bodies go to the oracles over their pipes, and the only
+//! files served are the write-ups listed when the server started.
+
+use super::pool::{Done, Pool, Refused, Work};
+use crate::lint;
+use base64::Engine as _;
+use engine::oracle::{Answer, Ask, Query};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Per-request limits.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Bytes of request body (the JSON, the robots.txt inside it).
+    pub max_body: usize,
+    /// Questions one check may ask.
+    pub max_queries: usize,
+    /// Time from queueing to answer.
+    pub request_time: Duration,
+    /// A lint's time for finding lines and rewrites (below `request_time`).
+    pub lint_budget: Duration,
+}
+
+/// An answer: status and JSON.
+pub struct Reply {
+    pub status: u16,
+    pub json: serde_json::Value,
+}
+
+impl Reply {
+    pub fn ok(json: serde_json::Value) -> Reply {
+        Reply { status: 200, json }
+    }
+
+    /// A refusal: status and one sentence saying why.
+    pub fn error(status: u16, why: impl Into<String>) -> Reply {
+        Reply {
+            status,
+            json: serde_json::json!({ "error": why.into() }),
+        }
+    }
+}
+
+/// The robots.txt of a request, as text or as base64 of its bytes (an
+/// upload keeps its BOM and any bytes that are not UTF-8).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Request {
+    #[serde(default)]
+    pub robots: Option<String>,
+    #[serde(default)]
+    pub robots_base64: Option<String>,
+    /// User agents to ask (check: crossed with `urls`; lint: asked for the
+    /// file's paths as well as its own agents).
+    #[serde(default)]
+    pub agents: Vec<String>,
+    #[serde(default)]
+    pub urls: Vec<String>,
+}
+
+impl Request {
+    /// The request as JSON, or why not (400).
+    pub fn parse(bytes: &[u8]) -> Result<Request, Reply> {
+        serde_json::from_slice(bytes).map_err(|e| {
+            Reply::error(
+                400,
+                format!("the request is not the JSON this API takes: {e}"),
+            )
+        })
+    }
+
+    /// The robots.txt bytes, or why not (400).
+    fn body(&self) -> Result<Vec<u8>, Reply> {
+        match (&self.robots, &self.robots_base64) {
+            (Some(text), None) => Ok(text.as_bytes().to_vec()),
+            (None, Some(b64)) => base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .map_err(|e| Reply::error(400, format!("robots_base64 is not base64: {e}"))),
+            (None, None) => Err(Reply::error(
+                400,
+                "give the robots.txt as `robots` or `robots_base64`",
+            )),
+            (Some(_), Some(_)) => Err(Reply::error(
+                400,
+                "give `robots` or `robots_base64`, not both",
+            )),
+        }
+    }
+}
+
+/// `POST /api/check`: every oracle's answer to each question. The
+/// questions are every agent crossed with every URL when both are given,
+/// else the ones `lint` derives from the file (plus those given).
+pub fn check(pool: &Pool, limits: &Limits, req: &Request) -> Reply {
+    let body = match req.body() {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let queries = match questions(&body, req, limits) {
+        Ok(q) => q,
+        Err(r) => return r,
+    };
+    let work = Work::Check {
+        body,
+        queries: queries.clone(),
+    };
+    match pool.submit(work, limits.request_time) {
+        Ok(Done::Checked(per_oracle)) => Reply::ok(checked(&pool.names, &queries, &per_oracle)),
+        Ok(Done::Linted(_)) => Reply::error(500, "the panel answered another kind of job"),
+        Err(r) => refused(r, limits),
+    }
+}
+
+fn questions(body: &[u8], req: &Request, limits: &Limits) -> Result<Vec<Query>, Reply> {
+    let asked = req.agents.len().saturating_mul(req.urls.len());
+    if asked > limits.max_queries {
+        return Err(too_many(asked, limits));
+    }
+    let queries: Vec<Query> = if !req.agents.is_empty() && !req.urls.is_empty() {
+        req.agents
+            .iter()
+            .flat_map(|agent| {
+                req.urls.iter().map(move |url| Query {
+                    ask: Ask::CanFetch,
+                    agent: agent.clone(),
+                    url: url.clone(),
+                })
+            })
+            .collect()
+    } else {
+        if req.agents.len() + req.urls.len() > limits.max_queries {
+            return Err(too_many(req.agents.len() + req.urls.len(), limits));
+        }
+        lint::questions::questions(body, &req.agents, &req.urls)
+            .iter()
+            .map(|q| q.query())
+            .collect()
+    };
+    if queries.len() > limits.max_queries {
+        return Err(too_many(queries.len(), limits));
+    }
+    Ok(queries)
+}
+
+fn too_many(n: usize, limits: &Limits) -> Reply {
+    Reply::error(
+        422,
+        format!(
+            "{n} questions asked; this server answers at most {} per request",
+            limits.max_queries
+        ),
+    )
+}
+
+/// One oracle's answer to one question.
+#[derive(Serialize)]
+struct Cell<'a> {
+    /// As the ledger pins it: `allowed`, `disallowed`, `error:ValueError`,
+    /// `timeout`, `crash`, `unsupported`.
+    outcome: String,
+    detail: String,
+    explain: &'a str,
+}
+
+fn checked(
+    names: &[(String, String)],
+    queries: &[Query],
+    per_oracle: &[Vec<Answer>],
+) -> serde_json::Value {
+    let oracles: Vec<_> = names
+        .iter()
+        .map(|(name, identity)| serde_json::json!({ "name": name, "identity": identity }))
+        .collect();
+    let rows: Vec<_> = queries
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            let answers: BTreeMap<&str, Cell> = names
+                .iter()
+                .zip(per_oracle)
+                .filter_map(|((name, _), answers)| {
+                    let a = answers.get(i)?;
+                    Some((
+                        name.as_str(),
+                        Cell {
+                            outcome: a.outcome.pin().to_string(),
+                            detail: a.outcome.detail(),
+                            explain: &a.explain,
+                        },
+                    ))
+                })
+                .collect();
+            let verdicts: Vec<&str> = answers
+                .values()
+                .map(|c| c.outcome.as_str())
+                .filter(|o| *o == "allowed" || *o == "disallowed")
+                .collect();
+            let split = verdicts.contains(&"allowed") && verdicts.contains(&"disallowed");
+            serde_json::json!({ "agent": q.agent, "url": q.url, "split": split, "answers": answers })
+        })
+        .collect();
+    serde_json::json!({ "oracles": oracles, "queries": rows })
+}
+
+/// What the ledger knows of a cause: entries that carry it and their
+/// write-ups, so a page can link a lint finding to them.
+#[derive(Debug, Clone, Serialize)]
+pub struct Known {
+    pub entry: String,
+    pub title: String,
+    /// `/findings/<entry>.md` when a write-up exists.
+    pub writeup: Option<String>,
+}
+
+/// `POST /api/lint`: `repdiff lint`'s JSON report (docs/lint.md) under
+/// `lint`, and under `known` the ledger entries of each cause it names.
+pub fn lint(
+    pool: &Pool,
+    limits: &Limits,
+    known: &BTreeMap<String, Vec<Known>>,
+    req: &Request,
+) -> Reply {
+    let body = match req.body() {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    if req.agents.len() + req.urls.len() > limits.max_queries {
+        return too_many(req.agents.len() + req.urls.len(), limits);
+    }
+    let file = match lint::input::check("the robots.txt sent", body) {
+        Ok(f) => f,
+        Err(lint::input::Refusal(why)) => return Reply::error(422, why),
+    };
+    let work = Work::Lint {
+        file,
+        agents: req.agents.clone(),
+        urls: req.urls.clone(),
+        budget: limits.lint_budget,
+    };
+    match pool.submit(work, limits.request_time) {
+        Ok(Done::Linted(report)) => {
+            let causes: BTreeMap<&str, &Vec<Known>> = report
+                .groups
+                .iter()
+                .filter_map(|g| known.get_key_value(g.cause.name))
+                .map(|(k, v)| (k.as_str(), v))
+                .collect();
+            Reply::ok(serde_json::json!({ "lint": lint::render::value(&report), "known": causes }))
+        }
+        Ok(Done::Checked(_)) => Reply::error(500, "the panel answered another kind of job"),
+        Err(r) => refused(r, limits),
+    }
+}
+
+fn refused(r: Refused, limits: &Limits) -> Reply {
+    match r {
+        Refused::Busy => Reply::error(
+            503,
+            "every worker is busy and the queue is full; try again shortly",
+        ),
+        Refused::TimedOut => Reply::error(
+            504,
+            format!(
+                "no answer within this server's {} s per request",
+                limits.request_time.as_secs_f64()
+            ),
+        ),
+        Refused::Failed => Reply::error(
+            500,
+            "the panel failed on this request (a repdiff bug; see its log)",
+        ),
+    }
+}

@@ -1,0 +1,324 @@
+//! `repdiff serve` as a service: the seed's `bot`/`MyBot` split through the
+//! API and in headless chromium, lint's findings with their ledger links,
+//! and hostile requests (10 MiB body, 10,000 questions, invalid UTF-8, a
+//! parser that hangs or crashes, slow headers, a full queue), each answered
+//! or refused while other requests are served. The oracles are real (the
+//! RFC reference, Google's C++ and CPython 3.11) plus the clearly named
+//! `chaos` fake, which hangs or crashes when the agent asks it to.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BOT: &str = "User-agent: bot\nDisallow: /\n";
+
+/// A running server, stopped when dropped.
+struct Server {
+    child: Child,
+    addr: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn serve(extra: &[&str]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_repdiff"))
+        .args(["serve", "--port", "0", "--no-setup", "-q"])
+        .args([
+            "--oracle",
+            "rfc9309",
+            "--oracle",
+            "google",
+            "--oracle",
+            "cpython-3.11",
+        ])
+        .args(extra)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("cannot start repdiff serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("repdiff serve: http://")
+        .and_then(|a| a.strip_suffix('/'))
+        .unwrap_or_else(|| panic!("serve printed no address: {line:?}"))
+        .to_string();
+    Server { child, addr }
+}
+
+/// One HTTP/1.1 exchange on a fresh connection: status and body.
+fn http(addr: &str, method: &str, path: &str, body: &[u8]) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    // A server that refuses early may close before a large body is sent.
+    let _ = s.write_all(body);
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or_else(|| panic!("no HTTP status in {text:?}"));
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+fn post(addr: &str, path: &str, json: &serde_json::Value) -> (u16, serde_json::Value) {
+    let (status, body) = http(addr, "POST", path, json.to_string().as_bytes());
+    let value =
+        serde_json::from_str(&body).unwrap_or_else(|e| panic!("{path}: not JSON ({e}): {body}"));
+    (status, value)
+}
+
+fn outcome<'a>(answer: &'a serde_json::Value, query: usize, oracle: &str) -> &'a str {
+    answer["queries"][query]["answers"][oracle]["outcome"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no answer of {oracle} to query {query}: {answer}"))
+}
+
+#[test]
+fn the_bot_mybot_split_through_the_api_with_lint_and_its_ledger_links() {
+    let s = serve(&[]);
+    let (status, oracles) = post(&s.addr, "/api/check", &serde_json::json!({}));
+    assert_eq!(
+        status, 400,
+        "a request without a robots.txt is refused: {oracles}"
+    );
+    let (_, list) = {
+        let (st, b) = http(&s.addr, "GET", "/api/oracles", b"");
+        (st, serde_json::from_str::<serde_json::Value>(&b).unwrap())
+    };
+    let names: Vec<&str> = list["oracles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| o["name"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        ["rfc9309", "google", "cpython-3.11"],
+        "every oracle asked for runs: {list}"
+    );
+
+    let req =
+        serde_json::json!({"robots": BOT, "agents": ["MyBot"], "urls": ["https://example.com/"]});
+    let (status, answer) = post(&s.addr, "/api/check", &req);
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(outcome(&answer, 0, "google"), "allowed");
+    assert_eq!(outcome(&answer, 0, "rfc9309"), "allowed");
+    assert_eq!(outcome(&answer, 0, "cpython-3.11"), "disallowed");
+    assert_eq!(answer["queries"][0]["split"], true);
+
+    let (status, linted) = post(
+        &s.addr,
+        "/api/lint",
+        &serde_json::json!({"robots": BOT, "agents": ["MyBot"]}),
+    );
+    assert_eq!(status, 200, "{linted}");
+    let cause = linted["lint"]["groups"][0]["cause"]["name"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(cause, "rename-substring-groups", "{linted}");
+    let known = linted["known"][cause]
+        .as_array()
+        .expect("the ledger's entries of the cause");
+    let writeup = known
+        .iter()
+        .find(|k| k["entry"] == "ua-substring-match-cpython")
+        .and_then(|k| k["writeup"].as_str())
+        .expect("CPython's substring entry links its write-up");
+    let (status, text) = http(&s.addr, "GET", writeup, b"");
+    assert_eq!(status, 200);
+    assert!(text.contains("substring"), "{text}");
+    assert_eq!(http(&s.addr, "GET", "/findings/../Cargo.toml", b"").0, 404);
+    assert_eq!(http(&s.addr, "GET", "/nothing", b"").0, 404);
+    assert_eq!(http(&s.addr, "GET", "/api/check", b"").0, 405);
+}
+
+#[test]
+fn hostile_requests_are_answered_or_refused_while_others_are_served() {
+    let s = serve(&["--oracle", "chaos", "--timeout", "3", "--panels", "2"]);
+    let ok = |addr: &str| {
+        let req = serde_json::json!({"robots": BOT, "agents": ["MyBot"], "urls": ["https://example.com/"]});
+        let (status, answer) = post(addr, "/api/check", &req);
+        assert_eq!(status, 200, "{answer}");
+        assert_eq!(outcome(&answer, 0, "cpython-3.11"), "disallowed");
+    };
+    // Slow headers: one byte every 100 ms on a connection of its own.
+    let addr = s.addr.clone();
+    let slow = std::thread::spawn(move || {
+        let mut c = TcpStream::connect(&addr).unwrap();
+        for b in b"GET /api/oracles HTTP/1.1\r\nX-Slow: aaaaaaaaaaaaaaaaaaaa" {
+            if c.write_all(&[*b]).is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
+    // A parser that hangs costs its cell (a timeout) and not the others.
+    let addr = s.addr.clone();
+    let hang = std::thread::spawn(move || {
+        let req = serde_json::json!({"robots": BOT, "agents": ["hang"], "urls": ["https://example.com/"]});
+        (post(&addr, "/api/check", &req), Instant::now())
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    ok(&s.addr);
+    let answered_while_hanging = Instant::now();
+    let ((status, hung), hang_done) = hang.join().unwrap();
+    assert_eq!(status, 200, "{hung}");
+    assert_eq!(outcome(&hung, 0, "chaos"), "timeout");
+    assert_eq!(outcome(&hung, 0, "google"), "allowed");
+    assert!(
+        answered_while_hanging < hang_done,
+        "a request waited for the hanging parser"
+    );
+    // A crashing parser: one crash cell, and the worker is back for the next.
+    let req =
+        serde_json::json!({"robots": BOT, "agents": ["crash"], "urls": ["https://example.com/"]});
+    let (status, crashed) = post(&s.addr, "/api/check", &req);
+    assert_eq!(status, 200, "{crashed}");
+    assert_eq!(outcome(&crashed, 0, "chaos"), "crash");
+    assert_eq!(outcome(&crashed, 0, "rfc9309"), "allowed");
+    let req = serde_json::json!({"robots": BOT, "agents": ["x"], "urls": ["https://example.com/"]});
+    assert_eq!(
+        outcome(&post(&s.addr, "/api/check", &req).1, 0, "chaos"),
+        "allowed"
+    );
+
+    // 10 MiB: refused before the panels see it.
+    let big = serde_json::json!({"robots": "a".repeat(10 << 20)}).to_string();
+    let (status, body) = http(&s.addr, "POST", "/api/check", big.as_bytes());
+    assert_eq!(status, 413, "{body}");
+    // 10,000 questions.
+    let agents: Vec<String> = (0..100).map(|i| format!("bot{i}")).collect();
+    let urls: Vec<String> = (0..100)
+        .map(|i| format!("https://example.com/{i}"))
+        .collect();
+    let (status, body) = post(
+        &s.addr,
+        "/api/check",
+        &serde_json::json!({"robots": BOT, "agents": agents, "urls": urls}),
+    );
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("10000 questions"),
+        "{body}"
+    );
+    // A request that is not UTF-8 JSON.
+    let (status, body) = http(&s.addr, "POST", "/api/check", b"{\"robots\": \"\xff\xfe\"}");
+    assert_eq!(status, 400, "{body}");
+    // A robots.txt that is not UTF-8, sent as its bytes: answered.
+    let req = serde_json::json!({"robots_base64": "VXNlci1hZ2VudDogKgpEaXNhbGxvdzogL1z/Cg==", "agents": ["x"], "urls": ["https://example.com/a"]});
+    let (status, body) = post(&s.addr, "/api/check", &req);
+    assert_eq!(status, 200, "{body}");
+    // A binary file is lint's clear refusal, not a crash.
+    let (status, body) = post(
+        &s.addr,
+        "/api/lint",
+        &serde_json::json!({"robots_base64": "AAECAwQFBgcICQ=="}),
+    );
+    assert_eq!(status, 422, "{body}");
+    ok(&s.addr);
+    slow.join().unwrap();
+    ok(&s.addr);
+}
+
+#[test]
+fn a_full_queue_is_refused_at_once_not_queued_without_bound() {
+    let s = serve(&[
+        "--oracle",
+        "chaos",
+        "--timeout",
+        "4",
+        "--panels",
+        "1",
+        "--queue",
+        "1",
+    ]);
+    let hang = |addr: String| {
+        std::thread::spawn(move || {
+            let req = serde_json::json!({"robots": BOT, "agents": ["hang"], "urls": ["https://example.com/"]});
+            post(&addr, "/api/check", &req).0
+        })
+    };
+    // The first occupies the only panel, the second the only place in the
+    // queue; the third finds no room.
+    let first = hang(s.addr.clone());
+    std::thread::sleep(Duration::from_millis(700));
+    let second = hang(s.addr.clone());
+    std::thread::sleep(Duration::from_millis(700));
+    let req = serde_json::json!({"robots": BOT, "agents": ["x"], "urls": ["https://example.com/"]});
+    let (status, body) = post(&s.addr, "/api/check", &req);
+    assert_eq!(status, 503, "{body}");
+    assert_eq!(first.join().unwrap(), 200);
+    assert_eq!(second.join().unwrap(), 200);
+    assert_eq!(post(&s.addr, "/api/check", &req).0, 200);
+}
+
+#[test]
+fn the_tester_shows_the_split_in_chromium() {
+    let s = serve(&[]);
+    let profile = common::scratch("serve-chromium");
+    let query: String = [
+        ("robots", BOT),
+        ("agents", "MyBot"),
+        ("urls", "https://example.com/"),
+        ("run", "check"),
+    ]
+    .iter()
+    .map(|(k, v)| format!("{k}={}", percent(v)))
+    .collect::<Vec<_>>()
+    .join("&");
+    let url = format!("http://{}/?{query}", s.addr);
+    let (ok, dom, err) = common::chromium::chromium(
+        &[
+            "--virtual-time-budget=20000".into(),
+            "--dump-dom".into(),
+            url.clone(),
+        ],
+        &profile,
+    );
+    assert!(ok, "chromium --dump-dom {url} failed:\n{err}");
+    let row = dom
+        .split("<tr ")
+        .find(|r| r.contains("data-agent=\"MyBot\""))
+        .unwrap_or_else(|| panic!("the page shows no row for MyBot:\n{dom}"));
+    assert!(row.starts_with("class=\"split\""), "{row}");
+    assert!(
+        row.contains("class=\"allowed\" data-oracle=\"google\""),
+        "{row}"
+    );
+    assert!(
+        row.contains("class=\"disallowed\" data-oracle=\"cpython-3.11\""),
+        "{row}"
+    );
+}
+
+fn percent(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' => (b as char).to_string(),
+            b => format!("%{b:02X}"),
+        })
+        .collect()
+}
