@@ -230,6 +230,12 @@ pub fn lint(
     if req.agents.len() + req.urls.len() > limits.max_queries {
         return too_many(req.agents.len() + req.urls.len(), limits);
     }
+    // Lint asks each given agent every path the file names: bound what it
+    // will ask, not only what was sent.
+    let asked = lint::questions::questions(&body, &req.agents, &req.urls).len();
+    if asked > limits.max_queries {
+        return too_many(asked, limits);
+    }
     let file = match lint::input::check("the robots.txt sent", body) {
         Ok(f) => f,
         Err(lint::input::Refusal(why)) => return Reply::error(422, why),
