@@ -7,6 +7,7 @@
 mod bench;
 mod bench_census;
 mod bench_external;
+mod bench_serve;
 mod fuzz;
 mod gen_metamorphic;
 mod verify_cpython315;

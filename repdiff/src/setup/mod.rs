@@ -268,8 +268,9 @@ fn built_in_this_checkout(root: &Path) -> bool {
 
 /// Debian packages the native oracles build against, and the browser the
 /// site test (`xtask/tests/site_browser.rs`) and `report`'s
-/// screenshot run headless.
-pub const APT_PACKAGES: &[&str] = &["libabsl-dev", "libgtest-dev", "chromium"];
+/// screenshot run headless, and the load generator of the bench's serve
+/// row (`wrk`).
+pub const APT_PACKAGES: &[&str] = &["libabsl-dev", "libgtest-dev", "chromium", "wrk"];
 
 /// Install missing Debian packages when running as root (CI, a fresh
 /// machine); otherwise name the command that installs them.

@@ -43,7 +43,9 @@ with the 100 queries in one call and asked one call each. Then the
 external oracles, direct script vs protocol (full runs only), and a census
 sample: the first 200 files of the census's default input (20 with --quick)
 through every oracle as `cargo xtask census` runs them, in files/s and
-queries/s.
+queries/s. Last, `repdiff serve` under wrk on loopback at 8 and 64
+connections (requests/s, p50, p99, failed requests) and its memory over a
+60 s run (4 s with --quick).
 
 A full run writes reports/run/bench/latest.md and latest.json (ignored by
 git); a --quick or --oracle-filtered run writes partial.md and partial.json
@@ -178,6 +180,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         crate::bench_external::measure(&bodies, &names)
     };
     let census_row = crate::bench_census::measure(&names, quick);
+    let serve_row = crate::bench_serve::measure(&names, quick);
     let meta = Meta {
         quick,
         filtered,
@@ -192,12 +195,14 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     md.push_str(&one_cpu::to_markdown(&one_cpu, &rows));
     md.push_str(&crate::bench_external::to_markdown(&external));
     md.push_str(&crate::bench_census::to_markdown(&census_row));
+    md.push_str(&crate::bench_serve::to_markdown(&serve_row));
     let json = to_json(&meta, &bodies, &mix, &rows, &h2h, &unavailable);
     let json = match serde_json::from_str::<Value>(&json) {
         Ok(mut doc) => {
             doc["one_cpu"] = one_cpu::to_json(&one_cpu);
             doc["external"] = crate::bench_external::to_json(&external);
             doc["census"] = crate::bench_census::to_json(&census_row);
+            doc["serve"] = crate::bench_serve::to_json(&serve_row);
             serde_json::to_string_pretty(&doc).unwrap_or(json) + "\n"
         }
         Err(_) => json,
