@@ -91,6 +91,11 @@ fn post(addr: &str, path: &str, json: &serde_json::Value) -> (u16, serde_json::V
     (status, value)
 }
 
+/// The seed's file, one agent, `https://example.com/`.
+fn ask(agent: &str) -> serde_json::Value {
+    serde_json::json!({"robots": BOT, "agents": [agent], "urls": ["https://example.com/"]})
+}
+
 fn outcome<'a>(answer: &'a serde_json::Value, query: usize, oracle: &str) -> &'a str {
     answer["queries"][query]["answers"][oracle]["outcome"]
         .as_str()
@@ -121,8 +126,7 @@ fn the_bot_mybot_split_through_the_api_with_lint_and_its_ledger_links() {
         "every oracle asked for runs: {list}"
     );
 
-    let req =
-        serde_json::json!({"robots": BOT, "agents": ["MyBot"], "urls": ["https://example.com/"]});
+    let req = ask("MyBot");
     let (status, answer) = post(&s.addr, "/api/check", &req);
     assert_eq!(status, 200, "{answer}");
     assert_eq!(outcome(&answer, 0, "google"), "allowed");
@@ -160,7 +164,7 @@ fn the_bot_mybot_split_through_the_api_with_lint_and_its_ledger_links() {
 fn hostile_requests_are_answered_or_refused_while_others_are_served() {
     let s = serve(&["--oracle", "chaos", "--timeout", "3", "--panels", "2"]);
     let ok = |addr: &str| {
-        let req = serde_json::json!({"robots": BOT, "agents": ["MyBot"], "urls": ["https://example.com/"]});
+        let req = ask("MyBot");
         let (status, answer) = post(addr, "/api/check", &req);
         assert_eq!(status, 200, "{answer}");
         assert_eq!(outcome(&answer, 0, "cpython-3.11"), "disallowed");
@@ -179,7 +183,7 @@ fn hostile_requests_are_answered_or_refused_while_others_are_served() {
     // A parser that hangs costs its cell (a timeout) and not the others.
     let addr = s.addr.clone();
     let hang = std::thread::spawn(move || {
-        let req = serde_json::json!({"robots": BOT, "agents": ["hang"], "urls": ["https://example.com/"]});
+        let req = ask("hang");
         (post(&addr, "/api/check", &req), Instant::now())
     });
     std::thread::sleep(Duration::from_millis(300));
@@ -194,13 +198,12 @@ fn hostile_requests_are_answered_or_refused_while_others_are_served() {
         "a request waited for the hanging parser"
     );
     // A crashing parser: one crash cell, and the worker is back for the next.
-    let req =
-        serde_json::json!({"robots": BOT, "agents": ["crash"], "urls": ["https://example.com/"]});
+    let req = ask("crash");
     let (status, crashed) = post(&s.addr, "/api/check", &req);
     assert_eq!(status, 200, "{crashed}");
     assert_eq!(outcome(&crashed, 0, "chaos"), "crash");
     assert_eq!(outcome(&crashed, 0, "rfc9309"), "allowed");
-    let req = serde_json::json!({"robots": BOT, "agents": ["x"], "urls": ["https://example.com/"]});
+    let req = ask("x");
     assert_eq!(
         outcome(&post(&s.addr, "/api/check", &req).1, 0, "chaos"),
         "allowed"
@@ -265,7 +268,7 @@ fn a_full_queue_is_refused_at_once_not_queued_without_bound() {
     ]);
     let hang = |addr: String| {
         std::thread::spawn(move || {
-            let req = serde_json::json!({"robots": BOT, "agents": ["hang"], "urls": ["https://example.com/"]});
+            let req = ask("hang");
             post(&addr, "/api/check", &req).0
         })
     };
@@ -275,7 +278,7 @@ fn a_full_queue_is_refused_at_once_not_queued_without_bound() {
     std::thread::sleep(Duration::from_millis(700));
     let second = hang(s.addr.clone());
     std::thread::sleep(Duration::from_millis(700));
-    let req = serde_json::json!({"robots": BOT, "agents": ["x"], "urls": ["https://example.com/"]});
+    let req = ask("x");
     let (status, body) = post(&s.addr, "/api/check", &req);
     assert_eq!(status, 503, "{body}");
     assert_eq!(first.join().unwrap(), 200);

@@ -6,6 +6,18 @@ use std::time::{Duration, Instant};
 
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 
+/// How every headless run here starts chromium: no sandbox (CI runs as
+/// root), no GPU, nothing fetched in the background, no first-run pages.
+pub const HEADLESS: &[&str] = &[
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+];
+
 /// The browser, or why there is none.
 pub fn chromium() -> Result<PathBuf, String> {
     let p = PathBuf::from(CHROMIUM);
@@ -26,16 +38,8 @@ pub fn screenshot(html: &Path, png: &Path) -> Result<(), String> {
         .canonicalize()
         .map_err(|e| format!("{}: {e}", html.display()))?;
     let mut child = Command::new(exe)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--hide-scrollbars",
-        ])
+        .args(HEADLESS)
+        .arg("--hide-scrollbars")
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(format!("--screenshot={}", png.display()))
         .arg("--window-size=1280,1500")

@@ -1,7 +1,7 @@
 //! `repdiff report`: the published site from a run's compat.json, and
 //! `repdiff report diff OLD NEW`: what changed between two runs.
 
-mod browser;
+pub mod browser;
 
 use crate::cli::Usage;
 use crate::paths;

@@ -6,19 +6,11 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-pub const CHROMIUM: &str = "/usr/bin/chromium";
+pub use repdiff::report_site::browser::CHROMIUM;
 
 pub fn chromium(args: &[String], profile: &Path) -> (bool, String, String) {
     let mut child = Command::new(CHROMIUM)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-        ])
+        .args(repdiff::report_site::browser::HEADLESS)
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(args)
         .stdout(std::process::Stdio::piped())
