@@ -54,6 +54,8 @@ pub enum ServeRow {
         oracles: usize,
         runs: Vec<LoadRun>,
         memory: Vec<MemorySample>,
+        /// Seconds of load before the memory samples began.
+        warm_secs: u64,
     },
     Skipped(String),
 }
@@ -68,6 +70,12 @@ done = function(summary, latency, requests)
     latency:percentile(50), latency:percentile(99)))
 end
 "#;
+
+/// Seconds of the warm-up run and of each short run before the long one
+/// (in a full bench): the JVMs' and Go's heaps reach their working size
+/// in the first half minute of load, and the long run should show what
+/// comes after.
+const WARM_SECS: (u64, u64) = (10, 10);
 
 /// The server, stopped (with its workers) when dropped.
 struct Server(Child);
@@ -118,10 +126,10 @@ fn run(names: &[String], quick: bool, script: &std::path::Path) -> Result<ServeR
         .ok_or_else(|| format!("serve printed no address: {line:?}"))?
         .to_string();
     let url = format!("{base}api/check");
-    let short = if quick { 2 } else { 10 };
+    let (warm, short) = if quick { (1, 2) } else { WARM_SECS };
     eprintln!("bench: serve under load ({url})");
     // Warm up: the first requests start JITs and fill caches.
-    wrk(&url, script, 8, if quick { 1 } else { 3 })?;
+    wrk(&url, script, 8, warm)?;
     let mut runs = vec![wrk(&url, script, 8, short)?, wrk(&url, script, 64, short)?];
     let long = if quick { 4 } else { 60 };
     let step = if quick { 2 } else { 10 };
@@ -153,6 +161,7 @@ fn run(names: &[String], quick: bool, script: &std::path::Path) -> Result<ServeR
         oracles,
         runs,
         memory,
+        warm_secs: warm + 2 * short,
     })
 }
 
@@ -230,7 +239,7 @@ fn rss_tree(pid: u32) -> (u64, u64) {
 
 pub fn to_markdown(row: &ServeRow) -> String {
     let mut md = String::from("\n## `repdiff serve` under load\n\n");
-    let (oracles, runs, memory) = match row {
+    let (oracles, runs, memory, warm_secs) = match row {
         ServeRow::Skipped(why) => {
             let _ = writeln!(md, "Not run: {why}.");
             return md;
@@ -239,7 +248,8 @@ pub fn to_markdown(row: &ServeRow) -> String {
             oracles,
             runs,
             memory,
-        } => (oracles, runs, memory),
+            warm_secs,
+        } => (oracles, runs, memory, warm_secs),
     };
     let _ = writeln!(
         md,
@@ -274,6 +284,18 @@ pub fn to_markdown(row: &ServeRow) -> String {
         .collect();
     md.push_str(&samples.join("; "));
     md.push_str(".\n");
+    if let (Some(first), Some(last)) = (memory.first(), memory.last()) {
+        let total = |m: &MemorySample| (m.server_kib + m.workers_kib) as f64 / 1024.0;
+        let grew = total(last) - total(first);
+        let _ = writeln!(
+            md,
+            "\nFrom the first sample to the last ({} s, after {} s of load that warmed every runtime):              {:+.1} MiB in all ({:+.1}%).",
+            last.secs.saturating_sub(first.secs),
+            warm_secs,
+            grew,
+            100.0 * grew / total(first).max(1.0)
+        );
+    }
     md
 }
 
@@ -284,11 +306,13 @@ pub fn to_json(row: &ServeRow) -> Value {
             oracles,
             runs,
             memory,
+            warm_secs,
         } => json!({
             "ran": true,
             "oracles": oracles,
             "runs": runs,
             "memory": memory,
+            "warm_secs": warm_secs,
         }),
     }
 }

@@ -86,6 +86,34 @@ struct Ctx {
     unavailable: Vec<serde_json::Value>,
 }
 
+/// The server on `bind:port`, its connections without Nagle's algorithm.
+///
+/// tiny_http writes an answer through a 1 KiB buffer, so any answer longer
+/// than that goes out in several segments; with Nagle on, the second waits
+/// for the client's delayed ACK of the first, and every request on a
+/// kept-alive connection cost 40 ms more than its work (measured: 44 ms
+/// against 0.4 ms). On Linux an accepted socket inherits `TCP_NODELAY`
+/// from its listener.
+fn listen(bind: &str, port: u16) -> Result<tiny_http::Server, String> {
+    use std::os::fd::AsRawFd;
+    let listener = std::net::TcpListener::bind((bind, port)).map_err(|e| e.to_string())?;
+    let on: libc::c_int = 1;
+    // SAFETY: a valid socket and a c_int option value for the call.
+    let set = unsafe {
+        libc::setsockopt(
+            listener.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_NODELAY,
+            (&on as *const libc::c_int).cast(),
+            size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if set != 0 {
+        return Err(format!("TCP_NODELAY: {}", std::io::Error::last_os_error()));
+    }
+    tiny_http::Server::from_listener(listener, None).map_err(|e| e.to_string())
+}
+
 pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     let extra = select::oracle_cmds(&opts.oracle_cmds)?;
     select::validate(&opts.oracles, &extra)?;
@@ -94,7 +122,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
             "--panels, --threads and --queue must be at least 1".into(),
         ));
     }
-    let server = tiny_http::Server::http((opts.bind.as_str(), opts.port))
+    let server = listen(&opts.bind, opts.port)
         .map_err(|e| Usage(format!("cannot listen on {}:{}: {e}", opts.bind, opts.port)))?;
     if !opts.no_setup {
         (host.ensure_setup)();
