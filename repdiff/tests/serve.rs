@@ -1,5 +1,5 @@
 //! `repdiff serve` as a service: the seed's `bot`/`MyBot` split through the
-//! API and in headless chromium, lint's findings with their ledger links,
+//! API and in headless chromium (typed into by Playwright's core), lint's findings with their ledger links,
 //! and hostile requests (10 MiB body, 10,000 questions, invalid UTF-8, a
 //! parser that hangs or crashes, slow headers, a full queue), each answered
 //! or refused while other requests are served. The oracles are real (the
@@ -254,6 +254,46 @@ fn hostile_requests_are_answered_or_refused_while_others_are_served() {
     ok(&s.addr);
 }
 
+/// Bodies that stop arriving, more of them than there are handler
+/// threads: each is cut with a 408 after `--idle`, and a good request sent
+/// behind them is answered once they are (without the timeout it would
+/// wait for good: tiny_http gives a body over 1 KiB to our threads to
+/// read, and has no timeout of its own).
+#[test]
+fn bodies_that_stop_arriving_are_cut_after_the_idle_time() {
+    let s = serve(&["--threads", "2", "--idle", "2"]);
+    let started = Instant::now();
+    let stalled: Vec<_> = (0..4)
+        .map(|_| {
+            let addr = s.addr.clone();
+            std::thread::spawn(move || {
+                let mut c = TcpStream::connect(&addr).unwrap();
+                c.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+                let head = "POST /api/check HTTP/1.0\r\nContent-Type: application/json\r\n\
+                            Content-Length: 4096\r\n\r\n{\"robots\": ";
+                c.write_all(head.as_bytes()).unwrap();
+                let mut raw = Vec::new();
+                let _ = c.read_to_end(&mut raw);
+                String::from_utf8_lossy(&raw).into_owned()
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let (status, answer) = post(&s.addr, "/api/check", &ask("MyBot"));
+    assert_eq!(status, 200, "{answer}");
+    assert_eq!(outcome(&answer, 0, "cpython-3.11"), "disallowed");
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "the good request waited {:?} behind stalled bodies",
+        started.elapsed()
+    );
+    for t in stalled {
+        let text = t.join().unwrap();
+        assert!(text.starts_with("HTTP/1.0 408 "), "{text:?}");
+        assert!(text.contains("stopped arriving"), "{text:?}");
+    }
+}
+
 #[test]
 fn a_full_queue_is_refused_at_once_not_queued_without_bound() {
     let s = serve(&[
@@ -322,6 +362,59 @@ fn the_tester_shows_the_split_in_chromium() {
     assert!(
         row.contains("class=\"disallowed\" data-oracle=\"cpython-3.11\""),
         "{row}"
+    );
+}
+
+/// A person's session, driven by Playwright's core over the DevTools
+/// protocol (`tests/browser/tester.js`, installed by setup's `test-tools`
+/// step): the seed's file pasted into the box, the agent and URL typed,
+/// Check pressed, then Lint. Missing node or playwright-core is a failure.
+#[test]
+fn a_person_pastes_the_file_types_the_agent_and_sees_the_split() {
+    let s = serve(&[]);
+    let dir = common::scratch("serve-playwright");
+    let robots = dir.join("robots.txt");
+    std::fs::write(&robots, BOT).unwrap();
+    let cache = std::env::var_os("REPDIFF_CACHE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.cache"));
+    let out = Command::new("node")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/browser/tester.js"
+        ))
+        .arg(format!("http://{}/", s.addr))
+        .arg(common::chromium::CHROMIUM)
+        .arg(&robots)
+        .args(["MyBot", "https://example.com/"])
+        .args(repdiff::report_site::browser::HEADLESS)
+        .env("NODE_PATH", cache.join("npm/node_modules"))
+        .output()
+        .expect("cannot run node");
+    assert!(
+        out.status.success(),
+        "tester.js failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let seen: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "tester.js printed {:?}: {e}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+    let rows = seen["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 1, "one agent x one URL: {seen}");
+    let row = &rows[0];
+    assert_eq!(row["agent"], "MyBot", "{row}");
+    assert_eq!(row["url"], "https://example.com/", "{row}");
+    assert_eq!(row["split"], true, "{row}");
+    assert_eq!(row["cells"]["google"], "allowed", "{row}");
+    assert_eq!(row["cells"]["cpython-3.11"], "disallowed", "{row}");
+    assert_eq!(row["cells"]["rfc9309"], "allowed", "{row}");
+    let findings = seen["findings"].as_str().unwrap_or_default();
+    assert!(
+        findings.contains("line 1: User-agent: bot"),
+        "lint names the line that makes the difference: {findings}"
     );
 }
 

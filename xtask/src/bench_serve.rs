@@ -289,7 +289,7 @@ pub fn to_markdown(row: &ServeRow) -> String {
         let grew = total(last) - total(first);
         let _ = writeln!(
             md,
-            "\nFrom the first sample to the last ({} s, after {} s of load that warmed every runtime):              {:+.1} MiB in all ({:+.1}%).",
+            "\nFrom the first sample to the last ({} s, after {} s of load that warmed every runtime): {:+.1} MiB in all ({:+.1}%).",
             last.secs.saturating_sub(first.secs),
             warm_secs,
             grew,

@@ -9,9 +9,11 @@
 //! queue; [`api`] holds the per-request limits and the refusals. The HTTP
 //! server is tiny_http: it reads each connection's headers on a thread of
 //! its own, so a client that sends them slowly holds one connection, not
-//! the server.
+//! the server; a longer body that stops arriving is cut after `--idle`
+//! seconds (`conn`), so it holds a handler thread that long at most.
 
 pub mod api;
+mod conn;
 pub mod pool;
 
 use crate::cli::{seconds, Host, Usage};
@@ -70,6 +72,10 @@ pub struct Opts {
     /// Threads answering HTTP requests
     #[arg(long, value_name = "N", default_value_t = 16)]
     pub threads: usize,
+    /// Seconds a request's body may stop arriving, or our answer stop
+    /// being taken, before the connection is closed (a cut body gets 408)
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = seconds)]
+    pub idle: Duration,
     /// Do not run setup first
     #[arg(long)]
     pub no_setup: bool,
@@ -84,34 +90,10 @@ struct Ctx {
     /// files the server hands out.
     writeups: BTreeMap<String, String>,
     unavailable: Vec<serde_json::Value>,
-}
-
-/// The server on `bind:port`, its connections without Nagle's algorithm.
-///
-/// tiny_http writes an answer through a 1 KiB buffer, so any answer longer
-/// than that goes out in several segments; with Nagle on, the second waits
-/// for the client's delayed ACK of the first, and every request on a
-/// kept-alive connection cost 40 ms more than its work (measured: 44 ms
-/// against 0.4 ms). On Linux an accepted socket inherits `TCP_NODELAY`
-/// from its listener.
-fn listen(bind: &str, port: u16) -> Result<tiny_http::Server, String> {
-    use std::os::fd::AsRawFd;
-    let listener = std::net::TcpListener::bind((bind, port)).map_err(|e| e.to_string())?;
-    let on: libc::c_int = 1;
-    // SAFETY: a valid socket and a c_int option value for the call.
-    let set = unsafe {
-        libc::setsockopt(
-            listener.as_raw_fd(),
-            libc::IPPROTO_TCP,
-            libc::TCP_NODELAY,
-            (&on as *const libc::c_int).cast(),
-            size_of::<libc::c_int>() as libc::socklen_t,
-        )
-    };
-    if set != 0 {
-        return Err(format!("TCP_NODELAY: {}", std::io::Error::last_os_error()));
-    }
-    tiny_http::Server::from_listener(listener, None).map_err(|e| e.to_string())
+    /// Where we listen, to find a request's connection by its addresses.
+    local: Option<std::net::SocketAddr>,
+    /// `--idle`: the read and write timeout of a connection whose body we read.
+    idle: Duration,
 }
 
 pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
@@ -122,7 +104,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
             "--panels, --threads and --queue must be at least 1".into(),
         ));
     }
-    let server = listen(&opts.bind, opts.port)
+    let server = conn::listen(&opts.bind, opts.port)
         .map_err(|e| Usage(format!("cannot listen on {}:{}: {e}", opts.bind, opts.port)))?;
     if !opts.no_setup {
         (host.ensure_setup)();
@@ -159,6 +141,8 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         known,
         writeups,
         unavailable,
+        local: server.server_addr().to_ip(),
+        idle: opts.idle,
     });
     let address = server
         .server_addr()
@@ -253,7 +237,7 @@ fn handle(mut rq: tiny_http::Request, ctx: &Ctx) {
             };
         }
         (Method::Post, "/api/check") | (Method::Post, "/api/lint") => {
-            match read_body(&mut rq, ctx.limits.max_body) {
+            match read_body(&mut rq, ctx) {
                 Ok(bytes) => match Request::parse(&bytes) {
                     Ok(req) if path == "/api/check" => api::check(&ctx.pool, &ctx.limits, &req),
                     Ok(req) => api::lint(&ctx.pool, &ctx.limits, &ctx.known, &req),
@@ -273,7 +257,12 @@ fn handle(mut rq: tiny_http::Request, ctx: &Ctx) {
 /// The body, at most `max` bytes: a longer one is refused (413) before
 /// it is read when it says its length, and as soon as it passes `max`
 /// when it does not.
-fn read_body(rq: &mut tiny_http::Request, max: usize) -> Result<Vec<u8>, Reply> {
+///
+/// A body over 1 KiB is ours to read (a shorter one came with the
+/// headers): its connection gets `--idle` as read timeout first, so a
+/// body that stops arriving costs this thread that long and gets 408.
+fn read_body(rq: &mut tiny_http::Request, ctx: &Ctx) -> Result<Vec<u8>, Reply> {
+    let max = ctx.limits.max_body;
     let too_large = || {
         Reply::error(
             413,
@@ -283,11 +272,22 @@ fn read_body(rq: &mut tiny_http::Request, max: usize) -> Result<Vec<u8>, Reply> 
     if rq.body_length().is_some_and(|n| n > max) {
         return Err(too_large());
     }
+    if rq.body_length().is_none_or(|n| n > 1024) {
+        if let (Some(local), Some(peer)) = (ctx.local, rq.remote_addr()) {
+            conn::time_out(local, *peer, ctx.idle);
+        }
+    }
     let mut bytes = Vec::new();
     rq.as_reader()
         .take(max as u64 + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| Reply::error(400, format!("cannot read the request body: {e}")))?;
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => Reply::error(
+                408,
+                "the request body stopped arriving (see --idle in docs/serve.md)",
+            ),
+            _ => Reply::error(400, format!("cannot read the request body: {e}")),
+        })?;
     if bytes.len() > max {
         return Err(too_large());
     }
@@ -316,7 +316,7 @@ fn respond(rq: tiny_http::Request, status: u16, content_type: &str, body: &[u8])
         }
     }
     // A refused body may still be on its way: close rather than read it.
-    if status == 413 {
+    if status == 413 || status == 408 {
         if let Ok(h) = tiny_http::Header::from_bytes(&b"Connection"[..], &b"close"[..]) {
             response.add_header(h);
         }

@@ -123,7 +123,7 @@ fn npm_locked_integrity(ctx: &Ctx, package: &str) -> Option<String> {
 /// `npm install package@version` into `<cache>/npm`; npm checks the
 /// tarball against the registry's integrity, and we check that integrity
 /// against the pin.
-fn ensure_npm(ctx: &Ctx, verbose: bool, pin: &NpmPin) -> Result<()> {
+pub(super) fn ensure_npm(ctx: &Ctx, verbose: bool, pin: &NpmPin) -> Result<()> {
     let dir = ctx.cache.join("npm");
     let piece = format!("{PIECE}: npm {}@{}", pin.package, pin.version);
     let fix = format!(

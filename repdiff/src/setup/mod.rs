@@ -11,6 +11,7 @@ pub mod jvm_go;
 pub mod protego_sdist;
 pub mod python;
 pub mod suites;
+pub mod tools;
 pub mod warc_sample;
 
 use std::path::{Path, PathBuf};
@@ -188,12 +189,13 @@ fn steps() -> Vec<(&'static str, Step)> {
         ("suites", suites::ensure),
         ("census-data", protego_sdist::ensure),
         ("warc-sample", warc_sample::ensure),
+        ("test-tools", tools::ensure),
     ]
 }
 
 pub const HELP: &str = "Fetch and verify every third-party parser, test suite and data set \
 (idempotent), pinned by version and sha256, into the setup cache (.cache/ or --cache DIR). Steps: \
-apt, python, google, external, suites, census-data, warc-sample; REPDIFF_SETUP_SKIP=step,step skips \
+apt, python, google, external, suites, census-data, warc-sample, test-tools; REPDIFF_SETUP_SKIP=step,step skips \
 some (here and in the setup other commands run first). An installed repdiff sets up the checkout \
 given by --root.";
 
