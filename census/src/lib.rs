@@ -161,7 +161,17 @@ pub struct Speed {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct OracleSpeed {
     pub name: String,
+    /// Wall-clock time its lanes spent in calls (waits for a core included).
     pub busy_seconds: f64,
+    /// CPU time of the census threads driving it: encoding the request,
+    /// the pipes, decoding the answers (for an oracle in this process, the
+    /// parse itself).
+    #[serde(default)]
+    pub driver_cpu_seconds: f64,
+    /// CPU time of its worker processes (the parser and its harness), or
+    /// `None` for an oracle in this process.
+    #[serde(default)]
+    pub worker_cpu_seconds: Option<f64>,
     pub files_per_second: f64,
     pub queries_per_second: f64,
 }
@@ -278,7 +288,7 @@ pub fn run(
         .map(|(a, b)| (a.min(b), a.max(b)))
         .collect();
     let mut tallies = Tallies::default();
-    let mut busy = vec![Duration::ZERO; oracles.len()];
+    let mut busy = vec![pipeline::Spent::default(); oracles.len()];
     let mut progress = Progress::new(opts.expected);
     let ctx = BatchCtx {
         names: &names,
@@ -320,7 +330,19 @@ pub fn run(
         *tallies.written.skipped_status.entry(status).or_default() += n;
     }
     let wall = progress.finish();
-    let speed = speed(&tallies, &names, &busy, wall);
+    // Every instance of oracle k: its own worker and the registry's extras.
+    let worker_cpu: Vec<Option<Duration>> = (0..n)
+        .map(|k| {
+            let extra = helpers
+                .iter()
+                .filter(|(name, _)| *name == names[k])
+                .filter_map(|(_, h)| h.process_cpu());
+            oracles[k]
+                .process_cpu()
+                .map(|own| own + extra.sum::<Duration>())
+        })
+        .collect();
+    let speed = speed(&tallies, &names, &busy, &worker_cpu, wall);
     Ok((Census::new(opts, ids, tallies), speed))
 }
 
@@ -418,7 +440,13 @@ fn checked(answers: Vec<Answer>, n: usize, oracle: &str) -> Vec<Answer> {
         .collect()
 }
 
-fn speed(t: &Tallies, names: &[String], busy: &[Duration], wall: Duration) -> Speed {
+fn speed(
+    t: &Tallies,
+    names: &[String],
+    busy: &[pipeline::Spent],
+    worker_cpu: &[Option<Duration>],
+    wall: Duration,
+) -> Speed {
     let (files, queries) = (t.written.files, t.written.queries + t.probes.queries);
     let rate = |n: u64, d: Duration| {
         if d.as_secs_f64() > 0.0 {
@@ -436,11 +464,14 @@ fn speed(t: &Tallies, names: &[String], busy: &[Duration], wall: Duration) -> Sp
         oracles: names
             .iter()
             .zip(busy)
-            .map(|(n, b)| OracleSpeed {
+            .zip(worker_cpu)
+            .map(|((n, b), w)| OracleSpeed {
                 name: n.clone(),
-                busy_seconds: b.as_secs_f64(),
-                files_per_second: rate(files, *b),
-                queries_per_second: rate(queries, *b),
+                busy_seconds: b.wall.as_secs_f64(),
+                driver_cpu_seconds: b.driver_cpu.as_secs_f64(),
+                worker_cpu_seconds: w.map(|w| w.as_secs_f64()),
+                files_per_second: rate(files, b.wall),
+                queries_per_second: rate(queries, b.wall),
             })
             .collect(),
     }

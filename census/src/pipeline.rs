@@ -33,14 +33,31 @@ pub(crate) struct Work {
 /// each oracle's time on it.
 pub(crate) struct Answered {
     pub answers: Vec<Vec<Vec<Answer>>>,
-    pub took: Vec<Duration>,
+    pub took: Vec<Spent>,
+}
+
+/// The time a lane spent on its calls: wall-clock, and the CPU time of the
+/// census thread driving the oracle (encoding, pipes, decoding; the whole
+/// parse for an oracle in this process). The rest of the wall time is the
+/// worker's own work and the waits for it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Spent {
+    pub wall: Duration,
+    pub driver_cpu: Duration,
+}
+
+impl std::ops::AddAssign for Spent {
+    fn add_assign(&mut self, o: Spent) {
+        self.wall += o.wall;
+        self.driver_cpu += o.driver_cpu;
+    }
 }
 
 struct Done {
     batch: usize,
     oracle: usize,
     answers: Vec<Vec<Answer>>,
-    took: Duration,
+    took: Spent,
 }
 
 /// Feed every batch of `work` to every oracle, calling `finish` on each
@@ -82,13 +99,17 @@ pub(crate) fn run<E>(
                 };
                 let Ok((batch, w)) = next else { break };
                 let start = Instant::now();
+                let cpu = engine::worker::cpu::of_this_thread();
                 let answers = w
                     .files
                     .iter()
                     .zip(&w.asked)
                     .map(|(r, a)| ask(oracle.as_mut(), r, a))
                     .collect();
-                let took = start.elapsed();
+                let took = Spent {
+                    wall: start.elapsed(),
+                    driver_cpu: engine::worker::cpu::of_this_thread().saturating_sub(cpu),
+                };
                 let _ = done_tx.send(Done {
                     batch,
                     oracle: k,
@@ -157,7 +178,7 @@ struct Collector {
 struct Pending {
     work: Arc<Work>,
     answers: Vec<Option<Vec<Vec<Answer>>>>,
-    took: Vec<Duration>,
+    took: Vec<Spent>,
     missing: usize,
 }
 
@@ -177,7 +198,7 @@ impl Collector {
             Pending {
                 work,
                 answers: vec![None; self.oracles],
-                took: vec![Duration::ZERO; self.oracles],
+                took: vec![Spent::default(); self.oracles],
                 missing: self.oracles,
             },
         );

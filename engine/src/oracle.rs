@@ -565,6 +565,13 @@ pub trait Oracle: Send {
     fn cap_call_time(&mut self, cap: Option<std::time::Duration>) {
         let _ = cap;
     }
+    /// CPU time the oracle's own processes have used so far (a worker and
+    /// what it started, restarts included): the parser's side of a run's
+    /// cost. `None` for an oracle in the caller's process, whose time is
+    /// the calling thread's.
+    fn process_cpu(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 pub fn unsupported_all(queries: &[Query], reason: &str) -> Vec<Answer> {

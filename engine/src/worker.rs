@@ -26,6 +26,7 @@
 //! a worker stops its whole group (see [`kill_all_workers`] and
 //! [`stop_workers_on_signal`] for the ends of repdiff a drop does not see).
 
+pub mod cpu;
 mod group;
 mod starved;
 
@@ -371,6 +372,8 @@ pub struct Supervised {
     broken: Option<String>,
     /// [`Oracle::cap_call_time`]'s cap on the next calls' budget.
     cap: Option<Duration>,
+    /// CPU time of the workers stopped so far (restarts keep the count).
+    spent: Duration,
 }
 
 /// Restarts in a row that may fail to greet before the worker is given up
@@ -488,6 +491,7 @@ impl Supervised {
             greet_failures: 0,
             broken: None,
             cap: None,
+            spent: Duration::ZERO,
         };
         let hello = s.spawn()?;
         s.about = hello.about;
@@ -755,7 +759,9 @@ impl Supervised {
 
     /// Stop the worker, if one runs: dropping [`Live`] stops its group.
     fn kill(&mut self) {
-        self.live = None;
+        if let Some(live) = self.live.take() {
+            self.spent += cpu::of_group(live.pgid());
+        }
     }
 
     /// Ask a batch; on a crash, re-ask one query at a time so only the query
@@ -1055,6 +1061,13 @@ impl Oracle for Supervised {
     }
     fn cap_call_time(&mut self, cap: Option<Duration>) {
         self.cap = cap;
+    }
+    fn process_cpu(&self) -> Option<Duration> {
+        let live = self
+            .live
+            .as_ref()
+            .map_or(Duration::ZERO, |l| cpu::of_group(l.pgid()));
+        Some(self.spent + live)
     }
 }
 

@@ -91,14 +91,7 @@ pub fn to_markdown(row: &CensusRow) -> String {
          through all 13 oracles in under 60 s, i.e. at least 70.5 files/s.\n",
         speed.wall_seconds, speed.files_per_second, speed.queries_per_second, speed.queries
     );
-    md.push_str("| oracle | busy s | files/s | queries/s |\n|---|---:|---:|---:|\n");
-    for o in &speed.oracles {
-        let _ = writeln!(
-            md,
-            "| `{}` | {:.2} | {:.1} | {:.0} |",
-            o.name, o.busy_seconds, o.files_per_second, o.queries_per_second
-        );
-    }
+    md.push_str(&census::render::speed_table(speed));
     md
 }
 
