@@ -60,19 +60,20 @@ first, the probes we invent apart. INPUT: a directory of files, a .tar/.tar.gz, 
 INPUT: the 4,231 files of protego 0.7.0's sdist tests/test_data/ (fetched
 by `repdiff setup`). `census merge DIR...` combines shard outputs into
 the report of one run over everything; `census queries [INPUT]` writes the
-queries a run would ask, one JSON line per file.";
+queries a run would ask, one JSON line per file; `census speed` sets each
+parser's own loop beside its worker on the first files.";
 
 #[derive(Debug, clap::Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct Opts {
     #[command(subcommand)]
-    merge: Option<Merge>,
+    sub: Option<Sub>,
     #[command(flatten)]
     run: RunOpts,
 }
 
 #[derive(Debug, Subcommand)]
-enum Merge {
+enum Sub {
     /// Combine shard outputs (each a DIR with census.json) into one report
     Merge {
         /// Shard output folders
@@ -95,6 +96,18 @@ enum Merge {
         /// Where to write [default: standard output]
         #[arg(long, value_name = "FILE")]
         out: Option<PathBuf>,
+    },
+    /// The parsers' own speed over the first files of the default input:
+    /// each oracle's library in a loop of its own (its manifest's `loop:`)
+    /// beside the same files through its repdiff worker, CPU seconds and
+    /// whether every answer agreed; one JSON line per oracle
+    Speed {
+        /// Only this oracle (repeatable) [default: every registered one]
+        #[arg(long = "oracle", value_name = "NAME")]
+        oracles: Vec<String>,
+        /// Input files to take
+        #[arg(long, value_name = "N", default_value_t = 200)]
+        limit: u64,
     },
 }
 
@@ -141,9 +154,10 @@ struct RunOpts {
 }
 
 pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
-    match opts.merge {
-        Some(Merge::Merge { dirs, out }) => merge(&dirs, out),
-        Some(Merge::Queries { inputs, limit, out }) => queries(&inputs, limit, out),
+    match opts.sub {
+        Some(Sub::Merge { dirs, out }) => merge(&dirs, out),
+        Some(Sub::Queries { inputs, limit, out }) => queries(&inputs, limit, out),
+        Some(Sub::Speed { oracles, limit }) => speed(&oracles, limit),
         None => run(opts.run, host),
     }
 }
@@ -373,6 +387,28 @@ fn queries(given: &[PathBuf], limit: Option<u64>, out: Option<PathBuf>) -> Resul
             .map_err(|e| Usage(format!("standard output: {e}")))?,
     }
     Ok(0)
+}
+
+fn speed(names: &[String], limit: u64) -> Result<i32, Usage> {
+    select::validate(names, &[])?;
+    let names = if names.is_empty() {
+        select::known_names()
+    } else {
+        names.to_vec()
+    };
+    let sample = crate::speed::sample(limit).map_err(Usage)?;
+    let mut status = 0;
+    for n in &names {
+        let row = crate::speed::measure_one(n, &sample);
+        if row.error.is_some() || row.differ.is_some_and(|d| d > 0) {
+            status = 1;
+        }
+        println!(
+            "{}",
+            serde_json::to_string(&row).map_err(|e| Usage(e.to_string()))?
+        );
+    }
+    Ok(status)
 }
 
 fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<i32, Usage> {

@@ -24,5 +24,6 @@ pub mod select;
 pub mod serve;
 pub mod setup;
 pub mod slow;
+pub mod speed;
 pub mod suites;
 pub mod triage;

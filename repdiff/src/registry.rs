@@ -23,6 +23,11 @@ pub struct External {
     /// substitutions; every registered oracle has one.
     #[serde(default)]
     pub direct: Vec<String>,
+    /// argv of the speed loop (`loop:`): the library over a census's exact
+    /// files and questions with no protocol between, timed on its own CPU
+    /// clock (oracles/harness/README.md); the queries file is appended.
+    #[serde(default, rename = "loop")]
+    pub speed_loop: Vec<String>,
     #[serde(default)]
     pub env: BTreeMap<String, String>,
     #[serde(default)]
@@ -140,6 +145,11 @@ impl External {
         self.direct.iter().map(|a| expand(a)).collect()
     }
 
+    /// The speed loop's argv, substituted; empty when the manifest gives none.
+    pub fn loop_argv(&self) -> Vec<String> {
+        self.speed_loop.iter().map(|a| expand(a)).collect()
+    }
+
     pub fn envs(&self) -> Vec<(String, String)> {
         self.env
             .iter()
@@ -237,6 +247,7 @@ pub fn oracle_cmd(spec: &str) -> Result<External, Usage> {
         name: name.to_string(),
         command: vec!["sh".into(), "-c".into(), command.to_string()],
         direct: Vec::new(),
+        speed_loop: Vec::new(),
         env: BTreeMap::new(),
         install: Install::default(),
         census_workers: 1,

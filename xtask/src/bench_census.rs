@@ -16,6 +16,15 @@ use std::fmt::Write as _;
 const FILES_FULL: u64 = 200;
 const FILES_QUICK: u64 = 20;
 
+/// Input files the census row (and the direct row, on the same files) takes.
+pub fn files(quick: bool) -> u64 {
+    if quick {
+        FILES_QUICK
+    } else {
+        FILES_FULL
+    }
+}
+
 pub enum CensusRow {
     Ran { files_asked: u64, speed: Speed },
     Skipped(String),
@@ -31,7 +40,7 @@ pub fn measure(names: &[String], quick: bool) -> CensusRow {
             dir.display()
         ));
     }
-    let limit = if quick { FILES_QUICK } else { FILES_FULL };
+    let limit = files(quick);
     let records = match census::input::open(&[dir]) {
         Ok(r) => r,
         Err(e) => return CensusRow::Skipped(e.0),

@@ -6,6 +6,7 @@
 
 mod bench;
 mod bench_census;
+mod bench_direct;
 mod bench_external;
 mod bench_serve;
 mod fuzz;

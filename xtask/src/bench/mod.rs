@@ -180,6 +180,11 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         crate::bench_external::measure(&bodies, &names)
     };
     let census_row = crate::bench_census::measure(&names, quick);
+    let direct = crate::bench_direct::measure(&names, crate::bench_census::files(quick));
+    let census_wall = match &census_row {
+        crate::bench_census::CensusRow::Ran { speed, .. } => Some(speed.wall_seconds),
+        crate::bench_census::CensusRow::Skipped(_) => None,
+    };
     let serve_row = crate::bench_serve::measure(&names, quick);
     let meta = Meta {
         quick,
@@ -195,6 +200,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     md.push_str(&one_cpu::to_markdown(&one_cpu, &rows));
     md.push_str(&crate::bench_external::to_markdown(&external));
     md.push_str(&crate::bench_census::to_markdown(&census_row));
+    md.push_str(&crate::bench_direct::to_markdown(&direct, census_wall));
     md.push_str(&crate::bench_serve::to_markdown(&serve_row));
     let json = to_json(&meta, &bodies, &mix, &rows, &h2h, &unavailable);
     let json = match serde_json::from_str::<Value>(&json) {
@@ -202,6 +208,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
             doc["one_cpu"] = one_cpu::to_json(&one_cpu);
             doc["external"] = crate::bench_external::to_json(&external);
             doc["census"] = crate::bench_census::to_json(&census_row);
+            doc["direct"] = crate::bench_direct::to_json(&direct);
             doc["serve"] = crate::bench_serve::to_json(&serve_row);
             serde_json::to_string_pretty(&doc).unwrap_or(json) + "\n"
         }

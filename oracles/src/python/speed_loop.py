@@ -1,0 +1,103 @@
+"""The parser's own speed: a direct loop of one Python robots.txt library
+over a census's exact files and questions (`repdiff census queries`), for
+`cargo xtask bench`'s direct row. No protocol, no JSON per call: every file
+is read and decoded first, then only the library's calls are timed with
+the process's CPU clock, each file parsed once as its users parse it, fed
+as the oracle's adapter feeds it (oracles/src/python/glue.py for cpython
+and protego, the harnesses for robotspy and robotexclusionrulesparser).
+
+    python speed_loop.py LIBRARY QUERIES.jsonl
+
+LIBRARY: cpython | protego | robotspy | robotexclusionrulesparser, imported
+from the interpreter's own path (run it with the venv's python).
+Prints one JSON line: {"cpu_seconds": S, "verdicts": "ad..."}, one letter
+per question in file order: a allowed, d disallowed, e anything else.
+"""
+
+import io
+import json
+import sys
+import time
+
+
+def verdict(v):
+    return "a" if v is True else "d" if v is False else "e"
+
+
+def cpython(body, queries):
+    import urllib.robotparser
+
+    rp = urllib.robotparser.RobotFileParser()
+    rp.parse(body.decode("utf-8", "surrogateescape").splitlines())
+    return [rp.can_fetch(agent, url) for agent, url in queries]
+
+
+def protego(body, queries):
+    from protego import Protego
+
+    rp = Protego.parse(body.decode("utf-8", "surrogateescape"))
+    return [rp.can_fetch(url, agent) for agent, url in queries]
+
+
+def robotspy(body, queries):
+    import robots
+
+    lines, allow_all = [], False
+    for line in io.BytesIO(body):
+        try:
+            lines.append(line.decode("utf-8-sig"))
+        except UnicodeDecodeError:
+            allow_all = True
+            break
+    rp = robots.RobotsParser.from_string("".join(lines))
+    if allow_all:
+        rp.allow_all = True  # as the harness does (what from_uri's gen_uri does)
+    return [rp.can_fetch(agent, url) for agent, url in queries]
+
+
+def robotexclusionrulesparser(body, queries):
+    from robotexclusionrulesparser import RobotExclusionRulesParser
+
+    rp = RobotExclusionRulesParser()
+    rp.parse(body.decode("utf-8-sig", errors="ignore"))
+    return [rp.is_allowed(agent, url) for agent, url in queries]
+
+
+LIBRARIES = {f.__name__: f for f in (cpython, protego, robotspy, robotexclusionrulesparser)}
+
+
+def one_file(run, body, queries):
+    """Verdicts for one file; an exception costs the query (or, from
+    parsing, the file) an `e`, as it costs the adapter an error answer."""
+    try:
+        return "".join(verdict(v) for v in run(body, queries))
+    except Exception:
+        # Retry per query so one raising question does not mark the rest.
+        out = []
+        for q in queries:
+            try:
+                out.append(verdict(run(body, [q])[0]))
+            except Exception:
+                out.append("e")
+        return "".join(out)
+
+
+def main():
+    if len(sys.argv) != 3 or sys.argv[1] not in LIBRARIES:
+        sys.exit(f"usage: {sys.argv[0]} {'|'.join(LIBRARIES)} QUERIES.jsonl")
+    run = LIBRARIES[sys.argv[1]]
+    files = []
+    with open(sys.argv[2], encoding="utf-8") as f:
+        for line in f:
+            rec = json.loads(line)
+            qs = [(q["agent"], q["url"]) for q in rec["queries"]]
+            files.append((bytes.fromhex(rec["body_hex"]), qs))
+    run(b"", [])  # the import, outside the timing
+    start = time.process_time()
+    verdicts = "".join(one_file(run, body, qs) for body, qs in files)
+    cpu = time.process_time() - start
+    print(json.dumps({"cpu_seconds": cpu, "verdicts": verdicts}))
+
+
+if __name__ == "__main__":
+    main()

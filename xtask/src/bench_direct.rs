@@ -1,0 +1,148 @@
+//! The parsers' own speed in `cargo xtask bench` (repdiff's `speed`
+//! module measures): every oracle over the census row's files, its direct
+//! CPU beside its CPU through repdiff, and the floor a census run of those
+//! files has against the census row's wall time.
+
+use repdiff::speed::{measure_one, sample, DirectRow};
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+
+const NO_LOOP: &str = "no speed loop yet";
+
+pub enum DirectTable {
+    Ran {
+        files: usize,
+        questions: usize,
+        rows: Vec<DirectRow>,
+    },
+    Skipped(String),
+}
+
+pub fn measure(names: &[String], limit: u64) -> DirectTable {
+    let sample = match sample(limit) {
+        Ok(s) => s,
+        Err(why) => return DirectTable::Skipped(why),
+    };
+    let questions = sample.files.iter().map(|(_, q)| q.len()).sum();
+    eprintln!(
+        "bench: the parsers' own speed, {} files, {questions} questions",
+        sample.files.len()
+    );
+    let rows = names
+        .iter()
+        .map(|n| {
+            let row = measure_one(n, &sample);
+            eprintln!(
+                "bench:   {n:<26} direct {:>8}  through repdiff {:>8}  {}",
+                secs(row.direct_cpu),
+                secs(row.worker_cpu.zip(row.driver_cpu).map(|(w, d)| w + d)),
+                row.error
+                    .as_deref()
+                    .or(row.direct_how.as_deref())
+                    .unwrap_or(NO_LOOP)
+            );
+            row
+        })
+        .collect();
+    DirectTable::Ran {
+        files: sample.files.len(),
+        questions,
+        rows,
+    }
+}
+
+fn secs(s: Option<f64>) -> String {
+    s.map_or("-".into(), |s| format!("{s:.3} s"))
+}
+
+/// The table, then the floor a census run of these files has: the direct
+/// CPU (or, for an oracle without a direct side, its CPU through repdiff)
+/// summed and spread over the cores, against the census row's wall time.
+pub fn to_markdown(t: &DirectTable, census_wall: Option<f64>) -> String {
+    let mut md = String::from("\n## The parsers' own speed\n\n");
+    let (files, questions, rows) = match t {
+        DirectTable::Skipped(why) => {
+            let _ = writeln!(md, "Not run: {why}.");
+            return md;
+        }
+        DirectTable::Ran {
+            files,
+            questions,
+            rows,
+        } => (files, questions, rows),
+    };
+    let _ = writeln!(
+        md,
+        "The census row's {files} files and all {questions} of their questions, one oracle at a time. \
+         direct: CPU of the library's calls in a loop of its own (its manifest's `loop:`, or for a \
+         built-in Rust oracle its adapter in this process); through repdiff: the worker's CPU \
+         (parser, harness, JSON) and the driving thread's. overhead = through repdiff / direct \
+         (target: at most 1.5x). differ: questions the two sides answered differently.\n"
+    );
+    md.push_str(
+        "| oracle | direct | direct CPU | worker CPU | driver CPU | overhead | < 1.5x | differ |\n\
+         |---|---|---:|---:|---:|---:|---|---:|\n",
+    );
+    let (mut floor_cpu, mut stand_ins) = (0.0, Vec::new());
+    for r in rows {
+        let through = r.worker_cpu.unwrap_or(0.0) + r.driver_cpu.unwrap_or(0.0);
+        match r.direct_cpu {
+            Some(d) => floor_cpu += d,
+            None => {
+                floor_cpu += through;
+                stand_ins.push(format!("`{}`", r.oracle));
+            }
+        }
+        let overhead = r.direct_cpu.filter(|d| *d > 0.0).map(|d| through / d);
+        let _ = writeln!(
+            md,
+            "| `{}` | {} | {} | {} | {} | {} | {} | {} |",
+            r.oracle,
+            r.error
+                .as_deref()
+                .or(r.direct_how.as_deref())
+                .unwrap_or(NO_LOOP),
+            secs(r.direct_cpu),
+            secs(r.worker_cpu),
+            secs(r.driver_cpu),
+            overhead.map_or("-".into(), |o| format!("{o:.2}x")),
+            overhead.map_or("-", |o| if o <= 1.5 { "yes" } else { "NO" }),
+            r.differ.map_or("-".into(), |d| d.to_string()),
+        );
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let floor = floor_cpu / cores as f64;
+    let _ = write!(
+        md,
+        "\nFloor of a census run of these files: {floor_cpu:.2} s of CPU over {cores} core(s) = {floor:.2} s"
+    );
+    if !stand_ins.is_empty() {
+        let _ = write!(
+            md,
+            " (for {}, which have no direct side yet, their CPU through repdiff stands in)",
+            stand_ins.join(", ")
+        );
+    }
+    match census_wall {
+        Some(w) => {
+            let _ = writeln!(
+                md,
+                "; the census row took {w:.2} s of wall, {:.2}x that floor (target: at most 1.25x).",
+                w / floor.max(1e-9)
+            );
+        }
+        None => md.push_str(".\n"),
+    }
+    md
+}
+
+pub fn to_json(t: &DirectTable) -> Value {
+    match t {
+        DirectTable::Skipped(why) => json!({"ran": false, "reason": why}),
+        DirectTable::Ran {
+            files,
+            questions,
+            rows,
+        } => json!({"ran": true, "files": files, "questions": questions, "rows": rows}),
+    }
+}
