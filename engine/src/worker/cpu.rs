@@ -64,33 +64,44 @@ pub fn of_this_thread() -> Duration {
 mod tests {
     use super::*;
 
+    /// A shell that counts to 100,000 and then becomes `sleep` (exec keeps
+    /// the process and its times) is measured once it sleeps, so the test
+    /// waits for the work, not for a wall-clock span a loaded machine
+    /// might not grant.
     #[test]
     fn a_busy_child_is_counted_and_a_sleeping_one_is_not() {
-        let spin = |secs: &str| {
+        use std::os::unix::process::CommandExt;
+        let start = |script: &str| {
             std::process::Command::new("sh")
-                .args(["-c", &format!("end=$(( $(date +%s) + {secs} )); while [ $(date +%s) -lt $end ]; do :; done")])
+                .args(["-c", script])
                 .process_group(0)
                 .spawn()
                 .expect("sh")
         };
-        use std::os::unix::process::CommandExt;
-        let mut busy = spin("1");
-        let mut idle = std::process::Command::new("sleep")
-            .arg("1")
-            .process_group(0)
-            .spawn()
-            .expect("sleep");
-        std::thread::sleep(Duration::from_millis(800));
+        let mut busy = start("i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done; exec sleep 30");
+        let mut idle = start("exec sleep 30");
+        let comm =
+            |pid: u32| std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while comm(busy.id()).trim() != "sleep" || comm(idle.id()).trim() != "sleep" {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the shell never finished counting"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let b = of_group(busy.id() as i32);
         let i = of_group(idle.id() as i32);
-        let _ = busy.wait();
-        let _ = idle.wait();
+        for c in [&mut busy, &mut idle] {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
         assert!(
-            b > Duration::from_millis(300),
-            "a spinning shell used {b:?}"
+            b >= Duration::from_millis(20),
+            "a counting shell used {b:?}"
         );
         assert!(
-            i < Duration::from_millis(100),
+            i < Duration::from_millis(20),
             "a sleeping process used {i:?}"
         );
     }
