@@ -367,18 +367,7 @@ fn dry_run(inputs: &[PathBuf], shard: Option<Shard>, limit: Option<u64>) -> Resu
 fn queries(given: &[PathBuf], limit: Option<u64>, out: Option<PathBuf>) -> Result<i32, Usage> {
     use std::io::Write;
     let (inputs, _) = inputs(given)?;
-    let records = census::input::open(&inputs).map_err(|e| Usage(e.0))?;
-    let mut text = Vec::new();
-    for r in records.take(usize::try_from(limit.unwrap_or(u64::MAX)).unwrap_or(usize::MAX)) {
-        let r = r.map_err(|e| Usage(e.0))?;
-        if r.status.is_some_and(|s| !(200..300).contains(&s)) {
-            continue;
-        }
-        let asked = census::queries::derive(&r.host, &r.body);
-        let line = census::queries::FileQueries::new(&r.name, &r.host, &r.body, &asked);
-        serde_json::to_writer(&mut text, &line).map_err(|e| Usage(e.to_string()))?;
-        text.push(b'\n');
-    }
+    let (text, _) = crate::speed::queries(&inputs, limit).map_err(Usage)?;
     match out {
         Some(path) => engine::write_atomic(&path, &text)
             .map_err(|e| Usage(format!("cannot write {}: {e}", path.display())))?,

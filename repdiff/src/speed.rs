@@ -71,10 +71,26 @@ pub fn sample(limit: u64) -> Result<Sample, String> {
             dir.display()
         ));
     }
-    let records = census::input::open(&[dir]).map_err(|e| e.0)?;
+    let (text, files) = queries(&[dir], Some(limit))?;
+    let jsonl = std::env::temp_dir().join(format!(
+        "repdiff-speed-queries-{}-{}.jsonl",
+        std::process::id(),
+        SAMPLES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    ));
+    std::fs::write(&jsonl, &text).map_err(|e| format!("{}: {e}", jsonl.display()))?;
+    Ok(Sample { files, jsonl })
+}
+
+/// The census's questions for the first `limit` records of `inputs` that
+/// have a 2xx status: one JSON line per file (`census::queries::FileQueries`,
+/// what `repdiff census queries` writes), and each file's body and queries.
+pub type Asked = (Vec<u8>, Vec<(Vec<u8>, Vec<Query>)>);
+
+pub fn queries(inputs: &[PathBuf], limit: Option<u64>) -> Result<Asked, String> {
+    let records = census::input::open(inputs).map_err(|e| e.0)?;
     let mut text = Vec::new();
     let mut files = Vec::new();
-    for r in records.take(usize::try_from(limit).unwrap_or(usize::MAX)) {
+    for r in records.take(usize::try_from(limit.unwrap_or(u64::MAX)).unwrap_or(usize::MAX)) {
         let r = r.map_err(|e| e.0)?;
         if r.status.is_some_and(|s| !(200..300).contains(&s)) {
             continue;
@@ -85,13 +101,7 @@ pub fn sample(limit: u64) -> Result<Sample, String> {
         text.push(b'\n');
         files.push((r.body, asked.into_iter().map(|a| a.query).collect()));
     }
-    let jsonl = std::env::temp_dir().join(format!(
-        "repdiff-speed-queries-{}-{}.jsonl",
-        std::process::id(),
-        SAMPLES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
-    std::fs::write(&jsonl, &text).map_err(|e| format!("{}: {e}", jsonl.display()))?;
-    Ok(Sample { files, jsonl })
+    Ok((text, files))
 }
 
 fn letter(outcome: &Outcome) -> char {
