@@ -6,8 +6,10 @@ as-written questions; compare with what `repdiff census` wrote.
 Shares no code with repdiff's adapters (oracles/src/python/glue.py): it is
 the check that the census counts what the two libraries really answer.
 Each library is fed as its users feed it: RobotFileParser.parse() gets the
-lines read() would give it (the body decoded as UTF-8 with surrogateescape,
-split into lines); Protego.parse() gets the same text whole.
+lines 3.11's read() would give it (the body decoded as strict UTF-8, split
+into lines; a body that is not UTF-8 makes read() raise, so no answer);
+Protego.parse() gets the text Scrapy's decode_robotstxt makes (utf-8-sig,
+errors ignored).
 
     repdiff census queries --out /tmp/q.jsonl
     .cache/venv/bin/python cases/tools/census-crosscheck.py \
@@ -27,10 +29,10 @@ from protego import Protego
 PAIR = ("cpython-3.11", "protego")
 
 
-def cpython(text, queries):
+def cpython(body, queries):
     rp = urllib.robotparser.RobotFileParser()
     try:
-        rp.parse(text.splitlines())
+        rp.parse(body.decode("utf-8").splitlines())
     except Exception:
         return [None] * len(queries)
     out = []
@@ -42,9 +44,9 @@ def cpython(text, queries):
     return out
 
 
-def protego(text, queries):
+def protego(body, queries):
     try:
-        rp = Protego.parse(text)
+        rp = Protego.parse(body.decode("utf-8-sig", errors="ignore"))
     except Exception:
         return [None] * len(queries)
     out = []
@@ -71,8 +73,8 @@ def by_hand(path):
         for line in f:
             rec = json.loads(line)
             queries = [q for q in rec["queries"] if not q["probe"]]
-            text = bytes.fromhex(rec["body_hex"]).decode("utf-8", "surrogateescape")
-            a, b = cpython(text, queries), protego(text, queries)
+            body = bytes.fromhex(rec["body_hex"])
+            a, b = cpython(body, queries), protego(body, queries)
             both = [(x, y) for x, y in zip(a, b) if x is not None and y is not None]
             differ = sum(x != y for x, y in both)
             counts[0] += len(both)

@@ -7,8 +7,10 @@
 //!   the RFC 9309 rewrite, loaded unmodified under its own module name with a
 //!   private `urllib` namespace (see `python/glue.py`), run on the 3.11 runtime.
 //!
-//! Fed as `read()` feeds them: `body.decode("utf-8", "surrogateescape")
-//! .splitlines()` into `parse()`, once per case; then `can_fetch(agent, url)`,
+//! Fed as each version's `read()` feeds it: `body.decode("utf-8")` (3.11,
+//! strict: a byte that is not UTF-8 makes `read()` raise, so every
+//! question fails) or `body.decode("utf-8", "surrogateescape")` (3.15),
+//! `.splitlines()` into `parse()`, once per case; then `can_fetch(agent, url)`,
 //! `crawl_delay(agent)`, `request_rate(agent)`, `site_maps()` (its `None` is
 //! [`Value::None`], not an empty list). Both own a fetcher (`set_url` +
 //! `read`), so `run_fetch` is real HTTP with the socket timeout of
@@ -23,19 +25,24 @@ use pyo3::prelude::*;
 
 pub const NAME_311: &str = "cpython-3.11";
 
-/// How both CPythons are fed (see `run_cpython` in glue.py).
+/// How both CPythons are fed (see `run_cpython_311`/`_315` in glue.py).
 const FEEDING: &str =
-    "RobotFileParser.parse(lines) with the body decoded as read() does (utf-8), or read() itself for HTTP cases";
+    "RobotFileParser.parse(lines) with the body decoded as this version's read() does, or read() itself for HTTP cases";
 pub const NAME_315: &str = "cpython-3.15";
 
-/// `RobotFileParser` fed by `run_cpython`, its own `read()` by
-/// `fetch_cpython`.
-fn adapter(name: &'static str, about: About, class: Py<PyAny>) -> Box<dyn Oracle> {
+/// `RobotFileParser` fed by `run` (the glue function that decodes as this
+/// version's `read()` does), its own `read()` by `fetch_cpython`.
+fn adapter(
+    name: &'static str,
+    run: &'static str,
+    about: About,
+    class: Py<PyAny>,
+) -> Box<dyn Oracle> {
     Box::new(GlueOracle {
         name,
         about,
         class,
-        run: "run_cpython",
+        run,
         fetcher: Some(Fetcher {
             glue: "fetch_cpython",
             timeout_secs: crate::fetch_timeout().as_secs_f64(),
@@ -66,6 +73,7 @@ pub fn make_311() -> Result<Box<dyn Oracle>, Unavailable> {
     let release = python::release(&sys_version);
     Ok(adapter(
         NAME_311,
+        "run_cpython_311",
         About {
             library: "urllib.robotparser".into(),
             version: release.clone(),
@@ -119,6 +127,7 @@ pub fn make_315() -> Result<Box<dyn Oracle>, Unavailable> {
     })?;
     Ok(adapter(
         NAME_315,
+        "run_cpython_315",
         About {
             library: "urllib.robotparser".into(),
             version: pins::CPYTHON_315_RELEASE.into(),

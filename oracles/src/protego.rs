@@ -7,7 +7,8 @@
 //!
 //! Each venv's package is loaded under its own module name, so both versions
 //! live in one interpreter. Fed as `Protego.parse(text)` with the body decoded
-//! `utf-8`/`surrogateescape`, once per case; then `can_fetch(url, agent)`
+//! as Scrapy's `ProtegoRobotParser` decodes it (`utf-8-sig`, errors
+//! ignored: a BOM goes, a byte that is not UTF-8 is dropped), once per case; then `can_fetch(url, agent)`
 //! (protego's argument order), `crawl_delay(agent)`, `request_rate(agent)`
 //! (its start/end times go to the answer's explanation), `sitemaps`.
 
@@ -110,7 +111,7 @@ pub fn make_from_venv(
                 sha256: wheel_sha256.into(),
                 ..Provenance::default()
             },
-            feeding: "Protego.parse(body decoded utf-8/surrogateescape, as RobotFileParser.read() reads it)".into(),
+            feeding: "Protego.parse(body.decode(\"utf-8-sig\", errors=\"ignore\")), as Scrapy's ProtegoRobotParser feeds it".into(),
         },
         class,
         run: "run_protego",

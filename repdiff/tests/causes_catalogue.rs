@@ -118,7 +118,7 @@ neutralises! {
     strip_bom: "strip-bom", "leading-bom-stripped-or-kept", "kd-34-bom-before-user-agent#1", "cpython-3.11";
     strip_partial_bom: "strip-partial-bom", "partial-bom-stripped", "google-bom-partial-two-bytes#1", "google";
     remove_nul: "remove-nul", "nul-cuts-pattern", "enc-nul-inside-pattern#1", "google";
-    drop_invalid_utf8: "drop-invalid-utf8", "invalid-utf8-pattern-raises", "enc-latin1-byte-in-pattern#1", "protego";
+    drop_invalid_utf8: "drop-invalid-utf8", "non-utf8-body-raises-cpython-3-11", "enc-latin1-byte-in-pattern#1", "cpython-3.11";
     remove_extra_line_breaks: "remove-extra-line-breaks", "python-splitlines-line-breaks", "kd-35-line-separator-u2028#1", "cpython-3.15";
     trim_unicode_spaces: "trim-unicode-spaces", "fuzz-unicode-space-trimmed-from-rule", "fuzz-unicode-space-trimmed-from-rule#1", "texting-robots";
     trim_unicode_spaces_python: "trim-unicode-spaces", "fuzz-unicode-space-trimmed-from-rule", "fuzz-unicode-space-trimmed-from-rule#1", "cpython-3.15";

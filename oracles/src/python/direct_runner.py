@@ -94,7 +94,9 @@ def run(request_json):
             queries = case["queries"]
             try:
                 rp = cls()
-                rp.parse(body.decode("utf-8", "surrogateescape").splitlines())
+                # each version's read(): 3.11 strict, 3.15 surrogateescape
+                errors = "surrogateescape" if request["loader"]["kind"] == "file315" else "strict"
+                rp.parse(body.decode("utf-8", errors).splitlines())
             except Exception as e:
                 results.append([_error(e)] * len(queries))
                 continue
@@ -124,7 +126,7 @@ def run(request_json):
             body = bytes.fromhex(case["body"])
             queries = case["queries"]
             try:
-                rp = Protego.parse(body.decode("utf-8", "surrogateescape"))
+                rp = Protego.parse(body.decode("utf-8-sig", "ignore"))  # as Scrapy decodes it
             except Exception as e:
                 results.append([_error(e)] * len(queries))
                 continue

@@ -250,14 +250,27 @@ def _answer_cpython(rp, queries):
     return out
 
 
-def run_cpython(cls, body, queries):
-    """What RobotFileParser.read() does with a 200 body, then the queries."""
+def _run_cpython(cls, body, queries, errors):
     try:
         rp = cls()
-        rp.parse(body.decode("utf-8", "surrogateescape").splitlines())
+        rp.parse(body.decode("utf-8", errors).splitlines())
     except Exception as e:
         return [_error(e)] * len(queries)
     return _answer_cpython(rp, queries)
+
+
+def run_cpython_311(cls, body, queries):
+    """What 3.11's RobotFileParser.read() does with a 200 body
+    (`self.parse(raw.decode("utf-8").splitlines())`: strict, so one byte
+    that is not UTF-8 makes read() raise UnicodeDecodeError and every
+    question fails), then the queries."""
+    return _run_cpython(cls, body, queries, "strict")
+
+
+def run_cpython_315(cls, body, queries):
+    """What 3.15's read() does with a 200 body (it decodes with
+    surrogateescape), then the queries."""
+    return _run_cpython(cls, body, queries, "surrogateescape")
 
 
 def fetch_cpython(cls, robots_url, queries, timeout):
@@ -313,11 +326,12 @@ def protego(site_packages, module_name):
 
 
 def run_protego(cls, body, queries):
-    """Protego.parse(text) with text decoded as RobotFileParser.read() does,
-    then the queries. (Scrapy's own ProtegoRobotParser decodes with
-    errors="ignore": the two differ only on invalid UTF-8.)"""
+    """Protego.parse(text) with text decoded as its main user, Scrapy's
+    ProtegoRobotParser, decodes a 200 body (scrapy/robotstxt.py 2.19.0,
+    decode_robotstxt: `body.decode("utf-8-sig", errors="ignore")`, so a
+    BOM goes and a byte that is not UTF-8 is dropped), then the queries."""
     try:
-        rp = cls.parse(body.decode("utf-8", "surrogateescape"))
+        rp = cls.parse(body.decode("utf-8-sig", "ignore"))
     except Exception as e:
         return [_error(e)] * len(queries)
     out = []

@@ -28,14 +28,14 @@ def cpython(body, queries):
     import urllib.robotparser
 
     rp = urllib.robotparser.RobotFileParser()
-    rp.parse(body.decode("utf-8", "surrogateescape").splitlines())
+    rp.parse(body.decode("utf-8").splitlines())  # as 3.11's read() decodes
     return [rp.can_fetch(agent, url) for agent, url in queries]
 
 
 def protego(body, queries):
     from protego import Protego
 
-    rp = Protego.parse(body.decode("utf-8", "surrogateescape"))
+    rp = Protego.parse(body.decode("utf-8-sig", "ignore"))  # as Scrapy decodes
     return [rp.can_fetch(url, agent) for agent, url in queries]
 
 

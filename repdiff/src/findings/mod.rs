@@ -17,6 +17,8 @@ mod render;
 mod repro;
 mod repro_jvm_go;
 mod slow;
+mod verify;
+mod verify_build;
 
 use crate::cli::Usage;
 use crate::paths;
@@ -31,13 +33,24 @@ Writes reports/findings/<entry-id>.md for every ledger entry classified `bug`
 and reports/findings/README.md (the index), from the ledger, the corpus, the
 rfc9309 reference, reports/latest/compat.json and cases/findings.yaml (the
 hand-written suggested fixes). Files already current are left untouched.
---check compares instead of writing; exit 1 when reports/findings/ is out of date.";
+--check compares instead of writing; exit 1 when reports/findings/ is out of date.
+--verify runs every write-up's direct reproducer in its own runtime against
+the libraries setup installed (Python, node, Perl, Ruby, Java, Go, Rust,
+C++) and checks each prints the outcome its ledger entry pins; exit 1 when
+one does not (or cannot run).";
 
 #[derive(Debug, clap::Args)]
 pub struct Opts {
     /// Compare instead of writing; exit 1 when reports/findings/ is out of date
     #[arg(long)]
     check: bool,
+    /// Run every direct reproducer in its runtime; exit 1 when one does not
+    /// print the outcome its ledger entry pins
+    #[arg(long, conflicts_with = "check")]
+    verify: bool,
+    /// With --verify: only the reproducers for these oracles
+    #[arg(long = "oracle", requires = "verify")]
+    oracles: Vec<String>,
 }
 
 /// One (case, query) an entry explains, chosen for one or more oracles.
@@ -62,6 +75,9 @@ pub struct Finding<'a> {
 }
 
 pub fn main(opts: Opts) -> Result<i32, Usage> {
+    if opts.verify {
+        return verify_main(&opts.oracles);
+    }
     let files = generate()?;
     let dir = paths::root().join("reports/findings");
     let stale = differences(&dir, &files);
@@ -124,6 +140,94 @@ pub fn generate() -> Result<BTreeMap<String, String>, Usage> {
     readme.push_str(&slow::index(&notes.slow));
     files.insert("README.md".into(), readme);
     Ok(files)
+}
+
+/// `--verify`: run the reproducers, one line per disagreement, a summary.
+fn verify_main(only: &[String]) -> Result<i32, Usage> {
+    let mut repros = reproducers()?;
+    if !only.is_empty() {
+        repros.retain(|r| only.contains(&r.oracle));
+    }
+    if repros.is_empty() {
+        return Err(Usage("no direct reproducer to run (check --oracle)".into()));
+    }
+    // Kept when a reproducer disagrees, so the program can be rerun by hand.
+    let work = std::env::temp_dir().join(format!("repdiff-repro-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    log::info!(
+        "running {} direct reproducers in {}",
+        repros.len(),
+        work.display()
+    );
+    let verdicts = verify::run_all(&repros, &work, 2)?;
+    let mut bad = 0;
+    for v in &verdicts {
+        if v.agrees() {
+            log::debug!("ok {} {}", v.repro.write_up, v.repro.oracle);
+            continue;
+        }
+        bad += 1;
+        let printed = match &v.printed {
+            Ok(p) => format!("printed {p}"),
+            Err(e) => format!("did not run: {e}"),
+        };
+        println!(
+            "DIFF {} {}: {printed}; the ledger pins {}",
+            v.repro.write_up, v.repro.oracle, v.repro.pinned
+        );
+    }
+    println!(
+        "{} direct reproducers run, {} print their pinned outcome, {bad} do not",
+        verdicts.len(),
+        verdicts.len() - bad
+    );
+    if bad == 0 {
+        let _ = std::fs::remove_dir_all(&work);
+    } else {
+        println!("the programs are in {}", work.display());
+    }
+    Ok(i32::from(bad > 0))
+}
+
+/// Every write-up's direct reproducers, each with the outcome it must
+/// print: the programs `render` writes into the write-ups, built from the
+/// same picks.
+pub fn reproducers() -> Result<Vec<verify::Reproducer>, Usage> {
+    let corpus = paths::load_corpus()?;
+    let ledger = load_ledger(&corpus)?;
+    let mut out = Vec::new();
+    for entry in ledger
+        .entries
+        .iter()
+        .filter(|e| e.classification == Classification::Bug)
+    {
+        for p in picks(entry, &corpus) {
+            if p.case.http.is_some() || p.case.body.len() > render::SHOWN_BYTES {
+                continue;
+            }
+            let q = &p.case.queries[p.index];
+            let expected = q.expect.to_string();
+            for (oracle, pin) in &p.oracles {
+                let actual = pin.to_string();
+                let inp = repro::Input {
+                    body: &p.case.body,
+                    query: &q.query,
+                    expected: &expected,
+                    actual: &actual,
+                };
+                if let Some(program) = repro::direct(oracle, &inp) {
+                    out.push(verify::Reproducer {
+                        write_up: entry.id.clone(),
+                        oracle: oracle.clone(),
+                        ask: q.query.ask,
+                        program,
+                        pinned: pin.clone(),
+                    });
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// The ledger, checked against every oracle name a run could produce.

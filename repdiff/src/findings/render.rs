@@ -23,7 +23,7 @@ pub const SECTIONS: &[&str] = &[
 
 /// Bodies longer than this are shown by their start only, and the direct
 /// reproducers point to the case instead of embedding them.
-const SHOWN_BYTES: usize = 2000;
+pub(super) const SHOWN_BYTES: usize = 2000;
 
 /// The upstream link, or `None` when the ledger knows of none.
 pub fn upstream<'a>(f: &Finding<'a>) -> Option<&'a str> {
@@ -228,8 +228,8 @@ reproducer is the `repdiff check` line above, which serves it from a local serve
                 actual: &actual,
             };
             match repro::direct(o, &inp) {
-                Some((lang, code)) => {
-                    let _ = writeln!(s, "```{lang}\n{code}```\n");
+                Some(program) => {
+                    let _ = writeln!(s, "```{}\n{}```\n", program.lang.fence(), program.source);
                 }
                 None => {
                     let ask = if q.query.ask == Ask::CanFetch {

@@ -16,30 +16,66 @@ pub struct Input<'a> {
     pub actual: &'a str,
 }
 
-/// The fenced code block language and the program, or `None` when this
-/// oracle has no template for the query's ask (the `repdiff` line is
-/// then the reproducer).
-pub fn direct(oracle: &str, inp: &Input) -> Option<(&'static str, String)> {
-    let out = match oracle {
-        "cpython-3.11" | "cpython-3.15" => ("python", cpython(oracle, inp)?),
-        "protego" | "protego-0.6.1" => ("python", protego(oracle, inp)?),
-        "robotspy" => ("python", robotspy(inp)?),
-        "robots-parser" => ("js", robots_parser(inp)?),
-        "www-robotrules" => ("perl", www_robotrules(inp)?),
-        "webrobots" => ("ruby", webrobots(inp)?),
-        "texting-robots" => ("rust", texting_robots(inp)?),
-        "robotstxt-rs" => ("rust", robotstxt_rs(inp)?),
-        "spider" => ("rust", spider(inp)?),
-        "google" => ("cpp", google(inp)?),
-        "crawler-commons" => ("java", repro_jvm_go::crawler_commons(inp, true)?),
-        "crawler-commons-1.4" => ("java", repro_jvm_go::crawler_commons(inp, false)?),
-        "heritrix" => ("java", repro_jvm_go::heritrix(inp)?),
-        "temoto-robotstxt" => ("go", repro_jvm_go::temoto(inp)?),
-        "grobotstxt" => ("go", repro_jvm_go::grobotstxt(inp)?),
-        "robotexclusionrulesparser" => ("python", repro_jvm_go::rerp(inp)?),
+/// The language a direct reproducer is written in: the fence of its code
+/// block and the runtime `repdiff findings --verify` runs it in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lang {
+    Python,
+    Js,
+    Perl,
+    Ruby,
+    Rust,
+    Cpp,
+    Java,
+    Go,
+}
+
+impl Lang {
+    /// The Markdown fence name.
+    pub fn fence(self) -> &'static str {
+        match self {
+            Lang::Python => "python",
+            Lang::Js => "js",
+            Lang::Perl => "perl",
+            Lang::Ruby => "ruby",
+            Lang::Rust => "rust",
+            Lang::Cpp => "cpp",
+            Lang::Java => "java",
+            Lang::Go => "go",
+        }
+    }
+}
+
+/// One complete program in the library's own language.
+pub struct Program {
+    pub lang: Lang,
+    pub source: String,
+}
+
+/// The program for `oracle` on this input, or `None` when this oracle has
+/// no template for the query's ask (the `repdiff` line is then the
+/// reproducer).
+pub fn direct(oracle: &str, inp: &Input) -> Option<Program> {
+    let (lang, source) = match oracle {
+        "cpython-3.11" | "cpython-3.15" => (Lang::Python, cpython(oracle, inp)?),
+        "protego" | "protego-0.6.1" => (Lang::Python, protego(oracle, inp)?),
+        "robotspy" => (Lang::Python, robotspy(inp)?),
+        "robots-parser" => (Lang::Js, robots_parser(inp)?),
+        "www-robotrules" => (Lang::Perl, www_robotrules(inp)?),
+        "webrobots" => (Lang::Ruby, webrobots(inp)?),
+        "texting-robots" => (Lang::Rust, texting_robots(inp)?),
+        "robotstxt-rs" => (Lang::Rust, robotstxt_rs(inp)?),
+        "spider" => (Lang::Rust, spider(inp)?),
+        "google" => (Lang::Cpp, google(inp)?),
+        "crawler-commons" => (Lang::Java, repro_jvm_go::crawler_commons(inp, true)?),
+        "crawler-commons-1.4" => (Lang::Java, repro_jvm_go::crawler_commons(inp, false)?),
+        "heritrix" => (Lang::Java, repro_jvm_go::heritrix(inp)?),
+        "temoto-robotstxt" => (Lang::Go, repro_jvm_go::temoto(inp)?),
+        "grobotstxt" => (Lang::Go, repro_jvm_go::grobotstxt(inp)?),
+        "robotexclusionrulesparser" => (Lang::Python, repro_jvm_go::rerp(inp)?),
         _ => return None,
     };
-    Some(out)
+    Some(Program { lang, source })
 }
 
 pub use cause::escape_bytes;
@@ -102,6 +138,36 @@ pub(super) fn trailer(inp: &Input, comment: &str) -> String {
     )
 }
 
+/// Python: serve `body` as a 200 `text/plain` response on a loopback
+/// port, so a library's own fetcher reads exactly these bytes.
+fn python_server(body: &[u8]) -> String {
+    format!(
+        r#"import http.server
+import threading
+
+body = b"{}"
+
+
+class RobotsTxt(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+
+server = http.server.HTTPServer(("127.0.0.1", 0), RobotsTxt)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+robots_url = f"http://127.0.0.1:{{server.server_port}}/robots.txt"
+"#,
+        escape_bytes(body)
+    )
+}
+
 fn cpython(oracle: &str, inp: &Input) -> Option<String> {
     let (a, u) = (text_lit(&inp.query.agent), text_lit(&inp.query.url));
     let call = match inp.query.ask {
@@ -116,12 +182,12 @@ fn cpython(oracle: &str, inp: &Input) -> Option<String> {
         "python3.15"
     };
     Some(format!(
-        "# run: {run} repro.py\nimport urllib.robotparser\n\nbody = b\"{}\"\n\
+        "# run: {run} repro.py\nimport urllib.robotparser\n{}\n\
 rp = urllib.robotparser.RobotFileParser()\n\
-# the lines RobotFileParser.read() would parse from a 200 response with this body\n\
-rp.parse(body.decode(\"utf-8\", \"surrogateescape\").splitlines())\n\
+rp.set_url(robots_url)\n\
+rp.read()  # the library's own fetcher reads the bytes above\n\
 print({call})\n{}",
-        escape_bytes(inp.body),
+        python_server(inp.body),
         trailer(inp, "#")
     ))
 }
@@ -141,7 +207,9 @@ fn protego(oracle: &str, inp: &Input) -> Option<String> {
     };
     Some(format!(
         "# pip install protego=={pin}; run: python3 repro.py\nfrom protego import Protego\n\n\
-body = b\"{}\"\nrp = Protego.parse(body.decode(\"utf-8\", \"surrogateescape\"))\nprint({call})\n{}",
+body = b\"{}\"\n\
+# decoded as Scrapy's ProtegoRobotParser decodes a response body (scrapy/robotstxt.py)\n\
+rp = Protego.parse(body.decode(\"utf-8-sig\", errors=\"ignore\"))\nprint({call})\n{}",
         escape_bytes(inp.body),
         trailer(inp, "#")
     ))
@@ -155,25 +223,14 @@ fn robotspy(inp: &Input) -> Option<String> {
         _ => return None,
     };
     Some(format!(
-        r#"# pip install robotspy==0.13.0; run: python3 repro.py
-import io
+        r#"# pip install robotspy==0.13.0; run: PYTHONHASHSEED=0 python3 repro.py
+# (its rule merging follows set order, so the hash seed is fixed)
 import robots
-
-body = b"{}"
-# decoded line by line as RobotsParser.from_uri reads a 200 response
-lines, not_utf8 = [], False
-for line in io.BytesIO(body):
-    try:
-        lines.append(line.decode("utf-8-sig"))
-    except UnicodeDecodeError:
-        not_utf8 = True
-        break
-parser = robots.RobotsParser.from_string("".join(lines))
-if not_utf8:
-    parser.allow_all = True  # what from_uri does on UnicodeDecodeError
+{}
+parser = robots.RobotsParser.from_uri(robots_url)  # its own fetcher reads the bytes above
 print({call})
 {}"#,
-        escape_bytes(inp.body),
+        python_server(inp.body),
         trailer(inp, "#")
     ))
 }
@@ -210,16 +267,38 @@ fn www_robotrules(inp: &Input) -> Option<String> {
         return None;
     }
     Some(format!(
-        "# apt install libwww-robotrules-perl libwww-perl; run: perl repro.pl\nuse strict;\nuse warnings;\n\
-use HTTP::Response;\nuse URI;\nuse WWW::RobotRules;\n\n\
-my $body = {};\nmy $url = {};\n\
-# what LWP::RobotUA 6.68 hands to parse(): the decoded content, or \"\" without a Disallow line\n\
-my $response = HTTP::Response->new(200, 'OK', ['Content-Type' => 'text/plain'], $body);\n\
-my $text = $response->decoded_content;\n\
-$text = '' unless $text && $text =~ /^\\s*Disallow\\s*:/mi;\n\
-my $rules = WWW::RobotRules->new({});\n\
-$rules->parse(URI->new_abs('/robots.txt', URI->new($url)), $text);\n\
-print $rules->allowed($url) ? \"allowed\\n\" : \"disallowed\\n\";\n{}",
+        r#"# apt install libwww-perl libhttp-daemon-perl; run: perl repro.pl
+use strict;
+use warnings;
+use HTTP::Daemon;
+use HTTP::Response;
+use LWP::RobotUA;
+use URI;
+
+my $body = {};
+my $url = URI->new({});
+# a loopback server: the robots.txt above, and a page for every other path
+my $daemon = HTTP::Daemon->new(LocalAddr => '127.0.0.1', LocalPort => 0) or die "listen: $!";
+my $server = fork // die "fork: $!";
+if (!$server) {{
+    while (my $conn = $daemon->accept) {{
+        while (my $req = $conn->get_request) {{
+            my $content = $req->uri->path eq '/robots.txt' ? $body : "a page\n";
+            $conn->send_response(HTTP::Response->new(200, 'OK', ['Content-Type' => 'text/plain'], $content));
+        }}
+        $conn->close;
+    }}
+    exit 0;
+}}
+# the same path and query on that server, asked by LWP's robot user agent
+my $local = URI->new($daemon->url);
+$local->path_query($url->path_query);
+my $ua = LWP::RobotUA->new(agent => {}, from => 'repro@example.test');
+$ua->delay(0);
+my $res = $ua->get($local);
+kill 'TERM', $server;
+print $res->code == 403 && $res->message eq 'Forbidden by robots.txt' ? "disallowed\n" : "allowed\n";
+{}"#,
         interpolating_lit(inp.body),
         interpolating_text(&inp.query.url),
         interpolating_text(&inp.query.agent),
@@ -302,15 +381,19 @@ fn spider(inp: &Input) -> Option<String> {
         _ => return None,
     };
     Some(format!(
-        r#"// Cargo.toml: spider = "=2.53.9"; run: cargo run
+        r#"// Cargo.toml: spider = {{ version = "=2.53.9", default-features = false }}, http = "1"; run: cargo run
 use spider::packages::robotparser::parser::RobotFileParser;
 
 fn main() {{
     let body: &[u8] = b"{}";
-    let body = body.strip_prefix(b"\xef\xbb\xbf").unwrap_or(body);
+    // what RobotFileParser::read does once its GET came back 200 OK
     let mut parser = RobotFileParser::new();
-    parser.parse_str(&String::from_utf8_lossy(body));
-    parser.modified(); // as read() does after a fetch; without it every can_fetch is false
+    parser.modified();
+    let response = http::Response::builder().status(200).body(body.to_vec()).unwrap();
+    spider::tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(parser.from_response(response.into()));
     println!("{{:?}}", {call});
 }}
 {}"#,

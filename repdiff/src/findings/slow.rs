@@ -176,8 +176,13 @@ file anyone can serve must not stall a crawler.\n\n",
     };
     s.push_str("## Direct reproducer\n\n");
     match repro::direct(&note.oracle, &input) {
-        Some((lang, code)) => {
-            let _ = write!(s, "Time it (`time`): the answer itself is not the finding.\n\n```{lang}\n{code}\n```\n\n");
+        Some(program) => {
+            let _ = write!(
+                s,
+                "Time it (`time`): the answer itself is not the finding.\n\n```{}\n{}\n```\n\n",
+                program.lang.fence(),
+                program.source
+            );
         }
         None => s.push_str("None for this oracle: the `repdiff check` line is the reproducer.\n\n"),
     }
