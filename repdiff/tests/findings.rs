@@ -70,8 +70,8 @@ fn each_write_up_has_every_required_section() {
             "\n## Actual behaviour\n",
             "\n## Reproducer\n",
             "repdiff check --case ",
-            "\n## Direct reproducer\n",
             "\n## Suggested fix\n",
+            "\n## Appendix: where this comes from in repdiff\n",
         ] {
             assert!(text.contains(h), "{name}: no `{}`", h.trim());
         }

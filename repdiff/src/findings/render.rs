@@ -7,7 +7,9 @@ use super::{Finding, Pick};
 use engine::oracle::Ask;
 use std::fmt::Write as _;
 
-/// The headings every write-up has, in order (checked by the tests).
+/// The headings every write-up has, in order (checked by the tests): what
+/// a maintainer reads first, then repdiff's own bookkeeping (ledger ids,
+/// case files, `repdiff check` lines) in the appendix.
 #[cfg(test)]
 pub const SECTIONS: &[&str] = &[
     "## Upstream",
@@ -16,9 +18,8 @@ pub const SECTIONS: &[&str] = &[
     "## Expected behaviour (RFC 9309)",
     "## Actual behaviour",
     "## Reproducer",
-    "## Direct reproducer",
     "## Suggested fix",
-    "## Why (from the ledger)",
+    "## Appendix: where this comes from in repdiff",
 ];
 
 /// Bodies longer than this are shown by their start only, and the direct
@@ -33,53 +34,106 @@ pub fn upstream<'a>(f: &Finding<'a>) -> Option<&'a str> {
 
 pub fn write_up(f: &Finding) -> String {
     let e = f.entry;
-    let mut s =
-        format!(
+    let mut s = format!(
         "<!-- Written by `repdiff findings` from the ledger, the corpus and cases/findings.yaml; \
-do not edit (--check fails). -->\n# {}\n\n\
-Ledger entry [`{}`](../site/ledger.html#{}) · classification `bug` · RFC 9309 {} · \
-oracles: {}\n\n",
+do not edit (--check fails). -->\n# {}\n\nRFC 9309 {} · affects {}\n\n",
         e.title,
-        e.id,
-        e.id,
         e.rfc,
-        e.oracles.iter().map(|o| format!("`{o}`")).collect::<Vec<_>>().join(", ")
+        e.oracles
+            .iter()
+            .map(|o| library(f, o))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     s.push_str("## Upstream\n\n");
     match upstream(f) {
         Some(u) => {
             let _ = writeln!(s, "Already reported or discussed upstream: <{u}>\n");
         }
-        None => s.push_str("No upstream issue known (`upstream: none known` in the ledger).\n\n"),
+        None => s.push_str("No upstream issue known.\n\n"),
     }
     affected(&mut s, f);
     minimal_input(&mut s, f);
     expected(&mut s, f);
     actual(&mut s, f);
-    reproducer(&mut s, f);
     direct(&mut s, f);
     s.push_str("## Suggested fix\n\n");
     s.push_str(f.fix.unwrap_or("No suggested fix written yet."));
-    s.push_str("\n\n## Why (from the ledger)\n\n");
-    s.push_str(e.explanation.trim());
-    s.push('\n');
+    s.push_str("\n\n");
+    appendix(&mut s, f);
     s
 }
 
+/// An oracle as a maintainer knows it: the library and version the
+/// published run tested (`protego 0.7.0`), else the oracle's name.
+fn library(f: &Finding, oracle: &str) -> String {
+    f.versions
+        .get(oracle)
+        .map_or_else(|| format!("`{oracle}`"), |(identity, _)| identity.clone())
+}
+
 fn affected(s: &mut String, f: &Finding) {
-    s.push_str("## Affected versions\n\n| oracle | library and version tested | obtained from |\n|---|---|---|\n");
-    for o in &f.entry.oracles {
-        let (version, from) = f
-            .versions
-            .get(o)
-            .cloned()
-            .unwrap_or_else(|| ("not in the published run".into(), String::new()));
-        let _ = writeln!(s, "| `{o}` | {version} | {from} |");
-    }
     s.push_str(
-        "\nThe versions are the ones the published run (`reports/latest/compat.json`) tested; \
-other versions were not checked.\n\n",
+        "## Affected versions\n\n| library and version tested | obtained from |\n|---|---|\n",
     );
+    for o in &f.entry.oracles {
+        let from = f.versions.get(o).map_or("", |(_, from)| from.as_str());
+        let _ = writeln!(s, "| {} | {from} |", library(f, o));
+    }
+    s.push_str("\nOther versions were not checked.\n\n");
+}
+
+/// The project-internal part: ledger entry, case files, the `repdiff
+/// check` lines and the ledger's analysis, apart from the report text.
+fn appendix(s: &mut String, f: &Finding) {
+    let e = f.entry;
+    let _ = writeln!(
+        s,
+        "## Appendix: where this comes from in repdiff\n\n\
+Ledger entry [`{}`](../site/ledger.html#{}), classification `bug`, oracles {}. The outcomes above are \
+the ones the ledger pins; every conformance run checks them against the real library, and \
+`repdiff findings --verify` runs every program above and checks it prints them. Versions are those of \
+the published run (`reports/latest/compat.json`).\n",
+        e.id,
+        e.id,
+        e.oracles.iter().map(|o| format!("`{o}`")).collect::<Vec<_>>().join(", ")
+    );
+    for p in &f.picks {
+        let _ = writeln!(
+            s,
+            "- input from case `{}` ({}, line {}), shown for {}",
+            cell_ref(p),
+            p.case
+                .file
+                .strip_prefix(crate::paths::root())
+                .unwrap_or(&p.case.file)
+                .display(),
+            p.case.line,
+            oracles_of(p),
+        );
+    }
+    let _ = writeln!(
+        s,
+        "- the entry explains {} case reference(s): {}\n",
+        e.cases.len(),
+        e.cases
+            .iter()
+            .map(|c| format!("`{c}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    s.push_str("Through repdiff, beside its RFC 9309 reference:\n\n```sh\n");
+    for p in &f.picks {
+        let mut line = format!("repdiff check --case {}", cell_ref(p));
+        for (o, _) in &p.oracles {
+            let _ = write!(line, " --oracle {o}");
+        }
+        line.push_str(" --oracle rfc9309");
+        let _ = writeln!(s, "{line}");
+    }
+    s.push_str("```\n\nThe ledger's analysis:\n\n");
+    s.push_str(e.explanation.trim());
+    s.push('\n');
 }
 
 /// Which queries a pick shows, as `case#N`.
@@ -97,21 +151,15 @@ fn oracles_of(p: &Pick) -> String {
 
 fn minimal_input(s: &mut String, f: &Finding) {
     s.push_str("## Minimal input\n\n");
+    let many = f.picks.len() > 1;
     for p in &f.picks {
         let q = &p.case.queries[p.index].query;
-        let _ = writeln!(
-            s,
-            "Case `{}` ({}, line {}), shown for {}: {}\n",
-            cell_ref(p),
-            p.case
-                .file
-                .strip_prefix(crate::paths::root())
-                .unwrap_or(&p.case.file)
-                .display(),
-            p.case.line,
-            oracles_of(p),
-            p.case.title
-        );
+        let title = sentence(&p.case.title);
+        if many {
+            let _ = writeln!(s, "For {}: {title}\n", libraries_of(f, p));
+        } else {
+            let _ = writeln!(s, "{title}\n");
+        }
         let body = &p.case.body;
         let shown = &body[..body.len().min(SHOWN_BYTES)];
         let more = if body.len() > SHOWN_BYTES {
@@ -150,62 +198,60 @@ fn minimal_input(s: &mut String, f: &Finding) {
 
 fn expected(s: &mut String, f: &Finding) {
     s.push_str("## Expected behaviour (RFC 9309)\n\n");
+    let many = f.picks.len() > 1;
     for p in &f.picks {
         let q = &p.case.queries[p.index];
-        let reference = match &p.reference {
-            Some(r) => format!("the `rfc9309` reference answers **{r}**"),
-            None => "an HTTP case: the reference answers it over a local server".into(),
+        let lead = if many {
+            format!("For {}: expected", libraries_of(f, p))
+        } else {
+            "Expected".into()
         };
-        let _ = writeln!(
-            s,
-            "`{}`: expected **{}** ({}); {reference}.",
-            cell_ref(p),
-            q.expect,
-            q.basis
-        );
+        let literal = match &p.reference {
+            Some(r) if q.expect.to_string() != r.to_string() => {
+                format!("; RFC 9309 read literally answers **{r}**")
+            }
+            _ => String::new(),
+        };
+        let _ = writeln!(s, "{lead} **{}** ({}){literal}.", q.expect, q.basis);
         if let Some(why) = &q.why {
             let _ = writeln!(s, "Why: {}", why.trim());
         }
         s.push('\n');
     }
-    let _ = writeln!(s, "The ledger entry cites RFC 9309 {}.\n", f.entry.rfc);
 }
 
 fn actual(s: &mut String, f: &Finding) {
-    s.push_str("## Actual behaviour\n\n| oracle | case | answer |\n|---|---|---|\n");
+    s.push_str("## Actual behaviour\n\n| library | answer |\n|---|---|\n");
     for p in &f.picks {
         for (o, pin) in &p.oracles {
-            let _ = writeln!(s, "| `{o}` | `{}` | **{pin}** |", cell_ref(p));
+            let _ = writeln!(s, "| {} | **{pin}** |", library(f, o));
         }
     }
-    let n = f.entry.cases.len();
-    let _ = writeln!(
-        s,
-        "\nThese are the outcomes the ledger pins; every conformance run checks them against the real \
-library and fails if one changes. The entry explains {n} case reference(s) in all: {}.\n",
-        f.entry.cases.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", ")
-    );
+    s.push('\n');
 }
 
-fn reproducer(s: &mut String, f: &Finding) {
-    s.push_str("## Reproducer\n\n```sh\n");
-    for p in &f.picks {
-        let mut line = format!("repdiff check --case {}", cell_ref(p));
-        for (o, _) in &p.oracles {
-            let _ = write!(line, " --oracle {o}");
-        }
-        line.push_str(" --oracle rfc9309");
-        let _ = writeln!(s, "{line}");
-    }
-    s.push_str("```\n\n");
+/// A case title as a sentence: its first letter capitalised.
+fn sentence(title: &str) -> String {
+    let mut c = title.chars();
+    c.next()
+        .map(|first| first.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+fn libraries_of(f: &Finding, p: &Pick) -> String {
+    p.oracles
+        .iter()
+        .map(|(o, _)| library(f, o))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn direct(s: &mut String, f: &Finding) {
-    s.push_str("## Direct reproducer\n\n");
+    s.push_str("## Reproducer\n\n");
     for p in &f.picks {
         let q = &p.case.queries[p.index];
         for (o, pin) in &p.oracles {
-            let _ = writeln!(s, "### `{o}`\n");
+            let _ = writeln!(s, "### {}\n", library(f, o));
             if p.case.http.is_some() {
                 s.push_str("This case depends on the HTTP response (see the minimal input), so the direct \
 reproducer is the `repdiff check` line above, which serves it from a local server.\n\n");
