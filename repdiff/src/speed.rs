@@ -206,6 +206,33 @@ fn direct_side(name: &str, s: &Sample) -> Result<Option<Direct>, String> {
     }))
 }
 
+/// How a loop is named in the tables: its script (`loop.rb`,
+/// `speed_loop.py`), else its last argument that is not an option (a Java
+/// class, a binary), with its directory when the binary is just `loop`.
+fn program_name(argv: &[String]) -> String {
+    let plain: Vec<&str> = argv
+        .iter()
+        .map(String::as_str)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let base = |a: &str| a.rsplit('/').next().unwrap_or(a).to_string();
+    if let Some(script) = plain
+        .iter()
+        .rev()
+        .map(|a| base(a))
+        .find(|b| b.contains('.'))
+    {
+        return script;
+    }
+    let last = plain.last().copied().unwrap_or(argv[0].as_str());
+    let mut parts = last.rsplit('/');
+    match (parts.next(), parts.next()) {
+        (Some(name), Some(dir)) if name == "loop" => format!("{dir}/{name}"),
+        (Some(name), _) => name.to_string(),
+        _ => last.to_string(),
+    }
+}
+
 fn run_loop(argv: &[String], envs: &[(String, String)], jsonl: &Path) -> Result<Direct, String> {
     let out = Command::new(&argv[0])
         .args(&argv[1..])
@@ -213,12 +240,7 @@ fn run_loop(argv: &[String], envs: &[(String, String)], jsonl: &Path) -> Result<
         .envs(envs.iter().cloned())
         .output()
         .map_err(|e| format!("cannot run {}: {e}", argv[0]))?;
-    let program = argv
-        .iter()
-        .rev()
-        .find_map(|a| a.rsplit('/').next().filter(|f| f.contains('.')))
-        .unwrap_or(&argv[0])
-        .to_string();
+    let program = program_name(argv);
     if !out.status.success() {
         return Err(format!(
             "{program} failed ({}): {}",

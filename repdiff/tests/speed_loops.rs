@@ -18,6 +18,12 @@ const LOOPS: &[(&str, &str)] = &[
     ("robotspy", "speed_loop.py"),
     ("webrobots", "loop.rb"),
     ("www-robotrules", "loop.pl"),
+    ("crawler-commons", "CrawlerCommonsLoop"),
+    ("crawler-commons-1.4", "CrawlerCommonsLoop"),
+    ("heritrix", "HeritrixLoop"),
+    ("temoto-robotstxt", "temoto-robotstxt/loop"),
+    ("grobotstxt", "grobotstxt/loop"),
+    ("spider", "spider-oracle"),
 ];
 
 #[test]

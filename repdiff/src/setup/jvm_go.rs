@@ -203,7 +203,8 @@ pub fn ensure_maven(ctx: &Ctx, verbose: bool, name: &str, pin: &MavenPin) -> Res
     Ok(())
 }
 
-/// Build one Go harness and its direct-call program.
+/// Build one Go harness, its direct-call program and, when the module has
+/// one, its speed loop (`./loop`, the manifest's `loop:`).
 pub fn ensure_go(ctx: &Ctx, verbose: bool, name: &str, pin: &GoPin) -> Result<()> {
     let module = ctx.root.join(&pin.module);
     let out = ctx.cache.join(&pin.out);
@@ -217,7 +218,11 @@ pub fn ensure_go(ctx: &Ctx, verbose: bool, name: &str, pin: &GoPin) -> Result<()
     if verbose || first {
         log::info!("setup: external: building {name} (go, modules from the Go module proxy, pinned by go.sum)");
     }
-    for (package, binary) in [(".", "harness"), ("./direct", "direct")] {
+    let mut packages = vec![(".", "harness"), ("./direct", "direct")];
+    if module.join("loop").is_dir() {
+        packages.push(("./loop", "loop"));
+    }
+    for (package, binary) in packages {
         // Always ask go: it rebuilds only when something changed.
         super::run(
             ctx,

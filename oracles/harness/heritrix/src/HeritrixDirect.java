@@ -154,7 +154,7 @@ public final class HeritrixDirect {
         return agent.contains(" ") || agent.contains("(");
     }
 
-    private static JSONObject canFetch(CrawlServer server, String agent, String url) {
+    static JSONObject canFetch(CrawlServer server, String agent, String url) {
         CrawlURI curi;
         try {
             curi = new CrawlURI(UURIFactory.getInstance(url));

@@ -40,9 +40,11 @@
 //! (the protocol's `crash` is the parent's word for a dead process).
 //!
 //! `spider-oracle --direct` is a second, deliberately separate path used by
-//! the fidelity test; see `direct.rs`.
+//! the fidelity test; see `direct.rs`. `--loop QUERIES.jsonl` is the
+//! parser's own speed for the bench; see `speed_loop.rs`.
 
 mod direct;
+mod speed_loop;
 
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -85,8 +87,11 @@ struct Request {
 }
 
 fn main() {
-    let result = if std::env::args().nth(1).as_deref() == Some("--direct") {
+    let args: Vec<String> = std::env::args().collect();
+    let result = if args.get(1).map(String::as_str) == Some("--direct") {
         direct::serve()
+    } else if let (Some("--loop"), Some(path)) = (args.get(1).map(String::as_str), args.get(2)) {
+        speed_loop::run(path)
     } else {
         serve()
     };
