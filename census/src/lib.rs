@@ -311,6 +311,10 @@ pub fn run(
         skipped_status: &mut skipped_status,
     };
     let n = oracles.len();
+    // Only outcomes are tallied: no oracle need account for its answers.
+    for o in oracles.iter_mut().chain(helpers.iter_mut().map(|(_, h)| h)) {
+        o.skip_explanations();
+    }
     let mut lanes: Vec<(usize, &mut Box<dyn Oracle>)> = oracles.iter_mut().enumerate().collect();
     for (name, helper) in helpers.iter_mut() {
         if let Some(k) = names.iter().position(|n| n == name) {

@@ -565,6 +565,11 @@ pub trait Oracle: Send {
     fn cap_call_time(&mut self, cap: Option<std::time::Duration>) {
         let _ = cap;
     }
+    /// The caller will not read `explain`: an oracle whose account costs
+    /// extra work (a second lookup per answer) may skip it. The census asks
+    /// this, since it tallies outcomes only. Oracles whose account is free
+    /// ignore it.
+    fn skip_explanations(&mut self) {}
     /// CPU time the oracle's own processes have used so far (a worker and
     /// what it started, restarts included): the parser's side of a run's
     /// cost. `None` for an oracle in the caller's process, whose time is

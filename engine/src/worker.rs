@@ -87,11 +87,20 @@ enum RequestRef<'a> {
     Run {
         body_len: usize,
         queries: &'a [Query],
+        /// `false` when the parent will not read `explain` (protocol §2).
+        #[serde(skip_serializing_if = "is_true")]
+        explain: bool,
     },
     Fetch {
         url: &'a str,
         queries: &'a [Query],
+        #[serde(skip_serializing_if = "is_true")]
+        explain: bool,
     },
+}
+
+fn is_true(b: &bool) -> bool {
+    *b
 }
 
 /// A request as read: one plain struct. Read straight into the tagged
@@ -372,6 +381,8 @@ pub struct Supervised {
     broken: Option<String>,
     /// [`Oracle::cap_call_time`]'s cap on the next calls' budget.
     cap: Option<Duration>,
+    /// False after [`Oracle::skip_explanations`]: requests say `explain: false`.
+    explain: bool,
     /// CPU time of the workers stopped so far (restarts keep the count).
     spent: Duration,
 }
@@ -491,6 +502,7 @@ impl Supervised {
             greet_failures: 0,
             broken: None,
             cap: None,
+            explain: true,
             spent: Duration::ZERO,
         };
         let hello = s.spawn()?;
@@ -769,12 +781,18 @@ impl Supervised {
     /// query by query: that could cost `timeout` per query; nor is an
     /// answer cut off at the message limit (each re-ask would flood again).
     fn batch(&mut self, fetch: Option<&str>, body: &[u8], queries: &[Query]) -> Vec<Answer> {
+        let explain = self.explain;
         let make = |queries| match fetch {
             None => RequestRef::Run {
                 body_len: body.len(),
                 queries,
+                explain,
             },
-            Some(url) => RequestRef::Fetch { url, queries },
+            Some(url) => RequestRef::Fetch {
+                url,
+                queries,
+                explain,
+            },
         };
         match self.call(&make(queries), body) {
             Ok(answers) => answers,
@@ -1062,6 +1080,9 @@ impl Oracle for Supervised {
     fn cap_call_time(&mut self, cap: Option<Duration>) {
         self.cap = cap;
     }
+    fn skip_explanations(&mut self) {
+        self.explain = false;
+    }
     fn process_cpu(&self) -> Option<Duration> {
         let live = self
             .live
@@ -1096,6 +1117,26 @@ mod tests {
         assert_eq!(Seen::of(b"ok\x01\n").to_string(), r#"4 bytes: "ok\x01\n""#);
         let long = Seen::of(&[b'A'; 100]);
         assert_eq!(long.start(), format!("\"{}\"…", "A".repeat(80)));
+    }
+
+    #[test]
+    fn explain_false_is_written_only_when_explanations_are_skipped() {
+        let line = |explain| {
+            serde_json::to_string(&RequestRef::Run {
+                body_len: 3,
+                queries: &[],
+                explain,
+            })
+            .unwrap()
+        };
+        assert_eq!(line(true), r#"{"op":"run","body_len":3,"queries":[]}"#);
+        assert_eq!(
+            line(false),
+            r#"{"op":"run","body_len":3,"queries":[],"explain":false}"#
+        );
+        // A worker reading the field it may ignore still reads the request.
+        let read: Request = serde_json::from_str(&line(false)).unwrap();
+        assert!(matches!(read, Request::Run { body_len: 3, .. }));
     }
 
     #[test]

@@ -159,7 +159,7 @@ function delayAnswer(delay) {
 }
 
 /** Answer the queries of one `run` request. */
-function run(robotsParser, body, queries) {
+function run(robotsParser, body, queries, explain) {
   const text = new TextDecoder('utf-8').decode(body);
   // robots URL -> {robots} or {failure}: parse once per distinct robots URL.
   const parsed = new Map();
@@ -191,9 +191,13 @@ function run(robotsParser, body, queries) {
             );
           }
           const answer = { outcome: verdict ? 'allowed' : 'disallowed' };
-          // The library's own account: the line of the deciding rule, if any.
-          const line = robots.getMatchingLineNumber(query.url, query.agent);
-          if (typeof line === 'number' && line > 0) answer.explain = `line ${line}`;
+          // The library's own account: the line of the deciding rule, if any
+          // (a second search of the rules: skipped when the parent says
+          // `explain: false`, as the census does).
+          if (explain) {
+            const line = robots.getMatchingLineNumber(query.url, query.agent);
+            if (typeof line === 'number' && line > 0) answer.explain = `line ${line}`;
+          }
           return answer;
         }
         case 'crawl_delay':
@@ -256,7 +260,7 @@ function serve(robotsParser) {
       } else {
         if (buffered < header.body_len) return;
         const body = consume(header.body_len);
-        send({ answers: run(robotsParser, body, header.queries) });
+        send({ answers: run(robotsParser, body, header.queries, header.explain !== false) });
         header = null;
       }
     }
