@@ -70,6 +70,8 @@ pub struct Finding<'a> {
     pub entry: &'a Entry,
     pub picks: Vec<Pick<'a>>,
     pub fix: Option<&'a str>,
+    /// oracle -> its newest release, as checked (cases/findings.yaml).
+    pub newest: &'a BTreeMap<String, notes::Newest>,
     /// oracle -> (identity, provenance line), from the published run.
     pub versions: &'a BTreeMap<String, (String, String)>,
 }
@@ -124,6 +126,7 @@ pub fn generate() -> Result<BTreeMap<String, String>, Usage> {
             entry,
             picks: picks(entry, &corpus),
             fix: notes.fixes.get(entry.id.as_str()).map(String::as_str),
+            newest: &notes.newest,
             versions: &versions,
         };
         files.insert(format!("{}.md", entry.id), render::write_up(&finding));

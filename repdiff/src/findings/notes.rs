@@ -18,6 +18,32 @@ struct Raw {
     /// Write-ups of slow inputs (xtask/src/findings/slow.rs).
     #[serde(default)]
     slow: Vec<super::slow::SlowNote>,
+    /// Per oracle, the newest upstream release and what running it showed.
+    #[serde(default)]
+    newest: Vec<Newest>,
+}
+
+/// The newest release of one oracle's library, as checked by running it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Newest {
+    pub oracle: String,
+    /// The release, as its registry names it (`protego 0.7.0`).
+    pub release: String,
+    /// Where the release was found and the day it was checked.
+    pub checked: String,
+    /// The pinned version is that release: every `findings --verify`
+    /// (each CI run) re-runs the reproducers on it, so every bug entry of
+    /// the oracle is still present there.
+    #[serde(default)]
+    pub pinned: bool,
+    /// Ledger entries whose reproducer was run on that release and still
+    /// shows the bug (when the release is not the pinned one).
+    #[serde(default)]
+    pub still: Vec<String>,
+    /// Ledger entries whose bug that release no longer has, by running.
+    #[serde(default)]
+    pub fixed: Vec<String>,
 }
 
 /// Everything cases/findings.yaml holds.
@@ -26,6 +52,8 @@ pub struct Notes {
     /// Ledger entry id -> suggested fix.
     pub fixes: BTreeMap<String, String>,
     pub slow: Vec<super::slow::SlowNote>,
+    /// Oracle -> its newest release.
+    pub newest: BTreeMap<String, Newest>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -95,8 +123,38 @@ pub fn parse(path: &Path, text: &str, ledger: &Ledger) -> Result<Notes, Usage> {
             )));
         }
     }
+    let mut newest = BTreeMap::new();
+    for n in raw.newest {
+        let line = find_line(text, "oracle", &n.oracle).unwrap_or(1);
+        for id in n.still.iter().chain(&n.fixed) {
+            let names_it = ledger.get(id).is_some_and(|e| {
+                e.classification == Classification::Bug && e.oracles.contains(&n.oracle)
+            });
+            if !names_it {
+                return Err(Usage(format!(
+                    "{}:{line}: newest `{}`: `{id}` is not a bug entry naming this oracle",
+                    path.display(),
+                    n.oracle
+                )));
+            }
+        }
+        if n.pinned && !n.fixed.is_empty() {
+            return Err(Usage(format!(
+                "{}:{line}: newest `{}`: the pinned version is the newest, so nothing can be fixed in it",
+                path.display(),
+                n.oracle
+            )));
+        }
+        if newest.insert(n.oracle.clone(), n).is_some() {
+            return Err(Usage(format!(
+                "{}:{line}: newest: oracle listed twice",
+                path.display()
+            )));
+        }
+    }
     Ok(Notes {
         fixes: out,
         slow: raw.slow,
+        newest,
     })
 }

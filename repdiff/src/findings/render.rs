@@ -17,6 +17,7 @@ pub const SECTIONS: &[&str] = &[
     "## Minimal input",
     "## Expected behaviour (RFC 9309)",
     "## Actual behaviour",
+    "## Newest release",
     "## Reproducer",
     "## Suggested fix",
     "## Appendix: where this comes from in repdiff",
@@ -56,6 +57,7 @@ do not edit (--check fails). -->\n# {}\n\nRFC 9309 {} · affects {}\n\n",
     minimal_input(&mut s, f);
     expected(&mut s, f);
     actual(&mut s, f);
+    newest(&mut s, f);
     direct(&mut s, f);
     s.push_str("## Suggested fix\n\n");
     s.push_str(f.fix.unwrap_or("No suggested fix written yet."));
@@ -238,6 +240,72 @@ fn sentence(title: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Whether an oracle's newest release still has the bug, as running it
+/// showed.
+pub enum Status<'a> {
+    /// The pinned version is the newest: CI's `findings --verify` re-runs it.
+    Pinned(&'a super::notes::Newest),
+    Still(&'a super::notes::Newest),
+    Fixed(&'a super::notes::Newest),
+    NotChecked,
+}
+
+pub fn status<'a>(f: &Finding<'a>, oracle: &str) -> Status<'a> {
+    let Some(n) = f.newest.get(oracle) else {
+        return Status::NotChecked;
+    };
+    let id = &f.entry.id;
+    if n.fixed.contains(id) {
+        Status::Fixed(n)
+    } else if n.pinned {
+        Status::Pinned(n)
+    } else if n.still.contains(id) {
+        Status::Still(n)
+    } else {
+        Status::NotChecked
+    }
+}
+
+/// True when every oracle's newest release was run and no longer has it.
+pub fn fixed_upstream(f: &Finding) -> bool {
+    f.entry
+        .oracles
+        .iter()
+        .all(|o| matches!(status(f, o), Status::Fixed(_)))
+}
+
+fn newest(s: &mut String, f: &Finding) {
+    s.push_str(
+        "## Newest release
+
+",
+    );
+    for o in &f.entry.oracles {
+        let lib = library(f, o);
+        let _ = match status(f, o) {
+            Status::Pinned(n) => writeln!(
+                s,
+                "- {lib}: still present in the newest release, {} ({}): it is the version tested \
+above, and the reproducer below is re-run on it in every CI run.",
+                n.release, n.checked
+            ),
+            Status::Still(n) => writeln!(
+                s,
+                "- {lib}: still present in the newest release, {} ({}; the reproducer below, run on it).",
+                n.release, n.checked
+            ),
+            Status::Fixed(n) => writeln!(
+                s,
+                "- {lib}: fixed upstream: the newest release, {} ({}), no longer has it (the \
+reproducer below, run on it).",
+                n.release, n.checked
+            ),
+            Status::NotChecked => writeln!(s, "- {lib}: not checked on a newer release yet."),
+        };
+    }
+    s.push('\n');
+}
+
 fn libraries_of(f: &Finding, p: &Pick) -> String {
     p.oracles
         .iter()
@@ -297,15 +365,34 @@ reproducer is the `repdiff check` line above, which serves it from a local serve
 pub fn index(findings: &[Finding]) -> String {
     let fixed = findings.iter().filter(|f| f.fix.is_some()).count();
     let up = findings.iter().filter(|f| upstream(f).is_some()).count();
+    let (gone, open): (Vec<&Finding>, Vec<&Finding>) =
+        findings.iter().partition(|f| fixed_upstream(f));
     let mut s = format!(
         "<!-- Written by `repdiff findings`; do not edit (--check fails). -->\n# Findings: upstream-ready write-ups\n\n\
 One write-up per ledger entry classified `bug` ({} in all; {fixed} with a hand-written suggested fix, \
 {up} with a known upstream issue). Each has the affected versions, the minimal input as escaped bytes, \
-the RFC 9309 expectation, the actual answer, a `repdiff check` line and a program in the library's \
-own language. Regenerate with `repdiff findings`; suggested fixes live in `cases/findings.yaml`.\n\n\
-| write-up | oracles | RFC 9309 | upstream | fix |\n|---|---|---|---|---|\n",
+the RFC 9309 expectation, the actual answer, whether the newest release still has it, a program in the \
+library's own language (`repdiff findings --verify` runs every one), a suggested fix, and repdiff's \
+own references in an appendix. Regenerate with `repdiff findings`; suggested fixes and newest-release \
+checks live in `cases/findings.yaml`. Ready-to-send reports, one file per project, are in \
+[upstream/](upstream/).\n\n",
         findings.len()
     );
+    index_table(&mut s, &open);
+    if !gone.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n## Fixed upstream\n\nThe newest release of every library named no longer has these \
+({} write-ups, checked by running their reproducers on it).\n",
+            gone.len()
+        );
+        index_table(&mut s, &gone);
+    }
+    s
+}
+
+fn index_table(s: &mut String, findings: &[&Finding]) {
+    s.push_str("| write-up | oracles | RFC 9309 | upstream | fix |\n|---|---|---|---|---|\n");
     for f in findings {
         let e = f.entry;
         let _ = writeln!(
@@ -323,5 +410,4 @@ own language. Regenerate with `repdiff findings`; suggested fixes live in `cases
             if f.fix.is_some() { "yes" } else { "–" }
         );
     }
-    s
 }
