@@ -285,19 +285,18 @@ fn newest(s: &mut String, f: &Finding) {
         let _ = match status(f, o) {
             Status::Pinned(n) => writeln!(
                 s,
-                "- {lib}: still present in the newest release, {} ({}): it is the version tested \
-above, and the reproducer below is re-run on it in every CI run.",
+                "- {lib}: still present in the newest release, {}: the version tested here, on \
+which CI re-runs the reproducer below ({}).",
                 n.release, n.checked
             ),
             Status::Still(n) => writeln!(
                 s,
-                "- {lib}: still present in the newest release, {} ({}; the reproducer below, run on it).",
+                "- {lib}: still present in the newest release, {}, checked by running it there ({}).",
                 n.release, n.checked
             ),
             Status::Fixed(n) => writeln!(
                 s,
-                "- {lib}: fixed upstream: the newest release, {} ({}), no longer has it (the \
-reproducer below, run on it).",
+                "- {lib}: fixed in the newest release, {}, checked by running it there ({}).",
                 n.release, n.checked
             ),
             Status::NotChecked => writeln!(s, "- {lib}: not checked on a newer release yet."),
@@ -383,7 +382,7 @@ checks live in `cases/findings.yaml`. Ready-to-send reports, one file per projec
         let _ = writeln!(
             s,
             "\n## Fixed upstream\n\nThe newest release of every library named no longer has these \
-({} write-ups, checked by running their reproducers on it).\n",
+({} write-ups, checked by running each on it).\n",
             gone.len()
         );
         index_table(&mut s, &gone);
