@@ -13,8 +13,8 @@ HELLO = {"v": 2, "hello": {
     "provenance": {"registry": "python.org", "package": "cpython", "version": PY},
     "capabilities": {"can_fetch": True, "crawl_delay": True, "request_rate": True,
                      "sitemaps": True, "http_fetch": True},  # read() fetches
-    "feeding": "RobotFileParser.parse(body.decode('utf-8', 'surrogateescape')"
-               ".splitlines()), as the built-in cpython oracles feed it"}}
+    "feeding": "RobotFileParser.parse(body.decode('utf-8')"
+               ".splitlines()), as the built-in cpython-3.11 oracle feeds it"}}
 
 
 def value(kind, v=None):  # value("none"): {"type": "none"}; value("int", 7): {.., "value": 7}
@@ -91,7 +91,8 @@ for line in iter(sys.stdin.buffer.readline, b""):  # until the parent closes std
     req = json.loads(line)
     if req["op"] == "run":  # the header line is followed by body_len raw bytes
         body = sys.stdin.buffer.read(req["body_len"])
-        feed = lambda rp: rp.parse(body.decode("utf-8", "surrogateescape").splitlines())
+        # as 3.11's read() decodes: strictly, so a byte that is not UTF-8 raises
+        feed = lambda rp: rp.parse(body.decode("utf-8").splitlines())
     else:  # "fetch": read() fetches, with the parent's fetch timeout (1 s by default)
         socket.setdefaulttimeout(float(os.environ.get("REPDIFF_FETCH_TIMEOUT") or 1))
         feed = lambda rp: (rp.set_url(req["url"]), rp.read())
