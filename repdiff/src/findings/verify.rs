@@ -59,13 +59,17 @@ pub fn run_all<'a>(
                 let Some(r) = repros.get(i) else { break };
                 let dir = work.join(format!("{i:03}-{}", r.oracle));
                 let printed = run_one(r, &dir, &cache, built.get(i).and_then(Option::as_deref));
-                if let Ok(mut v) = out.lock() {
-                    v.push((i, printed));
-                }
+                // A poisoned lock still holds every verdict pushed so far:
+                // none may go missing from the count.
+                out.lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .push((i, printed));
             });
         }
     });
-    let mut got = out.into_inner().unwrap_or_default();
+    let mut got = out
+        .into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     got.sort_by_key(|(i, _)| *i);
     Ok(got
         .into_iter()
