@@ -8,6 +8,7 @@
 
 pub mod case;
 pub mod cause;
+pub mod cell;
 pub mod ledger;
 pub mod oracle;
 pub mod output;

@@ -66,7 +66,7 @@ impl Findings {
         &mut self,
         target: &str,
         hash: &str,
-        new_part: &[String],
+        new_part: &[triage::Novel],
         t: &triage::Triaged,
         body: &[u8],
         query: &Query,

@@ -10,7 +10,7 @@
 //! of the committed files (fuzz/findings/, reports/fuzz/); the test
 //! `committed_files_parse` reads every one of them.
 
-use crate::triage::FuzzSignature;
+use crate::triage::{CellKey, FuzzSignature, Novel};
 use engine::signature::Signature;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -61,10 +61,10 @@ pub struct DifferentialStats {
 }
 
 /// One new cell key seen by a differential process.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NewHits {
-    pub new: String,
+    pub new: Novel,
     pub hits: u64,
 }
 
@@ -149,11 +149,11 @@ pub struct FindingRecord {
     /// sha256 of the new part, 12 hex digits: the directory's name.
     pub hash: String,
     /// The cell keys the known list did not explain.
-    pub new: Vec<String>,
+    pub new: Vec<Novel>,
     pub signature: FuzzSignature,
     pub agreement: Signature,
     pub feature: String,
-    pub cells: Vec<String>,
+    pub cells: Vec<CellKey>,
     /// The fuzz target that found it.
     pub target: String,
     pub agent: String,
@@ -171,7 +171,7 @@ pub struct Minimized {
     pub url: String,
     pub body_len: usize,
     pub signature: FuzzSignature,
-    pub cells: Vec<String>,
+    pub cells: Vec<CellKey>,
     /// Oracle replays the shrinking took.
     pub replays: u64,
     pub case_id: String,
@@ -184,7 +184,7 @@ pub struct Minimized {
 
 /// One oracle's departure on a finding, named by its cause. A finding's
 /// identity is (oracle, cause); its signature and cell key stay as facts.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PairCause {
     pub oracle: String,
@@ -193,7 +193,7 @@ pub struct PairCause {
     /// The reference's and the oracle's outcomes (`allowed->disallowed`).
     pub answers: String,
     /// The cell key the in-loop triage gave this departure.
-    pub cell_key: String,
+    pub cell_key: CellKey,
     /// The finding's signature.
     pub signature: FuzzSignature,
     /// The pair's own minimised input; the body as escaped bytes

@@ -44,6 +44,7 @@
 //! it.
 
 use engine::case::Corpus;
+pub use engine::cell::{CellKey, Departure};
 use engine::ledger::Ledger;
 use engine::oracle::{Ask, Outcome};
 use engine::run::RunResult;
@@ -202,7 +203,7 @@ impl<'de> Deserialize<'de> for FuzzSignature {
 pub struct Triaged {
     pub signature: FuzzSignature,
     /// Every oracle whose answer differs from the reference's.
-    pub cells: Vec<String>,
+    pub cells: Vec<CellKey>,
 }
 
 impl Triaged {
@@ -257,21 +258,29 @@ pub fn triage_row(row: &[(&str, &Outcome)], feature: &str) -> Triaged {
     }
 }
 
-pub fn cell_key(oracle: &str, reference: &str, label: &str, feature: &str) -> String {
-    format!("{oracle}: {reference}->{label} @ {feature}")
+pub fn cell_key(oracle: &str, reference: &str, label: &str, feature: &str) -> CellKey {
+    CellKey::new(
+        oracle,
+        Departure::Answer {
+            reference: reference.to_string(),
+            answer: label.to_string(),
+            feature: feature.to_string(),
+        },
+    )
 }
 
 /// The cell key of one oracle's outcome. An error or crash is keyed by its
 /// kind alone (`protego: ->error UnicodeEncodeError`): what raises is the
 /// input's bytes, not the rule that decided the reference verdict, so the
 /// feature would only split one cause into many signatures.
-pub fn outcome_key(oracle: &str, reference: &str, outcome: &Outcome, feature: &str) -> String {
-    match outcome {
-        Outcome::Error { kind, .. } => format!("{oracle}: ->error {kind}"),
-        Outcome::Crash { .. } => format!("{oracle}: ->crash"),
-        Outcome::Timeout => format!("{oracle}: ->timeout"),
-        o => cell_key(oracle, reference, &o.label(), &key_feature(feature)),
-    }
+pub fn outcome_key(oracle: &str, reference: &str, outcome: &Outcome, feature: &str) -> CellKey {
+    let departure = match outcome {
+        Outcome::Error { kind, .. } => Departure::Error { kind: kind.clone() },
+        Outcome::Crash { .. } => Departure::Crash,
+        Outcome::Timeout => Departure::Timeout,
+        o => return cell_key(oracle, reference, &o.label(), &key_feature(feature)),
+    };
+    CellKey::new(oracle, departure)
 }
 
 /// The feature as cell keys carry it: without the pattern's flags
@@ -285,15 +294,69 @@ pub fn key_feature(feature: &str) -> String {
     }
 }
 
-/// The oracle a cell key is about.
-pub fn cell_oracle(key: &str) -> &str {
-    key.split_once(':').map_or(key, |(o, _)| o)
+/// One piece of a disagreement's new part: a cell key the known list lacks
+/// or, when the reference gave no answer to key cells against, the
+/// signature itself. Stored as its text (`finding.json`'s `new`), which
+/// [`Novel`]'s `FromStr` reads back: a cell key begins with an oracle name,
+/// a signature with `{` or ` @`, so the two cannot be confused.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Novel {
+    Cell(CellKey),
+    Signature(FuzzSignature),
+}
+
+impl fmt::Display for Novel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Novel::Cell(key) => key.fmt(f),
+            Novel::Signature(sig) => sig.fmt(f),
+        }
+    }
+}
+
+impl FromStr for Novel {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Novel, String> {
+        match s.parse::<CellKey>() {
+            Ok(key) => Ok(Novel::Cell(key)),
+            Err(not_key) => s
+                .parse::<FuzzSignature>()
+                .map(Novel::Signature)
+                .map_err(|not_sig| format!("{not_key}; nor a fuzz signature: {not_sig}")),
+        }
+    }
+}
+
+impl Serialize for Novel {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Novel {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Novel, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl Novel {
+    /// Whether `known` explains this piece now (the list may have grown
+    /// since the finding was saved).
+    pub fn known_by(&self, known: &Known) -> bool {
+        match self {
+            Novel::Cell(key) => known.cells.contains(key),
+            Novel::Signature(sig) => known.signatures.contains(sig),
+        }
+    }
 }
 
 /// sha256 of the new part, 12 hex digits: a finding's directory name.
-pub fn finding_hash(new_part: &[String]) -> String {
+pub fn finding_hash(new_part: &[Novel]) -> String {
     use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(new_part.join("\n").as_bytes());
+    let text: Vec<String> = new_part.iter().map(Novel::to_string).collect();
+    let digest = Sha256::digest(text.join("\n").as_bytes());
     digest.iter().take(6).map(|b| format!("{b:02x}")).collect()
 }
 
@@ -305,7 +368,7 @@ pub struct Known {
     /// Identifies what it was derived from (corpus hash, ledger, oracles).
     pub stamp: String,
     pub signatures: BTreeSet<FuzzSignature>,
-    pub cells: BTreeSet<String>,
+    pub cells: BTreeSet<CellKey>,
     /// How many corpus queries fed it, and how many were left out because a
     /// cell was unexplained.
     pub queries: usize,
@@ -313,28 +376,29 @@ pub struct Known {
     /// Cell key -> the ledger entries that explained it in the corpus
     /// (`(expected)` when the cell matched the case's expectation), for
     /// drafting ledger entries of promoted findings.
-    pub explained_by: BTreeMap<String, BTreeSet<String>>,
+    pub explained_by: BTreeMap<CellKey, BTreeSet<String>>,
 }
 
 impl Known {
     /// The cell keys of `t` the corpus never showed explained; empty when
     /// `t` is known.
-    pub fn new_part(&self, t: &Triaged) -> Vec<String> {
+    pub fn new_part(&self, t: &Triaged) -> Vec<Novel> {
         if self.signatures.contains(&t.signature) {
             return Vec::new();
         }
-        let mut out: Vec<String> = t
+        let mut out: Vec<Novel> = t
             .cells
             .iter()
             .filter(|c| !self.cells.contains(*c))
             .cloned()
+            .map(Novel::Cell)
             .collect();
         out.sort();
         out.dedup();
         if out.is_empty() && t.cells.is_empty() {
             // No cell keys (the reference gave no answer): the signature
             // itself is the new part.
-            out.push(t.signature.to_string());
+            out.push(Novel::Signature(t.signature.clone()));
         }
         out
     }
@@ -465,22 +529,23 @@ mod tests {
             t.signature.to_string(),
             "{google,rfc9309}=allowed | {cpython-3.11}=disallowed @ disallow[*]/star"
         );
-        assert_eq!(
-            t.cells,
-            vec!["cpython-3.11: allowed->disallowed @ disallow/star"]
-        );
+        let texts: Vec<String> = t.cells.iter().map(CellKey::to_string).collect();
+        assert_eq!(texts, ["cpython-3.11: allowed->disallowed @ disallow/star"]);
         let mut known = Known::default();
-        assert_eq!(known.new_part(&t), t.cells);
+        let new: Vec<Novel> = t.cells.iter().cloned().map(Novel::Cell).collect();
+        assert_eq!(known.new_part(&t), new);
+        assert!(!new[0].known_by(&known));
         known.cells.insert(t.cells[0].clone());
         assert!(known.new_part(&t).is_empty());
-        assert_eq!(cell_oracle(&t.cells[0]), "cpython-3.11");
+        assert!(new[0].known_by(&known));
+        assert_eq!(t.cells[0].oracle(), "cpython-3.11");
         assert_eq!(key_feature("allow[*$%8]/exact"), "allow/exact");
         let e = Outcome::Error {
             kind: "UnicodeEncodeError".into(),
             message: "m".into(),
         };
         assert_eq!(
-            outcome_key("protego", "allowed", &e, "x"),
+            outcome_key("protego", "allowed", &e, "x").as_str(),
             "protego: ->error UnicodeEncodeError"
         );
         let back = Known::from_json(&known.to_json()).unwrap();

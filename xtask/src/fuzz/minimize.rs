@@ -22,7 +22,7 @@ use std::path::Path;
 const BUDGET: usize = 40_000;
 
 enum Want {
-    NewPart(Vec<String>),
+    NewPart(Vec<triage::Novel>),
     Exact(triage::FuzzSignature),
 }
 
@@ -41,7 +41,10 @@ impl Shrinker {
         let r = self.probe.replay(body, agent, url);
         let Some(t) = r.triaged else { return false };
         match &self.want {
-            Want::NewPart(keys) => keys.iter().all(|k| t.cells.contains(k)),
+            Want::NewPart(new) => new.iter().all(|n| match n {
+                triage::Novel::Cell(key) => t.cells.contains(key),
+                triage::Novel::Signature(sig) => t.signature == *sig,
+            }),
             Want::Exact(sig) => t.signature == *sig,
         }
     }
@@ -168,7 +171,7 @@ fn name_causes(probe: &mut Probe, f: &Finding, t: &triage::Triaged) -> Vec<PairC
     };
     let mut out = Vec::new();
     for key in &t.cells {
-        let oracle = triage::cell_oracle(key);
+        let oracle = key.oracle();
         let Some(mut pair) = probe.pair(oracle) else {
             continue;
         };
@@ -290,6 +293,15 @@ fn verdict(r: &Replay) -> (String, String) {
         .unwrap_or_else(|| ("?".into(), String::new()))
 }
 
+/// Who one piece of the new part is about: the departing oracle, or the
+/// whole signature when the reference gave no answer to key cells by.
+fn novel_who(n: &triage::Novel) -> String {
+    match n {
+        triage::Novel::Cell(key) => key.oracle().to_string(),
+        triage::Novel::Signature(sig) => sig.to_string(),
+    }
+}
+
 /// `case.yaml`: a corpus file holding the one case, written by the loader's
 /// own type, ready to move into `cases/corpus/`.
 fn case_yaml(
@@ -302,11 +314,7 @@ fn case_yaml(
     t: &triage::Triaged,
 ) -> String {
     let (expect, explain) = verdict(r);
-    let new: Vec<String> = f
-        .new_part()
-        .iter()
-        .map(|k| triage::cell_oracle(k).to_string())
-        .collect();
+    let new: Vec<String> = f.new_part().iter().map(novel_who).collect();
     let case = RawCase {
         id: id.to_string(),
         title: format!(
@@ -405,20 +413,26 @@ fn draft_entries(
         .iter()
         .filter(|c| {
             new.iter()
-                .any(|n| n.split(" @ ").next() == c.split(" @ ").next())
+                .any(|n| matches!(n, triage::Novel::Cell(k) if k.same_but_feature(c)))
         })
-        .map(|c| triage::cell_oracle(c))
+        .map(|c| c.oracle())
         .collect();
     let mut entries = vec![entry(
         id.to_string(),
-        format!("DRAFT: {}", new.join(" + ")),
+        format!(
+            "DRAFT: {}",
+            new.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" + ")
+        ),
         &new_oracles,
         format!("DRAFT. {}. rfc9309: {explain}", said(&new_oracles)),
     )];
     // Other departures on the same query, already explained in the corpus.
     let mut others: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
     for c in &t.cells {
-        let o = triage::cell_oracle(c);
+        let o = c.oracle();
         if new_oracles.contains(&o) {
             continue;
         }
@@ -510,7 +524,7 @@ mod tests {
             dir: "unused".into(),
             hash: "0123456789ab".into(),
             record: FindingRecord {
-                new: vec![new_key],
+                new: vec![triage::Novel::Cell(new_key)],
                 ..FindingRecord::default()
             },
             body: b"User-agent: bot\nDisallow: /\n".to_vec(),

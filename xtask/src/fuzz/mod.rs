@@ -434,7 +434,7 @@ impl Finding {
         }))
     }
 
-    pub fn new_part(&self) -> &[String] {
+    pub fn new_part(&self) -> &[triage::Novel] {
         &self.record.new
     }
 
@@ -465,7 +465,7 @@ impl Finding {
 
     /// Is its new part still unexplained by `known`?
     pub fn untriaged(&self, known: &triage::Known) -> bool {
-        self.new_part().iter().any(|k| !known.cells.contains(k))
+        self.new_part().iter().any(|n| !n.known_by(known))
             && !known.signatures.contains(&self.record.signature)
     }
 }

@@ -689,7 +689,11 @@ mod tests {
                 .parse()
                 .expect("a fuzz signature"),
         );
-        known.cells.insert("b70f7e294b4e-cell".into());
+        known.cells.insert(
+            "protego: ->error UnicodeEncodeError"
+                .parse()
+                .expect("a cell key"),
+        );
         Report {
             started: SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(978_310_861),
             wall_seconds: 100.4,
