@@ -553,6 +553,23 @@ mod tests {
     }
 
     #[test]
+    fn a_new_part_reads_back_as_the_cell_key_or_signature_it_was() {
+        let key: Novel = "cpython-3.11: allowed->disallowed @ disallow/star"
+            .parse()
+            .expect("a cell key");
+        assert!(matches!(&key, Novel::Cell(k) if k.oracle() == "cpython-3.11"));
+        let sig: Novel = "{google,rfc9309}=allowed | {cpython-3.11}=disallowed @ no-group"
+            .parse()
+            .expect("a signature");
+        assert!(matches!(&sig, Novel::Signature(s) if s.feature == "no-group"));
+        for n in [key, sig] {
+            let json = serde_json::to_string(&n).expect("serialises");
+            assert_eq!(serde_json::from_str::<Novel>(&json).expect("reads"), n);
+        }
+        assert!("neither".parse::<Novel>().is_err());
+    }
+
+    #[test]
     fn fuzz_signatures_round_trip_and_order_as_their_text() {
         let mut all: Vec<FuzzSignature> = [
             "{a}=allowed | {b}=disallowed @ disallow[*]/star",
