@@ -67,8 +67,9 @@ pub fn sample(limit: u64) -> Result<Sample, String> {
     let dir = crate::census_cmd::default_data_dir(&oracles::cache_dir());
     if !crate::census_cmd::default_data_present(&dir) {
         return Err(format!(
-            "no census data at {} (cargo xtask setup fetches it)",
-            dir.display()
+            "no census data at {} (`{} setup` fetches it)",
+            dir.display(),
+            crate::cli::program()
         ));
     }
     let (text, files) = queries(&[dir], Some(limit))?;

@@ -27,9 +27,38 @@ pub const FORMAT: &str = "repdiff-compat/2";
 /// Every version [`Report::parse`] accepts.
 pub const READABLE: &[&str] = &[FORMAT, "repdiff-compat/1"];
 
-/// How the case model displays an `either` expectation: the one expectation
-/// that is not scored when matched.
-pub const EITHER: &str = "either";
+/// What a query expects, as compat.json holds it: a verdict (`"allowed"`,
+/// `"disallowed"`, `"either"`, as /1 wrote it too), a typed value
+/// (`{"type": "int", "value": 3}`), or, read from a report written before
+/// values were typed, the value as that report displayed it. Displayed as
+/// the case model displays its expectation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Expected {
+    Verdict(engine::case::Verdict),
+    Value(engine::oracle::Value),
+    /// A value's text from an older report; never written by this build.
+    Shown(String),
+}
+
+impl From<&engine::case::Expect> for Expected {
+    fn from(e: &engine::case::Expect) -> Expected {
+        match e {
+            engine::case::Expect::Verdict(v) => Expected::Verdict(*v),
+            engine::case::Expect::Value(v) => Expected::Value(v.clone()),
+        }
+    }
+}
+
+impl std::fmt::Display for Expected {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Expected::Verdict(v) => engine::case::Expect::Verdict(*v).fmt(f),
+            Expected::Value(v) => v.fmt(f),
+            Expected::Shown(text) => f.write_str(text),
+        }
+    }
+}
 
 /// The profile whose expectations are the corpus's own (`expect:`), and the
 /// ledger's: the first column of the profile matrix.
@@ -72,8 +101,7 @@ pub struct QueryRec {
     pub agent: String,
     #[serde(default)]
     pub url: String,
-    /// As the case model displays it (`allowed`, `either`, `0.5`, ...).
-    pub expect: String,
+    pub expect: Expected,
     pub basis: String,
     #[serde(default)]
     pub why: Option<String>,
@@ -89,7 +117,7 @@ pub struct QueryRec {
 impl QueryRec {
     /// Scored when matched: anything but `either`, where any verdict would do.
     pub fn definite(&self) -> bool {
-        self.expect != EITHER
+        self.expect != Expected::Verdict(engine::case::Verdict::Either)
     }
 }
 
@@ -392,7 +420,7 @@ impl CaseRec {
                     ask: q.query.ask,
                     agent: q.query.agent.clone(),
                     url: q.query.url.clone(),
-                    expect: q.expect.to_string(),
+                    expect: Expected::from(&q.expect),
                     basis: q.basis.clone(),
                     why: q.why.clone(),
                     signature: sigs
@@ -521,10 +549,45 @@ mod tests {
     }
 
     #[test]
-    fn either_is_what_the_case_model_displays() {
+    fn expectations_are_typed_and_read_as_older_reports_wrote_them() {
         use engine::case::{Expect, Verdict};
-        assert_eq!(Expect::Verdict(Verdict::Either).to_string(), EITHER);
-        assert_ne!(Expect::Verdict(Verdict::Allowed).to_string(), EITHER);
+        use engine::oracle::Value;
+        let cases = [
+            (Expect::Verdict(Verdict::Allowed), r#""allowed""#),
+            (Expect::Verdict(Verdict::Either), r#""either""#),
+            (Expect::Value(Value::Int(3)), r#"{"type":"int","value":3}"#),
+            (Expect::Value(Value::Float(0.5)), r#"{"type":"float","value":0.5}"#),
+            (
+                Expect::Value(Value::List(vec!["https://a.test/s.xml".into()])),
+                r#"{"type":"list","value":["https://a.test/s.xml"]}"#,
+            ),
+            (Expect::Value(Value::None), r#"{"type":"none"}"#),
+        ];
+        for (expect, json) in cases {
+            let typed = Expected::from(&expect);
+            assert_eq!(serde_json::to_string(&typed).expect("writes"), json);
+            let back: Expected = serde_json::from_str(json).expect("reads");
+            assert_eq!(back, typed);
+            assert_eq!(typed.to_string(), expect.to_string(), "displayed as the case model does");
+        }
+        // A value as a report written before values were typed holds it.
+        let old: Expected = serde_json::from_str(r#""1/10s""#).expect("reads");
+        assert_eq!(old, Expected::Shown("1/10s".into()));
+        assert_eq!(old.to_string(), "1/10s");
+        let query = |expect| QueryRec {
+            index: 1,
+            ask: engine::oracle::Ask::CanFetch,
+            agent: String::new(),
+            url: String::new(),
+            expect,
+            basis: String::new(),
+            why: None,
+            signature: Signature::default(),
+            profiles: BTreeMap::new(),
+        };
+        assert!(!query(Expected::Verdict(Verdict::Either)).definite());
+        assert!(query(Expected::Verdict(Verdict::Allowed)).definite());
+        assert!(query(old).definite());
     }
 
     #[test]

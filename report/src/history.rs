@@ -276,7 +276,7 @@ pub fn moves(report: &Report, a: &Point, b: &Point) -> Vec<Move> {
                 };
                 out.push(Move {
                     cell: format!("{}#{}", case.id, qi + 1),
-                    expected: q.expect.clone(),
+                    expected: q.expect.to_string(),
                     before: format!("{} ({})", ca.label(), ca.status.as_str()),
                     after: format!("{} ({})", cb.label(), cb.status.as_str()),
                     kind,
@@ -293,7 +293,7 @@ pub fn moves(report: &Report, a: &Point, b: &Point) -> Vec<Move> {
         report
             .case(case)
             .and_then(|c| c.queries.get(n.wrapping_sub(1)))
-            .map(|q| q.expect.clone())
+            .map(|q| q.expect.to_string())
             .unwrap_or_default()
     };
     let show = |s: &str| match s.split_once(':') {

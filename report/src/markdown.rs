@@ -425,7 +425,7 @@ fn verdict_lines(case: &CaseRec, answer: Option<&dyn Fn(usize) -> Option<String>
     let mut s = String::new();
     for (i, q) in case.queries.iter().enumerate() {
         let said = match answer {
-            None => q.expect.clone(),
+            None => q.expect.to_string(),
             Some(answer) => answer(i).unwrap_or_else(|| "-".into()),
         };
         let _ = writeln!(

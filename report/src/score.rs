@@ -249,7 +249,7 @@ mod tests {
             ask: engine::oracle::Ask::CanFetch,
             agent: "bot".into(),
             url: "http://example.test/x".into(),
-            expect: expect.into(),
+            expect: serde_json::from_value(expect.into()).expect("a verdict"),
             basis: "RFC 9309 §2.2.2".into(),
             why: None,
             signature: Default::default(),

@@ -27,7 +27,7 @@ impl CellView {
             expected: report
                 .case(&cell.case)
                 .and_then(|c| c.queries.get(cell.query))
-                .map(|q| q.expect.clone())
+                .map(|q| q.expect.to_string())
                 .unwrap_or_default(),
         }
     }

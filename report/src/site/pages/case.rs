@@ -127,7 +127,7 @@ fn verdict_grid(b: &mut String, cx: &Ctx, case: &CaseRec) {
             } else {
                 format!("<br>url <code>{}</code>", text_view(&q.url))
             },
-            esc(&q.expect)
+            esc(&q.expect.to_string())
         );
         for o in &r.oracles {
             match cx.cell(&case.id, i, &o.name) {
@@ -161,7 +161,7 @@ fn query_section(b: &mut String, cx: &Ctx, case: &CaseRec, i: usize, q: &QueryRe
         "<h3>#{}: {} {}</h3><p>basis: {}{}</p>",
         i + 1,
         esc(q.ask.as_str()),
-        esc(&q.expect),
+        esc(&q.expect.to_string()),
         esc(&q.basis),
         q.why
             .as_deref()

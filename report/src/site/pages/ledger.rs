@@ -166,13 +166,13 @@ fn shown_by(b: &mut String, cx: &Ctx, cells: &[&CellRec]) {
         let expected = r
             .case(case)
             .and_then(|k| k.queries.get(q))
-            .map(|x| x.expect.as_str())
-            .unwrap_or("");
+            .map(|x| x.expect.to_string())
+            .unwrap_or_default();
         let _ = write!(
             b,
             "<li>{} (expects {}): {}</li>",
             case_link(root, case, Some(q)),
-            esc(expected),
+            esc(&expected),
             cs.iter()
                 .map(|c| format!(
                     "<code>{}</code> <span class=\"s-{}\">{}</span>",

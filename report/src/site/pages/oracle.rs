@@ -184,7 +184,7 @@ fn divergences(b: &mut String, cx: &Ctx, name: &str) {
             let expected = r
                 .case(&c.case)
                 .and_then(|k| k.queries.get(c.query))
-                .map(|q| q.expect.clone())
+                .map(|q| q.expect.to_string())
                 .unwrap_or_default();
             let _ = write!(
                 b,
