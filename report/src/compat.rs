@@ -556,7 +556,10 @@ mod tests {
             (Expect::Verdict(Verdict::Allowed), r#""allowed""#),
             (Expect::Verdict(Verdict::Either), r#""either""#),
             (Expect::Value(Value::Int(3)), r#"{"type":"int","value":3}"#),
-            (Expect::Value(Value::Float(0.5)), r#"{"type":"float","value":0.5}"#),
+            (
+                Expect::Value(Value::Float(0.5)),
+                r#"{"type":"float","value":0.5}"#,
+            ),
             (
                 Expect::Value(Value::List(vec!["https://a.test/s.xml".into()])),
                 r#"{"type":"list","value":["https://a.test/s.xml"]}"#,
@@ -568,7 +571,11 @@ mod tests {
             assert_eq!(serde_json::to_string(&typed).expect("writes"), json);
             let back: Expected = serde_json::from_str(json).expect("reads");
             assert_eq!(back, typed);
-            assert_eq!(typed.to_string(), expect.to_string(), "displayed as the case model does");
+            assert_eq!(
+                typed.to_string(),
+                expect.to_string(),
+                "displayed as the case model does"
+            );
         }
         // A value as a report written before values were typed holds it.
         let old: Expected = serde_json::from_str(r#""1/10s""#).expect("reads");
