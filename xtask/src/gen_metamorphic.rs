@@ -1,475 +1,80 @@
 //! `cargo xtask gen-metamorphic [--check]`: writes `cases/corpus/metamorphic.yaml`.
 //!
 //! Each base robots.txt is written once, with its queries and their RFC 9309
-//! expectations; every variant is a rewrite that RFC 9309 treats as the same
-//! file (line ends, comments, record-name case, whitespace around the colon,
-//! empty lines between rules, group order, a BOM before a comment line). All
-//! variants of one base share a `family:` and the same queries, so any oracle
-//! whose verdict changes across a family has shown a sensitivity the RFC does
-//! not allow. `--check` fails when the file on disk is not what the generator
-//! writes (a hand edit, or a generator change not regenerated).
+//! expectations, in `cases/metamorphic/bases.yaml` (data, read at run time
+//! from the checkout root); every variant is a rewrite that RFC 9309 treats
+//! as the same file (line ends, comments, record-name case, whitespace
+//! around the colon, empty lines between rules, group order, a BOM before a
+//! comment line). All variants of one base share a `family:` and the same
+//! queries, so any oracle whose verdict changes across a family has shown a
+//! sensitivity the RFC does not allow. `--check` fails when the file on disk
+//! is not what the generator writes (a hand edit, or a change to the bases
+//! or the generator not regenerated).
 
 use crate::paths;
 use engine::case::{BodyPart, BodySpec, RawCase, RawFile, RawQuery};
 use repdiff::cli::Usage;
+use serde::Deserialize;
+use std::path::Path;
 
 pub const HELP: &str = "\
 Writes cases/corpus/metamorphic.yaml: every base file of
-xtask/src/gen_metamorphic.rs in every equivalent variant, one family per base.
+cases/metamorphic/bases.yaml in every equivalent variant, one family per base.
 --check compares instead of writing; exit 1 when the file is out of date.";
 
-/// What a query's expectation rests on: every base here is decided by an
-/// RFC 9309 section.
-enum Basis {
-    Rfc(&'static str),
+/// The bases file, relative to the checkout root.
+const BASES_FILE: &str = "cases/metamorphic/bases.yaml";
+
+/// `cases/metamorphic/bases.yaml`: the base files, in family order.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BasesFile {
+    bases: Vec<Base>,
 }
 
+/// One query of a base and its expectation: every base here is decided by
+/// an RFC 9309 section, cited in `rfc`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Q {
-    agent: &'static str,
-    path: &'static str,
+    agent: String,
+    /// Asked about `http://example.test` + this path.
+    path: String,
     allowed: bool,
-    basis: Basis,
+    rfc: String,
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct Base {
-    name: &'static str,
-    title: &'static str,
+    name: String,
+    title: String,
     /// The file, one line per entry, `""` for an empty line.
-    lines: &'static [&'static str],
-    queries: &'static [Q],
+    lines: Vec<String>,
+    queries: Vec<Q>,
 }
 
-const fn a(agent: &'static str, path: &'static str, rfc: &'static str) -> Q {
-    Q {
-        agent,
-        path,
-        allowed: true,
-        basis: Basis::Rfc(rfc),
-    }
-}
-const fn d(agent: &'static str, path: &'static str, rfc: &'static str) -> Q {
-    Q {
-        agent,
-        path,
-        allowed: false,
-        basis: Basis::Rfc(rfc),
-    }
+/// The bases as written in `text`; `file` only names it in errors
+/// (`FILE:LINE: message`, serde_yaml's message carrying the column).
+fn parse_bases(file: &Path, text: &str) -> Result<Vec<Base>, String> {
+    let parsed: BasesFile = serde_yaml::from_str(text).map_err(|e| match e.location() {
+        Some(l) => format!("{}:{}: {e}", file.display(), l.line()),
+        None => format!("{}: {e}", file.display()),
+    })?;
+    Ok(parsed.bases)
 }
 
-const MOST_SPECIFIC: &str = "§2.2.2 MUST (most specific match)";
-const NO_MATCH: &str = "§2.2.2 (no rule matches: allowed)";
-const STAR: &str = "§2.2.1 MUST (no matching group: obey *)";
-const OWN_GROUP: &str = "§2.2.1 MUST (the agent's own group)";
-const NO_GROUP: &str = "§2.2.1 (no matching group and no *: no rules apply)";
-const PREFIX: &str = "§2.2.2 MUST (match from the first octet of the path)";
-const WILDCARD: &str = "§2.2.3 MUST (* matches 0 or more characters)";
-const DOLLAR: &str = "§2.2.3 MUST ($ ends the pattern)";
+/// The bases in `file`; a missing or unreadable file is an error naming it.
+fn read_bases(file: &Path) -> Result<Vec<Base>, String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("{}: cannot read the metamorphic bases: {e}", file.display()))?;
+    parse_bases(file, &text)
+}
 
-const BASES: &[Base] = &[
-    Base {
-        name: "allow-beats-disallow",
-        title: "a longer Allow inside a Disallowed directory",
-        lines: &["User-agent: *", "Disallow: /shop", "Allow: /shop/public"],
-        queries: &[
-            a("FooBot", "/shop/public/item", MOST_SPECIFIC),
-            d("FooBot", "/shop/cart", PREFIX),
-            a("FooBot", "/other", NO_MATCH),
-        ],
-    },
-    Base {
-        name: "disallow-beats-allow",
-        title: "a longer Disallow inside an Allowed directory",
-        lines: &[
-            "User-agent: FooBot",
-            "Allow: /docs",
-            "Disallow: /docs/internal",
-        ],
-        queries: &[
-            d("FooBot", "/docs/internal/a", MOST_SPECIFIC),
-            a("FooBot", "/docs/a", MOST_SPECIFIC),
-            a("BarBot", "/docs/internal/a", NO_GROUP),
-        ],
-    },
-    Base {
-        name: "tie-goes-to-allow",
-        title: "an Allow and a Disallow of the same pattern",
-        lines: &["User-agent: FooBot", "Disallow: /same", "Allow: /same"],
-        queries: &[
-            a(
-                "FooBot",
-                "/same/x",
-                "§2.2.2 SHOULD (equivalent allow and disallow: allow)",
-            ),
-            a(
-                "FooBot",
-                "/samex",
-                "§2.2.2 SHOULD (equivalent allow and disallow: allow)",
-            ),
-        ],
-    },
-    Base {
-        name: "specific-over-star",
-        title: "an agent's own group instead of the * group",
-        lines: &[
-            "User-agent: *",
-            "Disallow: /",
-            "",
-            "User-agent: FooBot",
-            "Disallow: /private",
-        ],
-        queries: &[
-            a("FooBot", "/public", OWN_GROUP),
-            d("FooBot", "/private", OWN_GROUP),
-            d("BarBot", "/public", STAR),
-        ],
-    },
-    Base {
-        name: "shared-group",
-        title: "two user-agent lines sharing one group",
-        lines: &[
-            "User-agent: FooBot",
-            "User-agent: BarBot",
-            "Disallow: /shared",
-            "",
-            "User-agent: *",
-            "Allow: /",
-        ],
-        queries: &[
-            d(
-                "FooBot",
-                "/shared",
-                "§2.1 (a group starts with one or more user-agent lines)",
-            ),
-            d(
-                "BarBot",
-                "/shared/x",
-                "§2.1 (a group starts with one or more user-agent lines)",
-            ),
-            a("BazBot", "/shared", STAR),
-        ],
-    },
-    Base {
-        name: "merged-groups",
-        title: "two groups for one agent with another group between them",
-        lines: &[
-            "User-agent: FooBot",
-            "Disallow: /a",
-            "",
-            "User-agent: BarBot",
-            "Disallow: /",
-            "",
-            "User-agent: FooBot",
-            "Disallow: /b",
-        ],
-        queries: &[
-            d("FooBot", "/a", "§2.2.1 MUST (matching groups combined)"),
-            d("FooBot", "/b", "§2.2.1 MUST (matching groups combined)"),
-            a("FooBot", "/c", NO_MATCH),
-            d("BarBot", "/c", OWN_GROUP),
-        ],
-    },
-    Base {
-        name: "wildcard-middle",
-        title: "a * between two path segments",
-        lines: &["User-agent: *", "Disallow: /*/private/"],
-        queries: &[
-            d("FooBot", "/a/private/b", WILDCARD),
-            a("FooBot", "/private/b", WILDCARD),
-            d("FooBot", "/a/b/private/", WILDCARD),
-        ],
-    },
-    Base {
-        name: "dollar-anchor",
-        title: "$ at the end of a wildcard and of a literal pattern",
-        lines: &["User-agent: *", "Disallow: /*.pdf$", "Disallow: /exact$"],
-        queries: &[
-            d("FooBot", "/a.pdf", DOLLAR),
-            a("FooBot", "/a.pdf?x=1", DOLLAR),
-            d("FooBot", "/exact", DOLLAR),
-            a("FooBot", "/exact/", DOLLAR),
-            a("FooBot", "/exactly", DOLLAR),
-        ],
-    },
-    Base {
-        name: "trailing-star",
-        title: "a trailing * that changes nothing",
-        lines: &["User-agent: *", "Disallow: /tmp*"],
-        queries: &[
-            d("FooBot", "/tmp", WILDCARD),
-            d("FooBot", "/tmpfile", WILDCARD),
-            a("FooBot", "/tm", PREFIX),
-        ],
-    },
-    Base {
-        name: "empty-disallow",
-        title: "an empty Disallow: in the agent's group, Disallow: / for the others",
-        lines: &[
-            "User-agent: FooBot",
-            "Disallow:",
-            "",
-            "User-agent: *",
-            "Disallow: /",
-        ],
-        queries: &[
-            a(
-                "FooBot",
-                "/x",
-                "§2.2 empty-pattern, reading empty-rule=matches-nothing (the RFC admits an empty pattern but does not say what it matches): allowed",
-            ),
-            d("BarBot", "/x", STAR),
-        ],
-    },
-    Base {
-        name: "ua-case",
-        title: "an upper-case group name",
-        lines: &["User-agent: FOOBOT", "Disallow: /x"],
-        queries: &[
-            d(
-                "FooBot",
-                "/x",
-                "§2.2.1 MUST (case-insensitive product token)",
-            ),
-            d(
-                "foobot",
-                "/x",
-                "§2.2.1 MUST (case-insensitive product token)",
-            ),
-            a("BarBot", "/x", NO_GROUP),
-        ],
-    },
-    Base {
-        name: "percent-unreserved",
-        title: "percent-encoded unreserved and non-ASCII characters in rules",
-        lines: &[
-            "User-agent: *",
-            "Disallow: /%7Euser/",
-            "Disallow: /caf%C3%A9",
-        ],
-        queries: &[
-            d(
-                "FooBot",
-                "/~user/a",
-                "§2.2.2 MUST (%7E is the unreserved ~)",
-            ),
-            d("FooBot", "/%7Euser/a", "§2.2.2 MUST"),
-            d("FooBot", "/caf%C3%A9", "§2.2.2 MUST (same octets)"),
-            a("FooBot", "/cafe", PREFIX),
-        ],
-    },
-    Base {
-        name: "query-rules",
-        title: "rules that reach into the query",
-        lines: &[
-            "User-agent: *",
-            "Disallow: /search?",
-            "Allow: /search?public=",
-        ],
-        queries: &[
-            d(
-                "FooBot",
-                "/search?q=1",
-                "§2.2.2 MUST (the query is part of what is matched)",
-            ),
-            a("FooBot", "/search?public=1", MOST_SPECIFIC),
-            a("FooBot", "/search", PREFIX),
-        ],
-    },
-    Base {
-        name: "robots-txt-implicit",
-        title: "Disallow: / and the robots.txt URI",
-        lines: &["User-agent: *", "Disallow: /"],
-        queries: &[
-            a(
-                "FooBot",
-                "/robots.txt",
-                "§2.2.2 (the /robots.txt URI is implicitly allowed)",
-            ),
-            d("FooBot", "/x", PREFIX),
-        ],
-    },
-    Base {
-        name: "sitemap-in-group",
-        title: "a Sitemap record between two user-agent lines",
-        lines: &[
-            "User-agent: FooBot",
-            "Sitemap: http://example.test/sm.xml",
-            "User-agent: BarBot",
-            "Disallow: /",
-        ],
-        queries: &[
-            d(
-                "FooBot",
-                "/x",
-                "§2.2.4 MUST NOT (a Sitemaps record does not terminate a group)",
-            ),
-            d("BarBot", "/x", OWN_GROUP),
-            a("BazBot", "/x", NO_GROUP),
-        ],
-    },
-    Base {
-        name: "unknown-record-in-group",
-        title: "an unknown record between two user-agent lines",
-        lines: &[
-            "User-agent: FooBot",
-            "X-Robots-Extra: yes",
-            "User-agent: BarBot",
-            "Disallow: /p",
-        ],
-        queries: &[
-            d(
-                "FooBot",
-                "/p",
-                "§2.2.4 MUST NOT (other records do not interfere with groups)",
-            ),
-            d("BarBot", "/p", OWN_GROUP),
-        ],
-    },
-    Base {
-        name: "rules-before-user-agent",
-        title: "a rule before the first user-agent line",
-        lines: &[
-            "Disallow: /orphan",
-            "",
-            "User-agent: FooBot",
-            "Disallow: /mine",
-        ],
-        queries: &[
-            a(
-                "FooBot",
-                "/orphan",
-                "§2.2.2 SHOULD (rules outside any group are ignored)",
-            ),
-            d("FooBot", "/mine", OWN_GROUP),
-            a(
-                "BarBot",
-                "/orphan",
-                "§2.2.2 SHOULD (rules outside any group are ignored)",
-            ),
-        ],
-    },
-    Base {
-        name: "index-html-not-directory",
-        title: "Allow: /dir/index.html inside Disallow: /dir/",
-        lines: &["User-agent: *", "Allow: /dir/index.html", "Disallow: /dir/"],
-        queries: &[
-            a("FooBot", "/dir/index.html", MOST_SPECIFIC),
-            d(
-                "FooBot",
-                "/dir/",
-                "§2.2.2 MUST (/dir/index.html does not match /dir/)",
-            ),
-            d("FooBot", "/dir/other", PREFIX),
-        ],
-    },
-    Base {
-        name: "case-sensitive-path",
-        title: "a rule path with capitals",
-        lines: &["User-agent: *", "Disallow: /Admin"],
-        queries: &[
-            d("FooBot", "/Admin", PREFIX),
-            a("FooBot", "/admin", "§2.2.2 SHOULD (case-sensitive)"),
-            a("FooBot", "/ADMIN/x", "§2.2.2 SHOULD (case-sensitive)"),
-        ],
-    },
-    Base {
-        name: "multi-wildcards",
-        title: "three * and a $ in one pattern",
-        lines: &["User-agent: *", "Disallow: /*a*b*c$"],
-        queries: &[
-            d("FooBot", "/xaybzc", WILDCARD),
-            d("FooBot", "/abc", WILDCARD),
-            a("FooBot", "/abcd", DOLLAR),
-            a("FooBot", "/acb", WILDCARD),
-        ],
-    },
-    Base {
-        name: "allow-root-disallow-sub",
-        title: "Allow: / with a Disallow below it",
-        lines: &["User-agent: FooBot", "Allow: /", "Disallow: /priv"],
-        queries: &[
-            d("FooBot", "/priv/x", MOST_SPECIFIC),
-            a("FooBot", "/pub", MOST_SPECIFIC),
-            a("FooBot", "/", MOST_SPECIFIC),
-        ],
-    },
-    Base {
-        name: "three-groups",
-        title: "two named groups and a * group",
-        lines: &[
-            "User-agent: AlphaBot",
-            "Disallow: /a",
-            "",
-            "User-agent: BetaBot",
-            "Disallow: /b",
-            "",
-            "User-agent: *",
-            "Disallow: /c",
-        ],
-        queries: &[
-            d("AlphaBot", "/a", OWN_GROUP),
-            a("AlphaBot", "/c", OWN_GROUP),
-            d("BetaBot", "/b", OWN_GROUP),
-            a("BetaBot", "/a", OWN_GROUP),
-            d("GammaBot", "/c", STAR),
-            a("GammaBot", "/a", STAR),
-        ],
-    },
-    Base {
-        name: "encoded-star-literal",
-        title: "%2A as a literal * in a rule",
-        lines: &["User-agent: *", "Disallow: /file-%2A.html"],
-        queries: &[
-            d(
-                "FooBot",
-                "/file-*.html",
-                "§2.2.3 (%2A matches a literal *; the RFC's own example)",
-            ),
-            a("FooBot", "/file-x.html", "§2.2.3 (%2A is not a wildcard)"),
-        ],
-    },
-    Base {
-        name: "star-groups-merged",
-        title: "two * groups around a named one",
-        lines: &[
-            "User-agent: *",
-            "Disallow: /a",
-            "",
-            "User-agent: FooBot",
-            "Disallow: /f",
-            "",
-            "User-agent: *",
-            "Disallow: /b",
-        ],
-        queries: &[
-            d("BarBot", "/a", "§2.2.1 MUST (the * groups are combined)"),
-            d("BarBot", "/b", "§2.2.1 MUST (the * groups are combined)"),
-            a("FooBot", "/a", OWN_GROUP),
-            d("FooBot", "/f", OWN_GROUP),
-        ],
-    },
-    Base {
-        name: "empty-last-group",
-        title: "a final group without rules",
-        lines: &["User-agent: *", "Disallow: /", "", "User-agent: FooBot"],
-        queries: &[
-            a(
-                "FooBot",
-                "/x",
-                "§2.1 (the last group may have no rules: it allows everything)",
-            ),
-            d("BarBot", "/x", STAR),
-        ],
-    },
-    Base {
-        name: "wildcard-longest",
-        title: "a wildcard Allow longer than a wildcard Disallow",
-        lines: &["User-agent: *", "Disallow: /*.js", "Allow: /static/*.js"],
-        queries: &[
-            a("FooBot", "/static/app.js", MOST_SPECIFIC),
-            d("FooBot", "/lib/app.js", WILDCARD),
-        ],
-    },
-];
+/// The checkout's bases (`cases/metamorphic/bases.yaml` under the root).
+fn load_bases() -> Result<Vec<Base>, String> {
+    read_bases(&paths::root().join(BASES_FILE))
+}
 
 /// A line's record name and value, when it has a colon.
 fn split_record(line: &str) -> Option<(&str, &str)> {
@@ -497,9 +102,9 @@ fn is_user_agent(line: &str) -> bool {
 
 /// Blocks separated by empty lines; the first one is a preamble when it does
 /// not start with a user-agent line.
-fn blocks(lines: &[&'static str]) -> Vec<Vec<&'static str>> {
+fn blocks(lines: &[String]) -> Vec<Vec<&str>> {
     let mut out: Vec<Vec<&str>> = vec![Vec::new()];
-    for &l in lines {
+    for l in lines {
         if l.is_empty() {
             if !out.last().is_some_and(Vec::is_empty) {
                 out.push(Vec::new());
@@ -529,7 +134,7 @@ fn join_blocks(blocks: &[Vec<String>]) -> Vec<String> {
 /// group must have a rule (an empty group absorbs the next group's
 /// user-agent lines once moved before it), and there must be two groups.
 fn reorderable(base: &Base) -> bool {
-    let bs = blocks(base.lines);
+    let bs = blocks(&base.lines);
     let groups: Vec<_> = bs.iter().filter(|b| is_user_agent(b[0])).collect();
     groups.len() >= 2 && groups.iter().all(|g| g.iter().any(|l| is_rule(l)))
 }
@@ -672,7 +277,7 @@ fn mixed_eol(lines: &[String]) -> String {
 
 /// The body of one variant: (optional leading raw bytes in hex, text).
 fn render(base: &Base, variant: &str) -> Option<(Option<&'static str>, String)> {
-    let bs: Vec<Vec<String>> = blocks(base.lines)
+    let bs: Vec<Vec<String>> = blocks(&base.lines)
         .into_iter()
         .map(|b| b.into_iter().map(String::from).collect())
         .collect();
@@ -730,9 +335,9 @@ fn header() -> String {
 }
 
 /// Every variant of every base, as the loader's own case type.
-pub fn cases() -> Vec<RawCase> {
+fn cases(bases: &[Base]) -> Vec<RawCase> {
     let mut out = Vec::new();
-    for base in BASES {
+    for base in bases {
         for v in VARIANTS {
             let Some((hex, text)) = render(base, v.name) else {
                 continue;
@@ -753,19 +358,16 @@ pub fn cases() -> Vec<RawCase> {
             let queries = base
                 .queries
                 .iter()
-                .map(|q| {
-                    let Basis::Rfc(basis) = q.basis;
-                    RawQuery {
-                        agent: Some(q.agent.to_string()),
-                        url: Some(format!("http://example.test{}", q.path)),
-                        expect: serde_yaml::Value::from(if q.allowed {
-                            "allowed"
-                        } else {
-                            "disallowed"
-                        }),
-                        rfc: Some(basis.to_string()),
-                        ..RawQuery::default()
-                    }
+                .map(|q| RawQuery {
+                    agent: Some(q.agent.clone()),
+                    url: Some(format!("http://example.test{}", q.path)),
+                    expect: serde_yaml::Value::from(if q.allowed {
+                        "allowed"
+                    } else {
+                        "disallowed"
+                    }),
+                    rfc: Some(q.rfc.clone()),
+                    ..RawQuery::default()
                 })
                 .collect();
             out.push(RawCase {
@@ -788,8 +390,10 @@ pub fn cases() -> Vec<RawCase> {
 }
 
 /// The file's text: the header, then the cases written by `Serialize`.
-pub fn generate() -> Result<String, String> {
-    let file = RawFile { cases: cases() };
+fn generate(bases: &[Base]) -> Result<String, String> {
+    let file = RawFile {
+        cases: cases(bases),
+    };
     let body = serde_yaml::to_string(&file).map_err(|e| format!("cannot write the cases: {e}"))?;
     Ok(header() + &body)
 }
@@ -803,7 +407,8 @@ pub struct Opts {
 
 pub fn main(opts: Opts) -> Result<i32, Usage> {
     let path = paths::corpus_dir().join("metamorphic.yaml");
-    let text = generate().map_err(Usage)?;
+    let bases = load_bases().map_err(Usage)?;
+    let text = generate(&bases).map_err(Usage)?;
     if opts.check {
         let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
         if on_disk == text {
@@ -820,11 +425,11 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         eprintln!("error: cannot write {}: {e}", path.display());
         return Ok(1);
     }
-    let cases = cases().len();
+    let cases = cases(&bases).len();
     println!(
         "wrote {} ({cases} cases, {} families)",
         path.display(),
-        BASES.len()
+        bases.len()
     );
     Ok(0)
 }
@@ -835,12 +440,17 @@ mod tests {
 
     /// What the generator writes loads through the corpus loader as the
     /// cases it built, and writing those again gives the same text.
+    fn bases() -> Vec<Base> {
+        load_bases().unwrap_or_else(|e| panic!("{e}"))
+    }
+
     #[test]
     fn the_file_loads_as_written() {
-        let text = generate().unwrap();
-        let path = std::path::Path::new("metamorphic.yaml");
+        let bases = bases();
+        let text = generate(&bases).unwrap();
+        let path = Path::new("metamorphic.yaml");
         let loaded = engine::case::parse_file(path, &text).unwrap_or_else(|e| panic!("{e}"));
-        let built = cases();
+        let built = cases(&bases);
         assert_eq!(loaded.len(), built.len());
         for (l, b) in loaded.iter().zip(&built) {
             assert_eq!(l.id, b.id);
@@ -859,9 +469,32 @@ mod tests {
         let path = paths::corpus_dir().join("metamorphic.yaml");
         let on_disk = std::fs::read_to_string(&path).unwrap();
         assert!(
-            on_disk == generate().unwrap(),
+            on_disk == generate(&bases()).unwrap(),
             "{} is out of date: run `cargo xtask gen-metamorphic`",
             path.display()
+        );
+    }
+
+    /// A bases file the structs do not describe (here an unknown field),
+    /// broken YAML or no file at all is an error naming the file (and the
+    /// line, when there is one), not a panic.
+    #[test]
+    fn a_malformed_bases_file_names_the_file() {
+        let text = "bases:\n  - name: x\n    title: t\n    lines: [\"User-agent: *\"]\n    queries: []\n    colour: red\n";
+        let file = Path::new("cases/metamorphic/bases.yaml");
+        let err = parse_bases(file, text)
+            .err()
+            .expect("an unknown field must be refused");
+        assert!(err.starts_with("cases/metamorphic/bases.yaml:6: "), "{err}");
+        assert!(err.contains("unknown field `colour`"), "{err}");
+        assert!(err.contains("column"), "{err}");
+        let err = parse_bases(file, "bases: [").err().expect("broken YAML");
+        assert!(err.starts_with("cases/metamorphic/bases.yaml:"), "{err}");
+        let missing = Path::new("/nonexistent/cases/metamorphic/bases.yaml");
+        let err = read_bases(missing).err().expect("no file");
+        assert!(
+            err.starts_with("/nonexistent/cases/metamorphic/bases.yaml: cannot read"),
+            "{err}"
         );
     }
 }
