@@ -1,7 +1,15 @@
 //! Google's C++ robotstxt (`googlebot::RobotsMatcher`), reached through our
 //! `extern "C"` shim (`google/shim.cc`). The sources come from the PyPI sdist
-//! `jwm-robotstxt` 1.0.8 at setup time; `build/google.rs` compiles them when
-//! present and pinned, otherwise this oracle is registered as unavailable.
+//! `jwm-robotstxt` 1.0.8 at setup time; with the `google` feature,
+//! `build/google.rs` compiles them when present and pinned, otherwise this
+//! oracle is registered as unavailable.
+//!
+//! Only two programs link the C++: the fuzz targets (in process, on
+//! libFuzzer's thread) and the harness binary `oracles/harness/google/`,
+//! which setup builds once it has fetched the sources. Everything else
+//! (the product, xtask) is built without the feature, so it never has to
+//! be rebuilt after setup: there [`make`] starts that harness as a
+//! supervised worker.
 //!
 //! Body, agent and URL cross as raw bytes: no UTF-8 decoding, no trimming.
 //! Each query is one `OneAgentAllowedByRobots` call, which parses the body
@@ -17,9 +25,29 @@ use engine::oracle::{Oracle, Unavailable};
 
 pub const NAME: &str = "google";
 
+/// The harness crate setup builds, relative to the checkout.
+pub const HARNESS_MANIFEST: &str = "oracles/harness/google/Cargo.toml";
+/// Its binary, relative to the setup cache.
+pub const HARNESS_BINARY: &str = "google-target/release/google-oracle";
+
 /// Build the oracle, or say why it was not built and how to fix that.
 pub fn make() -> Result<Box<dyn Oracle>, Unavailable> {
     imp::make()
+}
+
+/// The program that serves this oracle when this build does not link the
+/// C++ itself (see the registry's `Entry::harness`).
+pub fn harness() -> Option<fn() -> std::path::PathBuf> {
+    if cfg!(feature = "google") {
+        None
+    } else {
+        Some(harness_path)
+    }
+}
+
+/// Where setup puts the harness binary.
+pub fn harness_path() -> std::path::PathBuf {
+    crate::cache_dir().join(HARNESS_BINARY)
 }
 
 #[cfg(repdiff_google)]
@@ -142,7 +170,7 @@ mod imp {
     }
 }
 
-#[cfg(not(repdiff_google))]
+#[cfg(all(feature = "google", not(repdiff_google)))]
 mod imp {
     use engine::oracle::{Oracle, Unavailable};
 
@@ -154,5 +182,38 @@ mod imp {
             env!("REPDIFF_GOOGLE_UNAVAILABLE"),
             env!("REPDIFF_GOOGLE_FIX"),
         ))
+    }
+}
+
+/// Built without the C++: the harness binary, as a supervised worker.
+#[cfg(not(feature = "google"))]
+mod imp {
+    use engine::oracle::{Oracle, Unavailable};
+    use engine::worker::{Limits, Supervised};
+
+    pub fn make() -> Result<Box<dyn Oracle>, Unavailable> {
+        let path = super::harness_path();
+        if !path.is_file() {
+            return Err(Unavailable::needs_setup(
+                super::NAME,
+                format!(
+                    "{} is not built (setup compiles Google's robots.cc into it)",
+                    path.display()
+                ),
+                "",
+            ));
+        }
+        Supervised::launch(
+            super::NAME,
+            vec![path.display().to_string()],
+            Vec::new(),
+            Limits::default(),
+        )
+        .map(|s| Box::new(s) as Box<dyn Oracle>)
+        .map_err(|e| {
+            let mut u = e.unavailable;
+            u.then_setup = true;
+            u
+        })
     }
 }

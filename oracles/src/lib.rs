@@ -93,6 +93,11 @@ pub struct Entry {
     /// (Not "family": that word means a metamorphic family in the corpus.)
     pub runtime: &'static str,
     pub make: fn() -> Result<Box<dyn Oracle>, Unavailable>,
+    /// The program that serves it as a worker when that is not this
+    /// crate's own code: Google's C++ is linked only into its harness
+    /// binary (and the fuzz targets), so the product starts that binary
+    /// directly instead of `<itself> worker NAME`.
+    pub harness: Option<fn() -> PathBuf>,
 }
 
 /// Every oracle repdiff knows, in report order.
@@ -103,12 +108,16 @@ pub fn registry() -> Vec<Entry> {
         name: rfc9309::NAME,
         runtime: "rust",
         make: || Ok(Box::new(rfc9309::Rfc9309::default())),
+        harness: None,
     });
-    // Always registered: without setup its constructor says what to run.
+    // Always registered: in process where this build links the C++ (the
+    // fuzz targets), else through the harness binary setup builds; without
+    // setup its constructor says what to run.
     out.push(Entry {
         name: google::NAME,
         runtime: "google",
         make: google::make,
+        harness: google::harness(),
     });
     #[cfg(feature = "rust-crates")]
     {
@@ -116,11 +125,13 @@ pub fn registry() -> Vec<Entry> {
             name: texting_robots::NAME,
             runtime: "rust",
             make: || Ok(Box::new(texting_robots::TextingRobots)),
+            harness: None,
         });
         out.push(Entry {
             name: robotstxt_rs::NAME,
             runtime: "rust",
             make: || Ok(Box::new(robotstxt_rs::RobotstxtRs)),
+            harness: None,
         });
     }
     // Embedded CPython (PyO3): without setup their constructors say what to run.
@@ -130,21 +141,25 @@ pub fn registry() -> Vec<Entry> {
             name: cpython::NAME_311,
             runtime: "python",
             make: cpython::make_311,
+            harness: None,
         });
         out.push(Entry {
             name: cpython::NAME_315,
             runtime: "python",
             make: cpython::make_315,
+            harness: None,
         });
         out.push(Entry {
             name: protego::NAME,
             runtime: "python",
             make: protego::make,
+            harness: None,
         });
         out.push(Entry {
             name: protego::NAME_061,
             runtime: "python",
             make: protego::make_061,
+            harness: None,
         });
     }
     out
@@ -162,30 +177,21 @@ pub fn profiles() -> Vec<Entry> {
             name: profiles::ROBOTS_1996,
             runtime: "rust",
             make: || Ok(Box::new(profiles::Classic::new(Edition::Y1996))),
+            harness: None,
         },
         Entry {
             name: profiles::ROBOTS_1994,
             runtime: "rust",
             make: || Ok(Box::new(profiles::Classic::new(Edition::Y1994))),
+            harness: None,
         },
         Entry {
             name: profiles::googlebot::NAME,
             runtime: "google",
             make: profiles::googlebot::make,
+            harness: None,
         },
     ]
-}
-
-/// Oracles whose native code is compiled in only when setup's sources were
-/// present at build time. After setup fetches them, the binary must be
-/// rebuilt: xtask uses this to rebuild and re-run itself instead of
-/// reporting a fixable gap as "unavailable".
-pub fn missing_native_code() -> Vec<&'static str> {
-    let mut missing = Vec::new();
-    if cfg!(feature = "google") && !cfg!(repdiff_google) {
-        missing.push("google");
-    }
-    missing
 }
 
 /// Where setup puts what it fetched from the registries (never committed).

@@ -1,5 +1,8 @@
 //! Behaviours that Google's own robots_test.cc pins down, re-expressed here
-//! and run through our FFI path (`oracles::google` -> shim.cc -> robots.cc).
+//! and run through our FFI path (`oracles::google` -> shim.cc -> robots.cc),
+//! as the product runs it: inside the harness binary setup builds
+//! (`oracles/harness/google/`), over the worker protocol, so the bytes also
+//! cross the protocol intact.
 //! `cargo xtask verify-google` runs upstream's tests themselves; this checks
 //! that our shim hands the library its inputs intact.
 //!

@@ -14,8 +14,8 @@ pub struct Host {
     /// How the help and the hints name the program (`repdiff`, `repdiff`).
     pub program: &'static str,
     /// Make the setup cache usable before oracles start: both binaries run
-    /// setup, and rebuild themselves if it fetched native sources
-    /// ([`crate::setup::ensure_or_reexec`]).
+    /// setup ([`crate::setup::ensure`]); neither links a library setup
+    /// fetches, so neither has to be rebuilt afterwards.
     pub ensure_setup: fn(),
 }
 

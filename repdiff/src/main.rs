@@ -27,11 +27,9 @@ const HOST: Host = Host {
     ensure_setup,
 };
 
-/// Setup before a command (`--root` names the checkout it sets up): a
-/// build in that checkout rebuilds itself if setup fetched native sources,
-/// an installed one says to reinstall.
+/// Setup before a command (`--root` names the checkout it sets up).
 fn ensure_setup() {
-    repdiff::setup::ensure_or_reexec("repdiff");
+    repdiff::setup::ensure();
 }
 
 fn main() {

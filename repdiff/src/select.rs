@@ -161,7 +161,7 @@ pub fn start(names: &[String], extra: &[External], in_process: bool, limits: Lim
                     }
                     Supervised::launch(
                         name,
-                        vec![exe, "worker".into(), name.clone()],
+                        worker_command(registry, name, exe),
                         Vec::new(),
                         limits,
                     )
@@ -199,6 +199,20 @@ pub fn start(names: &[String], extra: &[External], in_process: bool, limits: Lim
         }
     }
     sel
+}
+
+/// The argv that serves built-in `name` as a worker: its harness binary
+/// where it has one (Google's C++ is linked only there), else this binary's
+/// `worker NAME`.
+pub fn worker_command(registry: &[oracles::Entry], name: &str, exe: String) -> Vec<String> {
+    match registry
+        .iter()
+        .find(|e| e.name == name)
+        .and_then(|e| e.harness)
+    {
+        Some(harness) => vec![harness().display().to_string()],
+        None => vec![exe, "worker".into(), name.to_string()],
+    }
 }
 
 /// The program a worker runs: this very binary. On Linux `/proc/self/exe`
@@ -259,10 +273,11 @@ pub fn list(opts: &ListOpts) -> Result<i32, Usage> {
         exe
     };
     let mut rows = Vec::new();
-    for e in oracles::registry() {
+    let registry = oracles::registry();
+    for e in &registry {
         rows.push(serde_json::json!({
             "name": e.name, "kind": "built-in",
-            "command": [exe, "worker", e.name], "env": {},
+            "command": worker_command(&registry, e.name, exe.clone()), "env": {},
         }));
     }
     for e in registry::externals()? {

@@ -199,6 +199,11 @@ fn direct_side(name: &str, s: &Sample) -> Result<Option<Direct>, String> {
     let Some(entry) = oracles::registry().into_iter().find(|e| e.name == name) else {
         return Ok(None);
     };
+    if let Some(harness) = entry.harness {
+        // Linked into its harness binary, not here: its `--loop`.
+        let argv = [harness().display().to_string(), "--loop".into()];
+        return run_loop(&argv, &[], &s.jsonl).map(Some);
+    }
     let mut o = (entry.make)().map_err(|u| u.reason)?;
     let (letters, cpu, _) = through(o.as_mut(), s);
     Ok(Some(Direct {

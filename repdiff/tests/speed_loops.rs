@@ -24,6 +24,7 @@ const LOOPS: &[(&str, &str)] = &[
     ("temoto-robotstxt", "temoto-robotstxt/loop"),
     ("grobotstxt", "grobotstxt/loop"),
     ("spider", "spider-oracle"),
+    ("google", "google-oracle"),
 ];
 
 #[test]

@@ -56,9 +56,9 @@ const HOST: Host = Host {
     ensure_setup,
 };
 
-/// Setup before a command, rebuilding this binary if setup fetched native sources.
+/// Setup before a command.
 fn ensure_setup() {
-    setup::ensure_or_reexec("xtask");
+    setup::ensure();
 }
 
 fn main() {

@@ -201,8 +201,10 @@ fn ensure_pip(ctx: &Ctx, verbose: bool, pin: &PipPin) -> Result<()> {
     super::python::ensure_venv(ctx, verbose, &python, pin)
 }
 
-/// A Rust harness with its own Cargo.lock, built `--locked` into the cache.
-fn ensure_cargo(ctx: &Ctx, verbose: bool, name: &str, pin: &CargoPin) -> Result<()> {
+/// A Rust harness with its own Cargo.lock, built `--locked` into the cache
+/// (`REPDIFF_CACHE` set, so a build script that reads setup's sources, as
+/// Google's does, finds this cache).
+pub(super) fn ensure_cargo(ctx: &Ctx, verbose: bool, name: &str, pin: &CargoPin) -> Result<()> {
     let manifest = ctx.root.join(&pin.manifest);
     let binary = ctx.cache.join(&pin.binary);
     let piece = format!("{PIECE}: {name} (cargo build of {})", pin.manifest);
@@ -218,9 +220,7 @@ fn ensure_cargo(ctx: &Ctx, verbose: bool, name: &str, pin: &CargoPin) -> Result<
     );
     let first = !binary.is_file();
     if verbose || first {
-        log::info!(
-            "setup: external: building {name} (cargo, --locked; the first build takes minutes)"
-        );
+        log::info!("setup: building {name} (cargo, --locked; the first build takes minutes)");
     }
     // Always ask cargo: it rebuilds only when the harness changed. Its
     // progress goes to the terminal: the first build takes minutes.
@@ -230,6 +230,7 @@ fn ensure_cargo(ctx: &Ctx, verbose: bool, name: &str, pin: &CargoPin) -> Result<
         .args(if first { None } else { Some("--quiet") })
         .arg("--target-dir")
         .arg(&target)
+        .env("REPDIFF_CACHE", &ctx.cache)
         .stdout(std::process::Stdio::null())
         .status()
         .map_err(|e| ctx.err(&piece, format!("cannot run cargo: {e}"), &fix))?;

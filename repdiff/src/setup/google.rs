@@ -30,7 +30,19 @@ pub fn present(ctx: &Ctx) -> bool {
         .all(|(name, sha)| verified(&dir.join(name), sha))
 }
 
+/// The pinned sources, then the harness binary compiled from them (the one
+/// program, besides the fuzz targets, that links them): the product runs it
+/// as the `google` worker, so nothing of the workspace is rebuilt.
 pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
+    ensure_sources(ctx, verbose)?;
+    let pin = crate::registry::CargoPin {
+        manifest: oracles::google::HARNESS_MANIFEST.into(),
+        binary: oracles::google::HARNESS_BINARY.into(),
+    };
+    super::external::ensure_cargo(ctx, verbose, "google", &pin)
+}
+
+fn ensure_sources(ctx: &Ctx, verbose: bool) -> Result<()> {
     check_system(ctx)?;
     let dir = dir(ctx);
     if present(ctx) {
@@ -74,7 +86,6 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
         file_list(),
         dir.display()
     );
-    log::info!("google: the next `cargo build` compiles the `google` oracle from them");
     Ok(())
 }
 

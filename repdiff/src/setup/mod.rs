@@ -208,64 +208,16 @@ pub fn main() -> i32 {
     i32::from(!errors.is_empty())
 }
 
-/// How a binary that setup just gave native sources gets them linked in:
-/// the checkout's cargo rebuilds `package` and runs the same command again.
-/// A binary installed elsewhere cannot rebuild itself and says so.
-pub fn ensure_or_reexec(package: &str) {
+/// Setup before a command that starts oracles: every step, quietly unless
+/// `-v`; a step that fails is reported and the command goes on (its
+/// oracles then say they are unavailable and what to run). Nothing needs
+/// a rebuild afterwards: the one native library setup fetches, Google's,
+/// is linked into its own harness binary, which the `google` step builds.
+pub fn ensure() {
     let ctx = Ctx::new();
-    let errors = run_all(&ctx, crate::logging::debug());
-    for e in &errors {
+    for e in run_all(&ctx, crate::logging::debug()) {
         log::error!("{e}");
     }
-    let missing = oracles::missing_native_code();
-    if missing.is_empty() || !errors.is_empty() || std::env::var_os("REPDIFF_REEXEC").is_some() {
-        return;
-    }
-    if !built_in_this_checkout(&ctx.root) {
-        log::warn!(
-            "setup fetched {} after this repdiff was built; reinstall it \
-             (`cargo install --path repdiff` in {}) to include them",
-            missing.join(", "),
-            ctx.root.display()
-        );
-        return;
-    }
-    // Setup just provided sources this binary was built without: rebuild
-    // it (cargo's build script now finds them) and run the same command
-    // again. `cargo run` both rebuilds and finds the new binary; the path of
-    // this process's own file is no use, since the rebuild replaces it
-    // (Linux then names it `... (deleted)`).
-    log::info!(
-        "setup: rebuilding with {} (sources fetched after this binary was built)",
-        missing.join(", ")
-    );
-    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.current_dir(&ctx.root)
-        .args(["run", "--quiet", "--package", package]);
-    if !cfg!(debug_assertions) {
-        cmd.arg("--release");
-    }
-    // The same arguments, so the user sees one uninterrupted command.
-    cmd.arg("--")
-        .args(std::env::args_os().skip(1))
-        .env("REPDIFF_REEXEC", "1");
-    use std::os::unix::process::CommandExt;
-    let err = cmd.exec();
-    log::error!("cannot re-run after rebuild: {err}; run the command again");
-    std::process::exit(1);
-}
-
-/// Whether this binary is the checkout's own build (under its `target/`),
-/// which `cargo run` in the checkout can rebuild.
-fn built_in_this_checkout(root: &Path) -> bool {
-    let exe = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.canonicalize().ok());
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| root.join("target"));
-    let target = target.canonicalize().unwrap_or(target);
-    exe.is_some_and(|e| e.starts_with(&target)) && root.join("Cargo.toml").is_file()
 }
 
 /// Debian packages the native oracles build against, and the browser the

@@ -92,7 +92,10 @@ pub(super) fn measure(
     };
     let mut rows = Vec::new();
     let real = names.iter().filter_map(|name| {
-        let entry = registry.iter().find(|e| e.name == name.as_str())?;
+        // A harness-served oracle has no in-process form here (as above).
+        let entry = registry
+            .iter()
+            .find(|e| e.name == name.as_str() && e.harness.is_none())?;
         Some((name.clone(), (entry.make)()))
     });
     for (name, raw) in std::iter::once((FLOOR.to_string(), floor_raw())).chain(real) {

@@ -179,7 +179,10 @@ pub(super) fn terminal_tables(rows: &[Row], h2h: &H2h, unavailable: &[Unavailabl
             u.fix_line("cargo xtask")
         );
     }
-    let _ = writeln!(out, "\nHead-to-head: rfc9309 vs google, in process, median");
+    let _ = writeln!(
+        out,
+        "\nHead-to-head: rfc9309 vs google, both through their workers, median"
+    );
     match h2h {
         H2h::Ran(h) => out.push_str(&h2h_table(h)),
         H2h::Skipped(why) => {
@@ -333,7 +336,8 @@ pub(super) fn md_head_to_head(md: &mut String, h2h: &H2h) {
         H2h::Ran(h) => {
             let _ = writeln!(
                 md,
-                "Both in process, same bodies and queries, interleaved. Per query = \
+                "Both through their workers (google's C++ is linked only into its \
+                 harness binary), same bodies and queries, interleaved. Per query = \
                  median time for all {BATCH} queries / {BATCH}: in one `run` call \
                  (rfc9309 parses once; google's `OneAgentAllowedByRobots` parses \
                  again for each query) and one `run` call per query (each parses).\n"

@@ -251,7 +251,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
 
 /// `cargo xtask fuzz minimize <finding> [--exact]`.
 fn minimize_cmd(which: &str, exact: bool) -> Result<i32, Usage> {
-    crate::setup::ensure_or_reexec("xtask");
+    crate::setup::ensure();
     let dir = resolve_finding(which)?;
     let known = derive_known().map_err(Usage)?;
     write_known(&known);
@@ -269,7 +269,7 @@ fn minimize_cmd(which: &str, exact: bool) -> Result<i32, Usage> {
 
 /// `cargo xtask fuzz known`.
 fn known_cmd() -> Result<i32, Usage> {
-    crate::setup::ensure_or_reexec("xtask");
+    crate::setup::ensure();
     let known = derive_known().map_err(Usage)?;
     write_known(&known);
     println!(
@@ -284,7 +284,7 @@ fn known_cmd() -> Result<i32, Usage> {
 }
 
 fn ensure_tools() -> Result<String, Usage> {
-    crate::setup::ensure_or_reexec("xtask");
+    crate::setup::ensure();
     tools::ensure().map_err(|p| Usage(p.join("\n")))
 }
 

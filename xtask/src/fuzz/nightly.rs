@@ -617,7 +617,7 @@ fn run_job(o: &Options) -> Result<i32, String> {
 /// Tools, build, the known list (derived fresh and written for the fuzz
 /// processes) and the seeded corpus.
 fn prepare(o: &Options) -> Result<super::triage::Known, String> {
-    crate::setup::ensure_or_reexec("xtask");
+    crate::setup::ensure();
     let clang = super::tools::ensure().map_err(|p| p.join("\nerror: "))?;
     if o.build {
         build::build_all(&clang)?;

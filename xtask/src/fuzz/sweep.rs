@@ -97,7 +97,7 @@ struct Sweep {
 }
 
 pub fn main(o: &Options) -> Result<i32, Usage> {
-    crate::setup::ensure_or_reexec("xtask");
+    crate::setup::ensure();
     let (corpus, ledger) = repdiff::triage::causes::load_corpus_and_ledger()?;
     let extra = crate::select::oracle_cmds(&o.oracle_cmds)?;
     let mut names = if o.oracles.is_empty() {
