@@ -4,7 +4,6 @@
 //! [`Pair`] serialises as that string and `FromStr` is its one reader;
 //! everything else takes the names from the fields.
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;
@@ -82,18 +81,7 @@ impl FromStr for Pair {
     }
 }
 
-impl Serialize for Pair {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Pair {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Pair, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
+engine::serde_as_text!(Pair);
 
 #[cfg(test)]
 mod tests {

@@ -4,7 +4,6 @@
 //! writes them here alone. Whether a name is in the catalogue is the
 //! `cause` crate's to say (its tests check every ledger entry).
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 use std::str::FromStr;
 
@@ -103,26 +102,9 @@ impl fmt::Display for Cause {
     }
 }
 
-/// Both serialise as their text, the ledger's spelling.
-macro_rules! serde_as_text {
-    ($t:ty) => {
-        impl Serialize for $t {
-            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_str(self)
-            }
-        }
-
-        impl<'de> Deserialize<'de> for $t {
-            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                String::deserialize(d)?
-                    .parse()
-                    .map_err(serde::de::Error::custom)
-            }
-        }
-    };
-}
-serde_as_text!(CauseName);
-serde_as_text!(Cause);
+// Both serialise as their text, the ledger's spelling.
+crate::serde_as_text!(CauseName);
+crate::serde_as_text!(Cause);
 
 #[cfg(test)]
 mod tests {

@@ -8,7 +8,6 @@
 //! (`finding.json`, `minimized.json`, `known-signatures.json`) hold, and
 //! [`CellKey`]'s `FromStr` is the one reader of that text.
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::Ordering;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -194,18 +193,7 @@ impl FromStr for CellKey {
     }
 }
 
-impl Serialize for CellKey {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.text)
-    }
-}
-
-impl<'de> Deserialize<'de> for CellKey {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<CellKey, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
+crate::serde_as_text!(CellKey);
 
 #[cfg(test)]
 mod tests {

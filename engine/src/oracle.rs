@@ -468,19 +468,7 @@ impl std::str::FromStr for Identity {
     }
 }
 
-impl Serialize for Identity {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Identity {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d)?
-            .parse()
-            .map_err(serde::de::Error::custom)
-    }
-}
+crate::serde_as_text!(Identity);
 
 /// An oracle's structured identity, announced in the worker greeting
 /// (protocol v2, `docs/protocol.md`); [`Oracle::identity`] is its short form.

@@ -7,7 +7,6 @@
 //! `FromStr` is the one reader of that text.
 
 use crate::oracle::Outcome;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -214,18 +213,7 @@ impl FromStr for Signature {
     }
 }
 
-impl Serialize for Signature {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.text)
-    }
-}
-
-impl<'de> Deserialize<'de> for Signature {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Signature, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
+crate::serde_as_text!(Signature);
 
 #[cfg(test)]
 mod tests {

@@ -50,7 +50,6 @@ use engine::oracle::{Ask, Outcome};
 use engine::run::RunResult;
 use engine::signature::Signature;
 use oracles::rfc9309::{Chosen, DecidedBy, Readings, Robots};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -185,18 +184,7 @@ impl FromStr for FuzzSignature {
     }
 }
 
-impl Serialize for FuzzSignature {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for FuzzSignature {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<FuzzSignature, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
+engine::serde_as_text!(FuzzSignature);
 
 /// One disagreement, triaged.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -328,18 +316,7 @@ impl FromStr for Novel {
     }
 }
 
-impl Serialize for Novel {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Novel {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Novel, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        text.parse().map_err(serde::de::Error::custom)
-    }
-}
+engine::serde_as_text!(Novel);
 
 impl Novel {
     /// Whether `known` explains this piece now (the list may have grown
