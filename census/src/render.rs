@@ -94,6 +94,53 @@ pub struct SignatureSummary {
 /// is neither linked nor unexplained.
 pub const NOT_TRIAGED: &str = "not triaged";
 
+/// What root-cause triage made of one departing oracle's example: the
+/// cause it named (a catalogue name, `new` when no transformation
+/// neutralises the pair), or why the example could not be triaged. Stored
+/// as `name` or `not triaged: why`, read back by its own `FromStr`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Triage {
+    Named(String),
+    NotTriaged { why: String },
+}
+
+impl Default for Triage {
+    /// No cause yet: the empty name, as the field was before it was typed.
+    fn default() -> Triage {
+        Triage::Named(String::new())
+    }
+}
+
+impl std::fmt::Display for Triage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Triage::Named(name) => f.write_str(name),
+            Triage::NotTriaged { why } => write!(f, "{NOT_TRIAGED}: {why}"),
+        }
+    }
+}
+
+impl std::str::FromStr for Triage {
+    type Err = std::convert::Infallible;
+
+    /// Any text is a cause name unless it has the not-triaged prefix.
+    fn from_str(s: &str) -> Result<Triage, Self::Err> {
+        Ok(
+            match s
+                .strip_prefix(NOT_TRIAGED)
+                .and_then(|r| r.strip_prefix(": "))
+            {
+                Some(why) => Triage::NotTriaged {
+                    why: why.to_string(),
+                },
+                None => Triage::Named(s.to_string()),
+            },
+        )
+    }
+}
+
+engine::serde_as_text!(Triage);
+
 /// One departing oracle of a top signature: the example minimised for the
 /// pair (reference, oracle) and classified with fuzz triage's catalogue.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -104,7 +151,7 @@ pub struct SignatureCause {
     pub answer: String,
     /// A catalogue name (docs/causes.md), `new` when no transformation
     /// neutralises the pair, or why the example could not be triaged.
-    pub cause: String,
+    pub cause: Triage,
     /// The minimised body as escaped bytes (`\n`, `\xNN`).
     pub body: String,
     pub agent: String,
@@ -355,7 +402,10 @@ pub fn headline_table(pairs: &[HeadlinePair]) -> String {
             .examples
             .iter()
             .map(|e| {
-                let cause = e.cause.as_ref().map_or("–", |c| c.cause.as_str());
+                let cause = e
+                    .cause
+                    .as_ref()
+                    .map_or_else(|| "–".to_string(), |c| c.cause.to_string());
                 format!(
                     "`{}` ({} `{}`: {} / {}; `{}`)",
                     e.example.host,
@@ -489,7 +539,7 @@ fn causes_md(out: &mut String, causes: &[SignatureCause]) {
     );
     let cell = |s: &str| s.replace('|', "\\|").replace('`', "'");
     for c in causes {
-        let ledger = if c.cause.starts_with(NOT_TRIAGED) {
+        let ledger = if matches!(c.cause, Triage::NotTriaged { .. }) {
             "–".to_string()
         } else if c.ledger.is_empty() {
             "unexplained".to_string()
@@ -617,12 +667,26 @@ pub fn heatmap(c: &Census, section: &Section) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_cause_reads_back_as_named_or_not_triaged() {
+        let named = Triage::Named("strip-bom".into());
+        let not = Triage::NotTriaged {
+            why: "oracle not running".into(),
+        };
+        assert_eq!(not.to_string(), "not triaged: oracle not running");
+        for t in [named, not, Triage::default()] {
+            let json = serde_json::to_string(&t).expect("writes");
+            assert_eq!(json, format!("{:?}", t.to_string()));
+            assert_eq!(serde_json::from_str::<Triage>(&json).expect("reads"), t);
+        }
+    }
+
     use super::*;
 
     fn row(cause: &str, ledger: &[&str]) -> SignatureCause {
         SignatureCause {
             oracle: "google".into(),
-            cause: cause.into(),
+            cause: cause.parse().expect("any text reads as a cause"),
             ledger: ledger.iter().map(|s| s.to_string()).collect(),
             ..SignatureCause::default()
         }

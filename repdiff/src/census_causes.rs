@@ -11,7 +11,7 @@
 //! list, so a sharded census names the same causes as one run.
 
 use cause::{escape_bytes, name_cause, Input, OraclePair};
-use census::render::{SignatureCause, NOT_TRIAGED};
+use census::render::{SignatureCause, Triage};
 use census::Census;
 use engine::ledger::Ledger;
 use engine::oracle::Oracle;
@@ -110,7 +110,9 @@ fn one(
 ) -> SignatureCause {
     let unnamed = |why: &str| SignatureCause {
         oracle: name.to_string(),
-        cause: format!("{NOT_TRIAGED}: {why}"),
+        cause: Triage::NotTriaged {
+            why: why.to_string(),
+        },
         ..SignatureCause::default()
     };
     let Some(input) = input else {
@@ -138,7 +140,7 @@ fn one(
         oracle: name.to_string(),
         reference_answer: named.answers.0.to_string(),
         answer: named.answers.1.to_string(),
-        cause: named.cause.to_string(),
+        cause: Triage::Named(named.cause.to_string()),
         body: escape_bytes(&named.minimised.body),
         agent: named.minimised.agent,
         url: named.minimised.url,

@@ -97,7 +97,10 @@ smallest such files, with the cause its triage names.</p>",
             .examples
             .iter()
             .map(|e| {
-                let cause = e.cause.as_ref().map_or("–", |c| c.cause.as_str());
+                let cause = e
+                    .cause
+                    .as_ref()
+                    .map_or_else(|| "–".to_string(), |c| c.cause.to_string());
                 format!(
                     "<code>{}</code> ({} <code>{}</code>: {} / {}; <code>{}</code>)",
                     esc(&e.example.host),
@@ -105,7 +108,7 @@ smallest such files, with the cause its triage names.</p>",
                     esc(url_path(&e.example.url)),
                     esc(&e.answers.0),
                     esc(&e.answers.1),
-                    esc(cause)
+                    esc(&cause)
                 )
             })
             .collect();
@@ -224,7 +227,7 @@ fn causes_table(cx: &Ctx, b: &mut String, causes: &[::census::render::SignatureC
 <th>ledger</th><th>minimised body</th><th>agent</th><th>url</th></tr></thead><tbody>",
     );
     for c in causes {
-        let ledger = if c.cause.starts_with(::census::render::NOT_TRIAGED) {
+        let ledger = if matches!(c.cause, ::census::render::Triage::NotTriaged { .. }) {
             "–".to_string()
         } else if c.ledger.is_empty() {
             "<span class=\"untri\">unexplained</span>".to_string()
@@ -242,7 +245,7 @@ fn causes_table(cx: &Ctx, b: &mut String, causes: &[::census::render::SignatureC
             cx.oracle_ref("", &c.oracle),
             esc(&c.reference_answer),
             esc(&c.answer),
-            esc(&c.cause),
+            esc(&c.cause.to_string()),
             esc(&c.body),
             esc(&c.agent),
             esc(&c.url)
