@@ -1,5 +1,6 @@
-//! Every oracle repdiff can run, as data: the built-in adapters compiled
-//! into this binary (`oracles::registry()`, served by `worker NAME`)
+//! Every oracle repdiff can run, as data: the built-in adapters
+//! (`oracles::registry()`, served by this binary's `worker NAME`, or by
+//! their harness binary where the entry names one: Google's)
 //! and the external ones, one directory each under `oracles/harness/`
 //! whose `oracle.yaml` says how to start it (any program speaking
 //! docs/protocol.md; the fields are documented in oracles/harness/README.md),
