@@ -295,7 +295,11 @@ pub(super) fn md_overhead(md: &mut String, rows: &[Row]) {
     let _ = writeln!(md, "## Overhead of the worker process\n");
     let _ = writeln!(
         md,
-        "raw: the oracle in this process, one `run(body, 100 queries)` call. \
+        "`google` has no row: its C++ is linked only into its harness binary \
+         (`oracles/harness/google/`), so this binary has no in-process call to \
+         set beside its worker; its own speed is in the table of the parsers' \
+         own speed below, and the head-to-head sets it against rfc9309. \
+         raw: the oracle in this process, one `run(body, 100 queries)` call. \
          repdiff: the same call through `engine::worker::Supervised` and \
          `xtask worker NAME`, as `conformance` runs it (JSON header, raw body \
          bytes, JSON answers). added = median repdiff − median raw. Each round \
