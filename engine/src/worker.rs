@@ -72,10 +72,12 @@ enum Request {
     Run {
         body_len: usize,
         queries: Vec<Query>,
+        explain: bool,
     },
     Fetch {
         url: String,
         queries: Vec<Query>,
+        explain: bool,
     },
 }
 
@@ -112,6 +114,13 @@ struct FlatRequest {
     body_len: Option<usize>,
     url: Option<String>,
     queries: Vec<Query>,
+    /// Optional (protocol §2): absent means the parent reads `explain`.
+    #[serde(default = "yes")]
+    explain: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 #[derive(Deserialize)]
@@ -128,10 +137,12 @@ impl TryFrom<FlatRequest> for Request {
             Op::Run => Request::Run {
                 body_len: r.body_len.ok_or("missing field `body_len`")?,
                 queries: r.queries,
+                explain: r.explain,
             },
             Op::Fetch => Request::Fetch {
                 url: r.url.ok_or("missing field `url`")?,
                 queries: r.queries,
+                explain: r.explain,
             },
         })
     }
@@ -177,6 +188,9 @@ pub fn serve(make: impl FnOnce() -> Result<Box<dyn Oracle>, Unavailable>) -> std
         },
     )?;
     let mut line = String::new();
+    // The parent never asks for explanations again once it has said it
+    // will not read them (it says so on every request from then on).
+    let mut explaining = true;
     loop {
         line.clear();
         if input.read_line(&mut line)? == 0 {
@@ -184,13 +198,22 @@ pub fn serve(make: impl FnOnce() -> Result<Box<dyn Oracle>, Unavailable>) -> std
         }
         let req: Request = serde_json::from_str(&line)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+        let wanted = match &req {
+            Request::Run { explain, .. } | Request::Fetch { explain, .. } => *explain,
+        };
+        if explaining && !wanted {
+            oracle.skip_explanations();
+            explaining = false;
+        }
         let answers = match req {
-            Request::Run { body_len, queries } => {
+            Request::Run {
+                body_len, queries, ..
+            } => {
                 let mut body = vec![0u8; body_len];
                 input.read_exact(&mut body)?;
                 oracle.run(&body, &queries)
             }
-            Request::Fetch { url, queries } => oracle.run_fetch(&url, &queries),
+            Request::Fetch { url, queries, .. } => oracle.run_fetch(&url, &queries),
         };
         send(&mut out, &Response { answers })?;
     }
@@ -1134,9 +1157,19 @@ mod tests {
             line(false),
             r#"{"op":"run","body_len":3,"queries":[],"explain":false}"#
         );
-        // A worker reading the field it may ignore still reads the request.
+        // The worker side reads it (and then asks its oracle to skip its
+        // accounts); absent, the parent reads them.
         let read: Request = serde_json::from_str(&line(false)).unwrap();
-        assert!(matches!(read, Request::Run { body_len: 3, .. }));
+        assert!(matches!(
+            read,
+            Request::Run {
+                body_len: 3,
+                explain: false,
+                ..
+            }
+        ));
+        let read: Request = serde_json::from_str(&line(true)).unwrap();
+        assert!(matches!(read, Request::Run { explain: true, .. }));
     }
 
     #[test]

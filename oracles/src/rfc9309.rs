@@ -138,11 +138,18 @@ fn better(a: (u32, bool, u32, u32), b: (u32, bool, u32, u32)) -> bool {
 #[derive(Debug, Clone, Default)]
 pub struct Rfc9309 {
     pub readings: Readings,
+    /// Set by [`Oracle::skip_explanations`] (the census tallies outcomes
+    /// only): can_fetch answers then carry no account, which costs a second
+    /// look at the rules and a string per answer.
+    quiet: bool,
 }
 
 impl Rfc9309 {
     pub fn new(readings: Readings) -> Self {
-        Rfc9309 { readings }
+        Rfc9309 {
+            readings,
+            quiet: false,
+        }
     }
 
     fn answer(&self, robots: &Robots, q: &Query, path: &mut Vec<u8>) -> Answer {
@@ -155,7 +162,11 @@ impl Rfc9309 {
                     } else {
                         Outcome::Disallowed
                     },
-                    explain: explain::explain(robots, &v, &q.agent, path),
+                    explain: if self.quiet {
+                        String::new()
+                    } else {
+                        explain::explain(robots, &v, &q.agent, path)
+                    },
                 }
             }
             Ask::Sitemaps => Answer {
@@ -211,6 +222,10 @@ impl Oracle for Rfc9309 {
             sitemaps: true,
             http_fetch: true,
         }
+    }
+
+    fn skip_explanations(&mut self) {
+        self.quiet = true;
     }
 
     fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer> {

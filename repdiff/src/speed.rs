@@ -205,6 +205,7 @@ fn direct_side(name: &str, s: &Sample) -> Result<Option<Direct>, String> {
         return run_loop(&argv, &[], &s.jsonl).map(Some);
     }
     let mut o = (entry.make)().map_err(|u| u.reason)?;
+    o.skip_explanations(); // as its worker is asked to: outcomes only
     let (letters, cpu, _) = through(o.as_mut(), s);
     Ok(Some(Direct {
         how: "its adapter in this process".into(),

@@ -565,3 +565,33 @@ fn grammar_gaps_are_named_readings() {
     ));
     assert!(explain_of(star, "x", "/a.gif").contains("pattern-start=as-written"));
 }
+
+/// The census asks for outcomes only: after `skip_explanations` the same
+/// verdicts come back without their account.
+#[test]
+fn skipping_explanations_keeps_every_verdict() {
+    let queries: Vec<Query> = ["/example/page.html", "/x.gif", "/publications/a", "/"]
+        .iter()
+        .flat_map(|path| {
+            ["foobot", "barbot", "otherbot"].map(|agent| Query {
+                ask: Ask::CanFetch,
+                agent: agent.to_string(),
+                url: format!("http://www.example.com{path}"),
+            })
+        })
+        .collect();
+    let mut talking = Rfc9309::default();
+    let mut quiet = Rfc9309::default();
+    quiet.skip_explanations();
+    let said = talking.run(SECTION_5_1.as_bytes(), &queries);
+    let tallied = quiet.run(SECTION_5_1.as_bytes(), &queries);
+    assert!(said.iter().all(|a| !a.explain.is_empty()));
+    assert!(tallied.iter().all(|a| a.explain.is_empty()));
+    let outcomes = |answers: &[Answer]| {
+        answers
+            .iter()
+            .map(|a| a.outcome.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(outcomes(&said), outcomes(&tallied));
+}
