@@ -29,7 +29,7 @@ xtask setup
 TARGETS=$(xtask fuzz targets)
 # The known-signature list (a corpus run through the oracles, triaged
 # against the ledger): the runner has no corpus to derive it from.
-xtask fuzz known
+xtask triage known
 # Seed the differential_bytes target with the corpus bodies.
 xtask fuzz seed 2>/dev/null || true
 

@@ -6,6 +6,7 @@
 //! It names no parser. Oracles implement [`oracle::Oracle`] in their own
 //! crate; the command line (xtask) and the fuzz targets wire them in.
 
+pub mod calendar;
 pub mod case;
 pub mod cause;
 pub mod cell;

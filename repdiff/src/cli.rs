@@ -136,7 +136,7 @@ pub enum Product {
     /// Write reports/findings/: one upstream-ready write-up per `bug` ledger entry (--check: verify)
     #[command(long_about = crate::findings::HELP)]
     Findings(crate::findings::Opts),
-    /// Root-cause analysis of the ledger with the cause catalogue: `triage causes`
+    /// Root-cause analysis: `triage causes` (the ledger), `triage sweep|minimize|known` (the fuzzers' output)
     Triage {
         #[command(subcommand)]
         cmd: crate::triage::Cmd,
@@ -176,7 +176,7 @@ impl Product {
             Product::Census(o) => crate::census_cmd::main(*o, host),
             Product::Suites(o) => crate::suites::main(o, host),
             Product::Findings(o) => crate::findings::main(o),
-            Product::Triage { cmd } => crate::triage::main(cmd),
+            Product::Triage { cmd } => crate::triage::main(cmd, host),
             Product::Worker { name } => Ok(crate::select::worker(&name)),
         }
     }

@@ -44,6 +44,38 @@ fn every_command_has_a_help() {
     }
 }
 
+/// One front door: every user-facing command, the fuzz analysis passes
+/// among them, is the product's, with a help of its own.
+#[test]
+fn the_product_holds_every_user_command() {
+    let out = repdiff(&["--help"], b"");
+    let top = String::from_utf8_lossy(&out.stdout);
+    for cmd in [
+        "setup",
+        "conformance",
+        "check",
+        "report",
+        "census",
+        "suites",
+        "findings",
+        "triage",
+    ] {
+        assert!(
+            top.lines().any(|l| l.trim_start().starts_with(cmd)),
+            "{cmd} missing from repdiff --help:\n{top}"
+        );
+    }
+    for sub in ["causes", "sweep", "minimize", "known"] {
+        let out = repdiff(&["triage", sub, "--help"], b"");
+        assert!(out.status.success(), "triage {sub} --help");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(&format!("Usage: repdiff triage {sub}")),
+            "{sub}: {text}"
+        );
+    }
+}
+
 #[test]
 fn usage_errors_exit_2() {
     for args in [

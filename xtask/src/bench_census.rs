@@ -45,12 +45,12 @@ pub fn measure(names: &[String], quick: bool) -> CensusRow {
         Ok(r) => r,
         Err(e) => return CensusRow::Skipped(e.0),
     };
-    let mut sel = crate::select::start(names, &[], false, Limits::default());
+    let mut sel = repdiff::select::start(names, &[], false, Limits::default());
     // As the census runs: extra workers where the registry asks for them,
     // and the expectation profiles asked beside the oracles.
     let mut helpers = repdiff::census_cmd::start_helpers(&sel, Limits::default());
-    let mut profiles = crate::select::start(
-        &crate::select::profile_names(),
+    let mut profiles = repdiff::select::start(
+        &repdiff::select::profile_names(),
         &[],
         false,
         Limits::default(),

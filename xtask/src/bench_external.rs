@@ -24,10 +24,10 @@
 //! robotexclusionrulesparser ones).
 
 use crate::bench::{fmt_ns, quantile, Body};
-use crate::registry::{self, External};
 use base64::Engine as _;
 use engine::oracle::Oracle;
 use engine::worker::{Limits, Supervised};
+use repdiff::registry::{self, External};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::process::{Command, Stdio};

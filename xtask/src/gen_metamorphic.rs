@@ -11,9 +11,9 @@
 //! is not what the generator writes (a hand edit, or a change to the bases
 //! or the generator not regenerated).
 
-use crate::paths;
 use engine::case::{BodyPart, BodySpec, RawCase, RawFile, RawQuery};
 use repdiff::cli::Usage;
+use repdiff::paths;
 use serde::Deserialize;
 use std::path::Path;
 

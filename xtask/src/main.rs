@@ -14,9 +14,6 @@ mod gen_metamorphic;
 mod verify_cpython315;
 mod verify_google;
 
-// The tooling reaches the product's modules by their old `crate::` paths.
-use repdiff::{paths, registry, select, setup};
-
 use clap::{Parser, Subcommand};
 use repdiff::cli::{exit_code, Global, Host, Product};
 
@@ -34,7 +31,7 @@ struct Cli {
 enum Command {
     #[command(flatten)]
     Product(Product),
-    /// The nightly differential fuzz job (--minutes N --jobs J); `fuzz minimize FINDING`
+    /// The nightly differential fuzz job (--minutes N --jobs J) and its toolchain's pieces
     #[command(long_about = fuzz::HELP)]
     Fuzz(fuzz::Opts),
     /// Worker overhead per oracle and rfc9309 vs google, measured in one run
@@ -58,7 +55,7 @@ const HOST: Host = Host {
 
 /// Setup before a command.
 fn ensure_setup() {
-    setup::ensure();
+    repdiff::setup::ensure();
 }
 
 fn main() {

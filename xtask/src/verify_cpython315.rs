@@ -4,10 +4,10 @@
 //! real CPython 3.15.0rc1 interpreter (pyodide 315.0.0-alpha.2 under node,
 //! offline, from the setup cache) and fails on any difference.
 
-use crate::setup::Ctx;
 use oracles::python::crosscheck::{self, Case};
 use oracles::python::pins;
 use repdiff::cli::Usage;
+use repdiff::setup::Ctx;
 use std::process::Command;
 
 pub const HELP: &str = "\

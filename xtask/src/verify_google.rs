@@ -4,9 +4,9 @@
 //! fail unless every test passes. This is the proof that our build of the
 //! library is faithful: upstream's expectations hold on this machine.
 
-use crate::setup::{self, google, verify, Ctx, SetupError};
 use oracles::google::pins;
 use repdiff::cli::Usage;
+use repdiff::setup::{self, google, verify, Ctx, SetupError};
 use std::process::Command;
 
 pub const HELP: &str = "\

@@ -137,25 +137,9 @@ fn untriaged_badge(n: usize) -> String {
     .to_string()
 }
 
-/// `YYYY-MM-DD HH:MM UTC` from a Unix time (no calendar crate for one line).
+/// `YYYY-MM-DD HH:MM UTC` from a Unix time.
 pub fn utc(ts: u64) -> String {
-    let days = (ts / 86_400) as i64;
-    let secs = ts % 86_400;
-    // Howard Hinnant's days-to-civil.
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02} {:02}:{:02} UTC",
-        secs / 3600,
-        secs % 3600 / 60
-    )
+    engine::calendar::utc_minutes(i64::try_from(ts).unwrap_or(i64::MAX))
 }
 
 /// A site written next to its destination, not yet visible there: one

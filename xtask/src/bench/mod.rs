@@ -8,11 +8,11 @@
 //! times to last a few milliseconds, so the clock's resolution does not
 //! matter; calls are made once untimed first (warm-up and answer check).
 
-use crate::{paths, setup};
 use engine::oracle::{Answer, Ask, Oracle, Outcome, Query, Unavailable};
 use engine::rng::Rng;
 use engine::worker::{Limits, Supervised};
 use repdiff::cli::Usage;
+use repdiff::{paths, setup};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::hint::black_box;
@@ -232,9 +232,9 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
 /// The oracles to bench: those named (checked as `check` checks them),
 /// else every registered one.
 fn oracle_names(named: &[String]) -> Result<Vec<String>, Usage> {
-    crate::select::validate(named, &[])?;
+    repdiff::select::validate(named, &[])?;
     Ok(if named.is_empty() {
-        crate::select::known_names()
+        repdiff::select::known_names()
     } else {
         named.to_vec()
     })
@@ -319,7 +319,7 @@ fn start_pair(
         max_restarts_total: 1000,
         ..Limits::default()
     };
-    let exe = crate::select::self_exe();
+    let exe = repdiff::select::self_exe();
     let sup = Supervised::start(name, vec![exe, "worker".into(), name.to_string()], limits);
     match (raw, sup) {
         (Ok(r), Ok(s)) => Ok((r, s)),
@@ -397,7 +397,7 @@ fn run_head_to_head(
     // Both through their workers: google's C++ is linked only into its
     // harness binary, so this is the one footing the two share.
     let make = |n: &str| {
-        let argv = crate::select::worker_command(registry, n, crate::select::self_exe());
+        let argv = repdiff::select::worker_command(registry, n, repdiff::select::self_exe());
         Supervised::start(n, argv, Limits::default())
     };
     let (Ok(mut rfc), Ok(mut google)) = (make(pair[0]), make(pair[1])) else {

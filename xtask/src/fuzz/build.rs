@@ -27,7 +27,8 @@
 //! rebuild when a wrapper changes, so a stamp of the wrapper's content sits
 //! in each target directory and a mismatch empties it first.
 
-use super::{fuzz_dir, root};
+use super::fuzz_dir;
+use repdiff::paths::root;
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -98,7 +99,7 @@ fn check_scope_stamp(dir: &std::path::Path, add: &str) -> Result<(), String> {
     );
     text.extend(b"\n+");
     text.extend(add.bytes());
-    let want = crate::setup::sha256_hex(&text);
+    let want = repdiff::setup::sha256_hex(&text);
     let stamp = dir.join("repdiff-coverage-scope.sha256");
     let have = std::fs::read_to_string(&stamp).unwrap_or_default();
     if have.trim() == want {

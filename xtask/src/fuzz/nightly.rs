@@ -5,6 +5,7 @@ use super::report::{self, Report};
 use super::runner::{self, Launch, RunStats};
 use super::{all_findings, derive_known, fuzz_dir, known_path, write_known};
 use fuzzcore::record::{read_stats_dir, ProcessStats};
+pub use repdiff::triage::fuzzed::corpus_dir;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -37,10 +38,6 @@ fn max_len(target: &str) -> u32 {
         "differential_bytes" => 4096,
         _ => 4096,
     }
-}
-
-pub fn corpus_dir(target: &str) -> PathBuf {
-    fuzz_dir().join("corpus").join(target)
 }
 
 fn artifacts_dir(target: &str) -> PathBuf {
@@ -100,7 +97,7 @@ fn symbolizer() -> String {
 /// Seed `fuzz/corpus/differential_bytes` with every corpus body (up to the
 /// target's max_len), named by content hash so re-seeding is idempotent.
 pub fn seed() -> usize {
-    let Ok(corpus) = engine::case::load_dir(&crate::paths::corpus_dir()) else {
+    let Ok(corpus) = engine::case::load_dir(&repdiff::paths::corpus_dir()) else {
         return 0;
     };
     let dir = corpus_dir("differential_bytes");
@@ -617,7 +614,7 @@ fn run_job(o: &Options) -> Result<i32, String> {
 /// Tools, build, the known list (derived fresh and written for the fuzz
 /// processes) and the seeded corpus.
 fn prepare(o: &Options) -> Result<super::triage::Known, String> {
-    crate::setup::ensure();
+    repdiff::setup::ensure();
     let clang = super::tools::ensure().map_err(|p| p.join("\nerror: "))?;
     if o.build {
         build::build_all(&clang)?;
@@ -724,7 +721,7 @@ fn minimise_new(known: &super::triage::Known) -> Result<Vec<String>, String> {
             continue;
         }
         eprintln!("fuzz: minimising finding {}", f.hash);
-        match super::minimize::minimize(&f.dir, known, false) {
+        match repdiff::triage::minimize::minimize(&f.dir, known, false) {
             Ok(s) => {
                 eprintln!("{s}");
                 minimised.push(f.hash.clone());

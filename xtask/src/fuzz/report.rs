@@ -146,36 +146,7 @@ fn class_rows(r: &Report, t: &Totals) -> Vec<(&'static str, u64, u64, usize)> {
         .collect()
 }
 
-/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
-fn civil(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
-pub fn date(t: SystemTime) -> (String, String) {
-    let secs = t
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    let (y, m, d) = civil(secs.div_euclid(86_400));
-    let s = secs.rem_euclid(86_400);
-    (
-        format!("{y:04}-{m:02}-{d:02}"),
-        format!(
-            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-            s / 3600,
-            s / 60 % 60,
-            s % 60
-        ),
-    )
-}
+pub use engine::calendar::stamps as date;
 
 fn run_json(r: &RunStats) -> Value {
     json!({
@@ -206,7 +177,7 @@ impl Judged<'_> {
                 .iter()
                 .filter(|f| f.untriaged(&r.known))
                 .collect(),
-            corpus: engine::case::load_dir(&crate::paths::corpus_dir()).unwrap_or_default(),
+            corpus: engine::case::load_dir(&repdiff::paths::corpus_dir()).unwrap_or_default(),
         }
     }
 
@@ -267,7 +238,7 @@ fn finding_json(r: &Report, judged: &Judged, f: &Finding) -> Result<Value, Strin
     Ok(json!({
         "hash": f.hash, "new": f.new_part(), "signature": f.record.signature, "target": f.record.target,
         "hits": f.hits(), "untriaged": f.untriaged(&r.known), "new_this_run": !r.findings_before.contains(&f.hash),
-        "minimized": minimized(f)?, "dir": f.dir.strip_prefix(super::root()).unwrap_or(&f.dir).display().to_string(),
+        "minimized": minimized(f)?, "dir": f.dir.strip_prefix(repdiff::paths::root()).unwrap_or(&f.dir).display().to_string(),
         "cases": judged.promoted(&f.hash),
     }))
 }
@@ -350,7 +321,7 @@ fn md_header(r: &Report, judged: &Judged, (day, stamp): (&str, &str)) -> String 
             "No untriaged signature: exit 0.".to_string()
         } else {
             format!(
-                "{} untriaged signature(s): {} (exit 1). Promote each with `cargo xtask fuzz minimize` and a ledger entry.",
+                "{} untriaged signature(s): {} (exit 1). Promote each with `repdiff triage minimize` and a ledger entry.",
                 untriaged.len(),
                 untriaged.iter().map(|f| f.hash.as_str()).collect::<Vec<_>>().join(", ")
             )
@@ -606,7 +577,7 @@ fn md_classes(r: &Report, t: &Totals) -> String {
 /// report worth keeping is copied to reports/fuzz/ by hand, in a commit
 /// that says why.
 fn save(day: &str, stamp: &str, md: &str, j: &Value) -> Vec<PathBuf> {
-    let dir = super::root().join("reports/run/fuzz");
+    let dir = repdiff::paths::root().join("reports/run/fuzz");
     let _ = std::fs::create_dir_all(&dir);
     // One report per night; a second run the same day keeps the first.
     let name = if dir.join(format!("{day}.md")).exists() {
@@ -625,12 +596,6 @@ fn save(day: &str, stamp: &str, md: &str, j: &Value) -> Vec<PathBuf> {
 mod tests {
     use super::*;
     use crate::fuzz::nightly::SpeedRow;
-
-    #[test]
-    fn dates() {
-        assert_eq!(civil(0), (1970, 1, 1));
-        assert_eq!(civil(20_000), (2024, 10, 4));
-    }
 
     /// Per-process stats files in the format the fuzz processes write.
     const STATS: &[(&str, &str)] = &[
@@ -657,7 +622,7 @@ mod tests {
         }
         let mut findings = Vec::new();
         for hash in ["d3d169d53f93", "b70f7e294b4e", "a65cc910ab65"] {
-            let from = crate::fuzz::committed_findings_dir().join(hash);
+            let from = repdiff::triage::fuzzed::committed_findings_dir().join(hash);
             let to = base.join("findings").join(hash);
             std::fs::create_dir_all(&to).unwrap();
             for f in std::fs::read_dir(&from).unwrap().flatten() {
@@ -752,7 +717,7 @@ mod tests {
     /// output shows here, whatever the reason.
     #[test]
     fn report_rendering_is_unchanged() {
-        let base = crate::paths::root().join("target/fuzz-report-golden");
+        let base = repdiff::paths::root().join("target/fuzz-report-golden");
         let r = fixture(&base);
         let (code, paths) = write(&r).unwrap();
         let md = std::fs::read_to_string(&paths[0]).unwrap();

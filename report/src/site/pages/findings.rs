@@ -59,7 +59,7 @@ fn slow_table(cx: &Ctx, b: &mut String) {
     let _ = write!(
         b,
         "<h2>Slow inputs</h2><p>Inputs on which one parser takes over 100 times its median \
-time while the others stay fast, found and minimised on their time by <code>cargo xtask fuzz \
+time while the others stay fast, found and minimised on their time by <code>repdiff triage \
 sweep</code>, with the growth measured at several sizes ({}).</p>\
 <div class=\"wrap\"><table><thead><tr><th>write-up</th><th>oracle</th></tr></thead><tbody>",
         cx.inp.slow.len()

@@ -1,4 +1,4 @@
-//! `cargo xtask fuzz sweep`: a replay pass over the merged fuzz corpora with
+//! `repdiff triage sweep`: a replay pass over the merged fuzz corpora with
 //! every registered oracle, the worker-run ones (node, Perl, Ruby, any
 //! `--oracle-cmd`) included, and root-cause triage of every departure.
 //!
@@ -13,23 +13,34 @@
 //! one batched call each, and only the sampled departures pay for
 //! minimisation (hundreds of single questions).
 
-use super::triage::{self, REFERENCE};
+use crate::cli::Usage;
+use crate::slow::{self, SlowFinding};
 use cause::Input;
 use engine::oracle::{Ask, Oracle, Query};
+use fuzzcore::triage::{self, REFERENCE};
 use oracles::rfc9309::{Readings, Robots};
-use repdiff::cli::Usage;
-use repdiff::slow::{self, SlowFinding};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// What `sweep` is asked to do.
-pub struct Options {
+/// `repdiff triage sweep` options.
+#[derive(Debug, clap::Args)]
+pub struct Opts {
+    /// Time budget in seconds (the pass stops between inputs)
+    #[arg(long, default_value_t = 600)]
     pub seconds: u64,
-    pub per_bucket: usize,
-    pub oracles: Vec<String>,
+    /// Departures minimised per (oracle, answers, deciding feature, unminimised cause)
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
+    pub per_bucket: u64,
+    /// Only these oracles (repeatable; rfc9309 is always in) [default: every registered one]
+    #[arg(long)]
+    pub oracle: Vec<String>,
+    /// Add any program that speaks docs/protocol.md (repeatable)
+    #[arg(long = "oracle-cmd", value_name = "NAME='COMMAND'")]
     pub oracle_cmds: Vec<String>,
+    /// Write `reports/fuzz/<stamp>-sweep.{md,json}` (default: reports/run/fuzz/sweep.*)
+    #[arg(long)]
     pub write_report: bool,
 }
 
@@ -96,16 +107,15 @@ struct Sweep {
     times: Vec<(usize, Vec<f64>)>,
 }
 
-pub fn main(o: &Options) -> Result<i32, Usage> {
-    crate::setup::ensure();
-    let (corpus, ledger) = repdiff::triage::causes::load_corpus_and_ledger()?;
+pub fn main(o: &Opts) -> Result<i32, Usage> {
+    let (corpus, ledger) = super::causes::load_corpus_and_ledger()?;
     let extra = crate::select::oracle_cmds(&o.oracle_cmds)?;
-    let mut names = if o.oracles.is_empty() {
+    let mut names = if o.oracle.is_empty() {
         let mut n = crate::select::known_names();
         n.extend(extra.iter().map(|e| e.name.clone()));
         n
     } else {
-        o.oracles.clone()
+        o.oracle.clone()
     };
     if !names.iter().any(|n| n == REFERENCE) {
         names.insert(0, REFERENCE.to_string());
@@ -119,25 +129,25 @@ pub fn main(o: &Options) -> Result<i32, Usage> {
     let sel = crate::select::start(&names, &extra, true, limits);
     if !sel.unavailable.is_empty() {
         for u in &sel.unavailable {
-            eprintln!("error: {u}");
+            log::error!("{u}");
         }
         return Ok(1);
     }
     let mut all = sel.oracles;
-    eprintln!(
-        "fuzz sweep: classifying the ledger's corpus cells (what the ledger knows, cell by cell)"
+    log::info!(
+        "triage sweep: classifying the ledger's corpus cells (what the ledger knows, cell by cell)"
     );
     let known = known_causes(&ledger, &corpus, &mut all);
     let inputs = corpus_inputs();
     if inputs.is_empty() {
-        eprintln!(
-            "error: no corpus inputs under {} (differential, differential_bytes): run `cargo xtask fuzz` first",
-            super::fuzz_dir().join("corpus").display()
+        log::error!(
+            "no corpus inputs under {} (differential, differential_bytes): run `cargo xtask fuzz` in a repdiff checkout first",
+            super::fuzzed::fuzz_dir().join("corpus").display()
         );
         return Ok(1);
     }
-    eprintln!(
-        "fuzz sweep: {} corpus inputs, {} oracles, {} s budget",
+    log::info!(
+        "triage sweep: {} corpus inputs, {} oracles, {} s budget",
         inputs.len(),
         all.len(),
         o.seconds
@@ -153,20 +163,20 @@ pub fn main(o: &Options) -> Result<i32, Usage> {
         },
         readings: Readings::default(),
         scratch: Vec::new(),
-        per_bucket: o.per_bucket,
+        per_bucket: usize::try_from(o.per_bucket).unwrap_or(usize::MAX),
         deadline: Instant::now() + Duration::from_secs(o.seconds),
         times: Vec::new(),
     };
     let t0 = Instant::now();
     for (i, (source, body, queries)) in inputs.iter().enumerate() {
         if Instant::now() >= s.deadline {
-            eprintln!("fuzz sweep: time budget spent after {i} inputs");
+            log::info!("triage sweep: time budget spent after {i} inputs");
             break;
         }
         s.input(i, source, body, queries);
         if (i + 1) % 200 == 0 {
-            eprintln!(
-                "fuzz sweep: {} / {} inputs, {} departures, {} named, {:.0} s",
+            log::info!(
+                "triage sweep: {} / {} inputs, {} departures, {} named, {:.0} s",
                 i + 1,
                 inputs.len(),
                 s.totals.departures,
@@ -192,7 +202,7 @@ pub fn main(o: &Options) -> Result<i32, Usage> {
         "slow_unconfirmed": unconfirmed,
     });
     for p in save(&md, &json, o.write_report)? {
-        eprintln!("fuzz sweep: wrote {}", p.display());
+        log::info!("triage sweep: wrote {}", p.display());
     }
     Ok(0)
 }
@@ -207,7 +217,7 @@ fn known_causes(
     all: &mut [Box<dyn Oracle>],
 ) -> BTreeSet<(String, String)> {
     let mut out: BTreeSet<(String, String)> =
-        repdiff::triage::causes::ledger_cell_causes(ledger, corpus, all)
+        super::causes::ledger_cell_causes(ledger, corpus, all)
             .into_keys()
             .collect();
     for e in &ledger.entries {
@@ -226,7 +236,7 @@ fn known_causes(
 /// (file, body, queries) as each target renders its inputs.
 fn corpus_inputs() -> Vec<(String, Vec<u8>, Vec<Query>)> {
     let read = |target: &str| -> Vec<(String, Vec<u8>)> {
-        let dir = super::nightly::corpus_dir(target);
+        let dir = super::fuzzed::corpus_dir(target);
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
             .map(|d| d.flatten().map(|e| e.path()).collect())
             .unwrap_or_default();
@@ -399,7 +409,8 @@ fn cell(s: &str) -> String {
 fn markdown(s: &Sweep, names: &[String]) -> String {
     let t = &s.totals;
     let mut md = format!(
-        "# Fuzz corpus sweep\n\n`cargo xtask fuzz sweep`: {} of {} corpus inputs replayed ({} can_fetch queries) through {} oracles ({}) in {:.0} s; {} departures from {REFERENCE}, {} sampled and named (at most {} per (oracle, answers, deciding feature, unminimised cause)), {} left unnamed because the pair took over {NAME_UNDER_MS} ms on the input.\n\n",
+        "# Fuzz corpus sweep\n\n`{} triage sweep`: {} of {} corpus inputs replayed ({} can_fetch queries) through {} oracles ({}) in {:.0} s; {} departures from {REFERENCE}, {} sampled and named (at most {} per (oracle, answers, deciding feature, unminimised cause)), {} left unnamed because the pair took over {NAME_UNDER_MS} ms on the input.\n\n",
+        crate::cli::program(),
         t.inputs_replayed, t.inputs, t.queries, names.len(), names.join(", "), t.seconds,
         t.departures, t.departures_named, s.per_bucket, t.departures_slow,
     );
@@ -448,7 +459,7 @@ fn markdown(s: &Sweep, names: &[String]) -> String {
 /// Into the run folder, or (`--write-report`) into reports/fuzz/.
 fn save(md: &str, json: &serde_json::Value, publish: bool) -> Result<Vec<PathBuf>, Usage> {
     let (dir, stem) = if publish {
-        let (_, stamp) = super::report::date(std::time::SystemTime::now());
+        let (_, stamp) = engine::calendar::stamps(std::time::SystemTime::now());
         (
             crate::paths::root().join("reports/fuzz"),
             format!("{}-sweep", stamp.replace(':', "")),
@@ -534,9 +545,10 @@ fn slow_findings(
                 (format!("{num}/{den}"), ms)
             })
             .collect();
-        eprintln!(
-            "fuzz sweep: minimising a slow input of {} ({:.0} ms) on its time",
-            c.oracle, again
+        log::info!(
+            "triage sweep: minimising a slow input of {} ({:.0} ms) on its time",
+            c.oracle,
+            again
         );
         let minimised = slow::minimise(
             body,
@@ -602,7 +614,7 @@ fn slow_findings(
 
 fn slow_markdown(slow: &[SlowFinding], unconfirmed: usize) -> String {
     let mut md = format!(
-        "## Slow inputs\n\nAn input on which one oracle took over {}x its median time per input and over {} ms while every other oracle stayed within {}x of its own median (xtask/src/fuzz/slow.rs), confirmed by re-timing the same call three times (fastest kept; {unconfirmed} candidate(s) did not reproduce); growth: the first question alone on the input cut to 1/4, 1/2 and all of its rules after the first line and of its URL path. Worker-run oracles are cut off at 1 s per question in the sweep, so their times stop there.\n\n",
+        "## Slow inputs\n\nAn input on which one oracle took over {}x its median time per input and over {} ms while every other oracle stayed within {}x of its own median (repdiff/src/slow.rs), confirmed by re-timing the same call three times (fastest kept; {unconfirmed} candidate(s) did not reproduce); growth: the first question alone on the input cut to 1/4, 1/2 and all of its rules after the first line and of its URL path. Worker-run oracles are cut off at 1 s per question in the sweep, so their times stop there.\n\n",
         slow::RATIO,
         slow::FLOOR_MS,
         slow::OTHERS_RATIO
@@ -630,7 +642,7 @@ fn slow_markdown(slow: &[SlowFinding], unconfirmed: usize) -> String {
         );
     }
     md += &format!(
-        "\n### Minimised on the time\n\nEach input above minimised for its oracle alone (xtask/src/fuzz/slow.rs `minimise`: lines, then byte chunks of the body and characters of the URL path, kept while the oracle still takes over max({} ms, {}x its median)), then every run of three or more equal bytes or characters stretched 1, 2 and 3 times to show the growth; the slowest other oracle on the minimised input for comparison.\n\n| oracle | minimised input (body; agent; URL) | probes (s) | growth (stretch: ms) | slowest other (ms) |\n|---|---|---|---|---|\n",
+        "\n### Minimised on the time\n\nEach input above minimised for its oracle alone (repdiff/src/slow.rs `minimise`: lines, then byte chunks of the body and characters of the URL path, kept while the oracle still takes over max({} ms, {}x its median)), then every run of three or more equal bytes or characters stretched 1, 2 and 3 times to show the growth; the slowest other oracle on the minimised input for comparison.\n\n| oracle | minimised input (body; agent; URL) | probes (s) | growth (stretch: ms) | slowest other (ms) |\n|---|---|---|---|---|\n",
         2.0 * slow::FLOOR_MS,
         slow::RATIO
     );

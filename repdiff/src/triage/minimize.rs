@@ -1,4 +1,4 @@
-//! `cargo xtask fuzz minimize <finding>`: shrink a finding while its
+//! `repdiff triage minimize <finding>`: shrink a finding while its
 //! signature holds, then write a ready corpus case and a draft ledger entry.
 //!
 //! "Holds" means, by default, that every cell key of the finding's new part
@@ -10,12 +10,12 @@
 //! bytes, then the URL (host first, then the path's characters), then the
 //! agent's characters, then lines once more.
 
-use super::triage::{self, Known};
-use super::{Finding, Probe, Replay};
+use super::fuzzed::{Finding, Probe, Replay};
 use cause::{ddmin as shrink, lines, Input};
 use engine::case::{BodyPart, BodySpec, RawCase, RawFile, RawQuery};
 use engine::ledger::{Classification, Entry, Pin};
 use fuzzcore::record::{self, Minimized, PairCause};
+use fuzzcore::triage::{self, Known};
 use std::path::Path;
 
 /// At most this many replays per finding (about 100 us each).
@@ -353,7 +353,7 @@ fn ledger_draft(id: &str, f: &Finding, r: &Replay, t: &triage::Triaged, known: &
     let entries = draft_entries(id, f, r, t, known);
     let doc = serde_yaml::to_string(&DraftLedger { entries }).unwrap_or_default();
     format!(
-        "# DRAFT by `fuzz minimize`: check every field (title, rfc, upstream, explanation) before\n\
+        "# DRAFT by `triage minimize`: check every field (title, rfc, upstream, explanation) before\n\
          # appending these entries to the ledger (oracles/harness/<name>/divergences.yaml, or cases/divergences.yaml for a\n\
          # built-in); they load as they are.\n{doc}"
     )
