@@ -10,10 +10,6 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[allow(dead_code)]
-#[path = "../src/google/pins.rs"]
-mod pins;
-
 /// Set to build from a robots.cc whose hash is not the pinned one (e.g. a
 /// newer upstream checkout copied into the cache); its version then says so.
 const ALLOW_UNPINNED: &str = "REPDIFF_GOOGLE_ALLOW_UNPINNED";
@@ -23,7 +19,6 @@ pub fn build() {
     println!("cargo::rerun-if-env-changed=REPDIFF_CACHE");
     println!("cargo::rerun-if-env-changed={ALLOW_UNPINNED}");
     println!("cargo::rerun-if-changed=src/google/shim.cc");
-    println!("cargo::rerun-if-changed=src/google/pins.rs");
     println!("cargo::rerun-if-changed=build/google.rs");
 
     match try_build() {
@@ -110,12 +105,13 @@ fn try_build() -> Result<Built, (String, String)> {
             String::new(),
         ));
     }
-    if sha != pins::ROBOTS_CC_SHA256 && std::env::var_os(ALLOW_UNPINNED).is_none() {
+    let pinned =
+        super::pins::row("google", "files", "robots.cc").map_err(|e| (e, String::new()))?;
+    if sha != pinned && std::env::var_os(ALLOW_UNPINNED).is_none() {
         return Err((
             format!(
-                "{} has sha256 {sha}, not the pinned {}",
+                "{} has sha256 {sha}, not the pinned {pinned}",
                 robots_cc.display(),
-                pins::ROBOTS_CC_SHA256
             ),
             format!("rm -rf {}", dir.display()),
         ));

@@ -203,11 +203,12 @@ pub fn cache_dir() -> PathBuf {
     }
 }
 
-/// The manifests of the external oracles under a checkout: one directory
-/// per parser, `oracles/harness/<name>/oracle.yaml` beside its harness,
-/// direct-call program and build files, in name order (the order reports
-/// list them in, after the built-ins). Only the layout lives here; the
-/// product reads the manifests (`repdiff::registry`).
+/// Every oracle's manifest under a checkout: one directory per parser,
+/// `oracles/harness/<name>/oracle.yaml` beside everything else about it
+/// (its harness or adapter's build, direct-call program, ledger file), in
+/// name order. A built-in's manifest says `builtin: <runtime>` and holds
+/// its pins; an external one says how to start it. Only the layout lives
+/// here; the product reads the manifests (`repdiff::registry`).
 pub fn harness_manifests(root: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(root.join("oracles/harness"))? {
@@ -220,33 +221,50 @@ pub fn harness_manifests(root: &std::path::Path) -> std::io::Result<Vec<PathBuf>
     Ok(found)
 }
 
+/// What every manifest says first: its name, and whether it is a built-in
+/// (`builtin: rust | google | python`, the runtime of its adapter in
+/// [`registry`]).
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Named {
+    pub name: String,
+    #[serde(default)]
+    pub builtin: Option<String>,
+}
+
+/// Read a manifest's [`Named`] part; an unreadable one is an error naming
+/// its file (and line).
+pub fn read_named(path: &std::path::Path) -> Result<Named, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_yaml::from_str::<Named>(&text).map_err(|e| {
+        let line = e
+            .location()
+            .map_or(String::new(), |l| format!(":{}", l.line()));
+        format!("{}{line}: {e}", path.display())
+    })
+}
+
 /// Every oracle name a ledger entry may use: the built-in registry, then the
-/// external oracles' manifests (`oracles/harness/<name>/oracle.yaml`). Only
-/// each manifest's `name` is read here (the product reads the rest,
-/// `repdiff::registry`); an unreadable manifest is an error naming its file.
+/// external oracles' manifests (`oracles/harness/<name>/oracle.yaml` without
+/// `builtin:`). Only each manifest's [`Named`] part is read here (the
+/// product reads the rest, `repdiff::registry`).
 pub fn oracle_names(root: &std::path::Path) -> Result<Vec<String>, String> {
-    #[derive(serde::Deserialize)]
-    struct Named {
-        name: String,
-    }
     let mut names: Vec<String> = registry().iter().map(|e| e.name.to_string()).collect();
     let manifests =
         harness_manifests(root).map_err(|e| format!("{}/oracles/harness: {e}", root.display()))?;
     for path in manifests {
-        let named = std::fs::read_to_string(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| serde_yaml::from_str::<Named>(&t).map_err(|e| e.to_string()))
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        names.push(named.name);
+        let named = read_named(&path)?;
+        if named.builtin.is_none() {
+            names.push(named.name);
+        }
     }
     Ok(names)
 }
 
 /// Every file of the known-divergence ledger under a checkout, in load
-/// order: `cases/divergences.yaml` (the built-in oracles' entries), the
-/// `*.yaml` of `cases/divergences/` (entries about several oracles at once,
-/// such as the either-query splits), then each external oracle's own
-/// `oracles/harness/<name>/divergences.yaml`, beside its harness.
+/// order: `cases/divergences.yaml` (entries about several oracles at once),
+/// the `*.yaml` of `cases/divergences/` (such as the either-query splits),
+/// then each oracle's own `oracles/harness/<name>/divergences.yaml`, beside
+/// its manifest (entries about that oracle alone).
 pub fn ledger_files(root: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
     let mut files = vec![root.join("cases/divergences.yaml")];
     let mut shared: Vec<PathBuf> = match std::fs::read_dir(root.join("cases/divergences")) {

@@ -1,16 +1,31 @@
-//! Every oracle repdiff can run, as data: the built-in adapters
-//! (`oracles::registry()`, served by this binary's `worker NAME`, or by
-//! their harness binary where the entry names one: Google's)
-//! and the external ones, one directory each under `oracles/harness/`
-//! whose `oracle.yaml` says how to start it (any program speaking
-//! docs/protocol.md; the fields are documented in oracles/harness/README.md),
-//! plus `--oracle-cmd NAME='COMMAND'` for a run. Reports, the ledger's
-//! known names, setup and the contract test all read this one list.
+//! Every oracle repdiff can run, as data: one directory each under
+//! `oracles/harness/`, whose `oracle.yaml` is its manifest (the fields are
+//! documented in oracles/harness/README.md). A built-in's manifest says
+//! `builtin: <runtime>` and holds its pins (the adapter is in
+//! `oracles::registry()`, served by this binary's `worker NAME`, or by its
+//! harness binary where the entry names one: Google's); an external one
+//! says how to start it (any program speaking docs/protocol.md). Plus
+//! `--oracle-cmd NAME='COMMAND'` for a run. Reports, the ledger's known
+//! names, setup and the contract test all read this one list.
 
 use crate::cli::Usage;
 use crate::paths;
 use serde::Deserialize;
 use std::collections::BTreeMap;
+
+/// A built-in's manifest: its adapter is Rust code of the oracles crate,
+/// so the manifest names it, says its runtime, and holds the pins the
+/// build turns into constants (`oracles/build/pins.rs`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Builtin {
+    pub name: String,
+    /// The runtime of its adapter (`rust`, `google`, `python`): the
+    /// registry entry's.
+    pub builtin: String,
+    #[serde(default)]
+    pub pins: serde_yaml::Mapping,
+}
 
 /// One external oracle: how to start it and what setup installs for it.
 #[derive(Debug, Clone, Deserialize)]
@@ -184,22 +199,36 @@ fn load() -> Result<Vec<External>, Usage> {
             root.display()
         ))
     })?;
-    let builtin: Vec<&str> = oracles::registry().iter().map(|e| e.name).collect();
+    let registry = oracles::registry();
+    let mut builtins_seen: Vec<String> = Vec::new();
     let mut loaded: Vec<External> = Vec::new();
     for path in manifests {
-        let o = read_manifest(&path)?;
+        let named = oracles::read_named(&path).map_err(Usage)?;
         let dir = path
             .parent()
             .and_then(|d| d.file_name())
-            .unwrap_or_default();
-        let problem = if o.name != dir.to_string_lossy() {
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        if named.name != dir {
+            return Err(Usage(format!(
+                "{}: names oracle `{}` but its directory is `{dir}`",
+                path.display(),
+                named.name
+            )));
+        }
+        if named.builtin.is_some() {
+            let b: Builtin = read_manifest(&path)?;
+            check_builtin(&b, &registry).map_err(|p| Usage(format!("{}: {p}", path.display())))?;
+            builtins_seen.push(b.name);
+            continue;
+        }
+        let o: External = read_manifest(&path)?;
+        let problem = if registry.iter().any(|e| e.name == o.name) {
             Some(format!(
-                "names oracle `{}` but its directory is `{}`",
-                o.name,
-                dir.to_string_lossy()
+                "oracle `{}` is also a built-in (a built-in's manifest says `builtin:`)",
+                o.name
             ))
-        } else if builtin.contains(&o.name.as_str()) {
-            Some(format!("oracle `{}` is also a built-in", o.name))
         } else if o.command.is_empty() {
             Some(format!("oracle `{}` has an empty command", o.name))
         } else {
@@ -210,11 +239,39 @@ fn load() -> Result<Vec<External>, Usage> {
         }
         loaded.push(o);
     }
+    if let Some(e) = registry
+        .iter()
+        .find(|e| !builtins_seen.iter().any(|n| n == e.name))
+    {
+        return Err(Usage(format!(
+            "{}: the built-in oracle `{}` has no manifest (one directory per oracle)",
+            root.join("oracles/harness")
+                .join(e.name)
+                .join("oracle.yaml")
+                .display(),
+            e.name
+        )));
+    }
     Ok(loaded)
 }
 
+/// A built-in's manifest names an adapter of this build, with its runtime.
+fn check_builtin(b: &Builtin, registry: &[oracles::Entry]) -> Result<(), String> {
+    match registry.iter().find(|e| e.name == b.name) {
+        None => Err(format!(
+            "says `builtin: {}`, but this build has no built-in oracle `{}`",
+            b.builtin, b.name
+        )),
+        Some(e) if e.runtime != b.builtin => Err(format!(
+            "says `builtin: {}`, but the built-in `{}` runs on `{}`",
+            b.builtin, b.name, e.runtime
+        )),
+        Some(_) => Ok(()),
+    }
+}
+
 /// One manifest; a malformed one is an error with its file and line.
-fn read_manifest(path: &std::path::Path) -> Result<External, Usage> {
+fn read_manifest<T: serde::de::DeserializeOwned>(path: &std::path::Path) -> Result<T, Usage> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Usage(format!("{}: cannot read: {e}", path.display())))?;
     serde_yaml::from_str(&text).map_err(|e| {

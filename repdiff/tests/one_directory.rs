@@ -35,9 +35,10 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 /// The checkout's corpus, ledger and oracle directories, in a new folder.
-fn checkout_copy() -> std::path::PathBuf {
+/// `tag` keeps each test's copy its own (the tests run in parallel).
+fn checkout_copy(tag: &str) -> std::path::PathBuf {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let copy = std::env::temp_dir().join(format!("repdiff-one-dir-{}", std::process::id()));
+    let copy = std::env::temp_dir().join(format!("repdiff-one-dir-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&copy);
     copy_tree(&root.join("cases"), &copy.join("cases"));
     copy_tree(&root.join("oracles/harness"), &copy.join("oracles/harness"));
@@ -104,7 +105,7 @@ fn run(copy: &Path, out: &str) -> (i32, serde_json::Value) {
 
 #[test]
 fn a_parser_added_as_one_directory_is_listed_run_and_triaged_by_its_own_ledger() {
-    let copy = checkout_copy();
+    let copy = checkout_copy("added");
     let dir = add_parser(&copy);
 
     let listed = repdiff()
@@ -144,5 +145,54 @@ fn a_parser_added_as_one_directory_is_listed_run_and_triaged_by_its_own_ledger()
         "{cell}"
     );
     assert_eq!(code, 0, "every cell is triaged now: {cell}");
+    let _ = std::fs::remove_dir_all(&copy);
+}
+
+/// `repdiff --root COPY oracles` in a copy: exit status and stderr.
+fn list(copy: &Path) -> (i32, String) {
+    let out = repdiff()
+        .arg("--root")
+        .arg(copy)
+        .arg("oracles")
+        .output()
+        .expect("oracles");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The built-ins live in the same house: each has its directory and
+/// manifest (`builtin: <runtime>`, its pins, its own ledger file), and the
+/// registry is the set of manifests, so a built-in without one, or one
+/// whose manifest says another runtime, stops the command naming the file.
+#[test]
+fn every_builtin_has_its_manifest_and_the_registry_checks_it() {
+    let copy = checkout_copy("builtins");
+    assert_eq!(
+        list(&copy).0,
+        0,
+        "the checkout's own manifests are accepted"
+    );
+
+    let manifest = copy.join("oracles/harness/texting-robots/oracle.yaml");
+    let text = std::fs::read_to_string(&manifest).expect("texting-robots has a manifest");
+    assert!(text.contains("builtin: rust"), "{text}");
+
+    std::fs::write(&manifest, text.replace("builtin: rust", "builtin: python")).expect("edit");
+    let (code, stderr) = list(&copy);
+    assert_ne!(code, 0, "a wrong runtime is refused");
+    assert!(
+        stderr.contains("texting-robots/oracle.yaml") && stderr.contains("runs on `rust`"),
+        "{stderr}"
+    );
+
+    std::fs::remove_file(&manifest).expect("remove");
+    let (code, stderr) = list(&copy);
+    assert_ne!(code, 0, "a built-in without a manifest is refused");
+    assert!(
+        stderr.contains("built-in oracle `texting-robots` has no manifest"),
+        "{stderr}"
+    );
     let _ = std::fs::remove_dir_all(&copy);
 }
