@@ -3,6 +3,7 @@
 
 use crate::tally::{Example, ImpactRow, Tally};
 use crate::{Census, OracleId, Section, Speed};
+use engine::oracle::Label;
 use engine::signature::Signature;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -146,9 +147,12 @@ engine::serde_as_text!(Triage);
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SignatureCause {
     pub oracle: String,
-    /// The reference's and the oracle's answers (ledger pin labels).
-    pub reference_answer: String,
-    pub answer: String,
+    /// The reference's and the oracle's answers on the minimised example
+    /// (none when it could not be triaged; written `""`).
+    #[serde(with = "engine::oracle::label_or_empty")]
+    pub reference_answer: Option<Label>,
+    #[serde(with = "engine::oracle::label_or_empty")]
+    pub answer: Option<Label>,
     /// A catalogue name (docs/causes.md), `new` when no transformation
     /// neutralises the pair, or why the example could not be triaged.
     pub cause: Triage,
@@ -553,8 +557,8 @@ fn causes_md(out: &mut String, causes: &[SignatureCause]) {
         out.push_str(&format!(
             "| `{}` | {} → {} | `{}` | {} | `\"{}\"`, `{}`, `{}` |\n",
             c.oracle,
-            c.reference_answer,
-            c.answer,
+            shown(&c.reference_answer),
+            shown(&c.answer),
             c.cause,
             ledger,
             cell(&c.body),
@@ -665,6 +669,12 @@ pub fn heatmap(c: &Census, section: &Section) -> String {
     svg
 }
 
+/// An answer of a top cause's example as the tables show it: its label,
+/// or nothing when the example could not be triaged.
+pub fn shown(label: &Option<Label>) -> String {
+    label.as_ref().map(Label::to_string).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -712,6 +722,29 @@ mod tests {
         assert!(
             lines[2].contains("| – |") && !lines[2].contains("unexplained"),
             "{out}"
+        );
+    }
+
+    /// A top cause's answers are labels, read and written as the text
+    /// census.json has always held (`""` when it could not be triaged).
+    #[test]
+    fn signature_cause_answers_are_labels_stored_as_text() {
+        let named = r#"{"oracle":"google","reference_answer":"disallowed","answer":"error:ValueError","cause":"strip-bom","body":"","agent":"a","url":"/","ledger":[]}"#;
+        let c: SignatureCause = serde_json::from_str(named).expect("reads");
+        assert_eq!(c.reference_answer, Some(Label::Disallowed));
+        assert_eq!(c.answer, Some(Label::Error("ValueError".into())));
+        assert_eq!(serde_json::to_string(&c).expect("writes"), named);
+        let unnamed = named
+            .replace("\"disallowed\"", "\"\"")
+            .replace("\"error:ValueError\"", "\"\"");
+        let c: SignatureCause = serde_json::from_str(&unnamed).expect("reads");
+        assert_eq!(
+            (c.reference_answer.clone(), shown(&c.answer)),
+            (None, String::new())
+        );
+        assert_eq!(serde_json::to_string(&c).expect("writes"), unnamed);
+        assert!(
+            serde_json::from_str::<SignatureCause>(&named.replace("disallowed", "maybe")).is_err()
         );
     }
 }

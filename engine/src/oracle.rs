@@ -223,6 +223,29 @@ impl std::str::FromStr for Label {
     }
 }
 
+/// serde for an `Option<Label>` stored as text, `""` for none: a field
+/// that older files wrote as a plain string, empty when there was no answer
+/// to give (census.json's top causes that could not be triaged).
+pub mod label_or_empty {
+    use super::Label;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(label: &Option<Label>, s: S) -> Result<S::Ok, S::Error> {
+        match label {
+            Some(l) => s.collect_str(l),
+            None => s.serialize_str(""),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Label>, D::Error> {
+        let text = String::deserialize(d)?;
+        if text.is_empty() {
+            return Ok(None);
+        }
+        text.parse().map(Some).map_err(serde::de::Error::custom)
+    }
+}
+
 impl TryFrom<String> for Label {
     type Error = String;
     fn try_from(s: String) -> Result<Self, String> {

@@ -138,8 +138,8 @@ fn one(
     let ledger = ledger.into_iter().map(|(_, id)| id).collect();
     SignatureCause {
         oracle: name.to_string(),
-        reference_answer: named.answers.0.to_string(),
-        answer: named.answers.1.to_string(),
+        reference_answer: Some(named.answers.0),
+        answer: Some(named.answers.1),
         cause: Triage::Named(named.cause.to_string()),
         body: escape_bytes(&named.minimised.body),
         agent: named.minimised.agent,

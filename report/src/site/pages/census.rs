@@ -243,8 +243,8 @@ fn causes_table(cx: &Ctx, b: &mut String, causes: &[::census::render::SignatureC
             "<tr><td>{}</td><td>{} → {}</td><td><code>{}</code></td><td>{ledger}</td>\
 <td><code>\"{}\"</code></td><td><code>{}</code></td><td><code>{}</code></td></tr>",
             cx.oracle_ref("", &c.oracle),
-            esc(&c.reference_answer),
-            esc(&c.answer),
+            esc(&::census::render::shown(&c.reference_answer)),
+            esc(&::census::render::shown(&c.answer)),
             esc(&c.cause.to_string()),
             esc(&c.body),
             esc(&c.agent),
