@@ -9,7 +9,9 @@
 //! names, setup and the contract test all read this one list.
 
 use crate::cli::Usage;
+use crate::findings::repro::{self, Lang};
 use crate::paths;
+use engine::oracle::Ask;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -25,6 +27,66 @@ pub struct Builtin {
     pub builtin: String,
     #[serde(default)]
     pub pins: serde_yaml::Mapping,
+    #[serde(default)]
+    pub reproducer: Option<Reproducer>,
+}
+
+/// How the direct reproducer of a write-up is made for this oracle: a
+/// program in the library's own language, kept as a template beside the
+/// manifest and filled in by `findings::repro`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reproducer {
+    /// The template's language: how the input is written in it, and the
+    /// runtime `findings --verify` runs it in.
+    pub lang: Lang,
+    /// The template's file, in the oracle's directory.
+    pub template: String,
+    /// The library call that answers each ask (`{{agent}}` and `{{url}}`
+    /// stand for the query's, as literals); an ask missing here has no
+    /// direct reproducer. Empty when the template asks the question itself.
+    pub calls: BTreeMap<Ask, String>,
+    /// The URL to ask with when a query other than `can_fetch` has none
+    /// (a library that wants a URL for every question).
+    #[serde(default)]
+    pub default_url: Option<String>,
+    /// How `findings --verify` runs it, where its language alone does not say.
+    #[serde(default)]
+    pub run: ReproRun,
+    /// The template's text, read when the manifest is loaded.
+    #[serde(skip)]
+    pub source: String,
+}
+
+/// What `findings --verify` needs to run one oracle's reproducers in the
+/// oracle's own runtime (`{root}` and `{cache}` are substituted).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReproRun {
+    /// Python: the interpreter the oracle itself runs in.
+    #[serde(default)]
+    pub python: Option<String>,
+    /// Python: bind `urllib.robotparser` to CPython 3.15.0rc1's module
+    /// before the program starts, as the `cpython-3.15` oracle runs it on
+    /// the 3.11 runtime.
+    #[serde(default)]
+    pub robotparser_315: bool,
+    /// Rust: the dependency line of the programs' Cargo.toml (the
+    /// workspace's Cargo.lock pins the rest).
+    #[serde(default)]
+    pub cargo_dependency: Option<String>,
+    /// Rust: build in a copy of the harness crate of this directory
+    /// instead (its Cargo.toml, Cargo.lock and this target folder under
+    /// the cache), so nothing but the programs compiles.
+    #[serde(default)]
+    pub cargo_target: Option<String>,
+}
+
+impl ReproRun {
+    /// The Python interpreter, substituted.
+    pub fn python(&self) -> Option<std::path::PathBuf> {
+        self.python.as_deref().map(|p| expand(p).into())
+    }
 }
 
 /// One external oracle: how to start it and what setup installs for it.
@@ -52,6 +114,8 @@ pub struct External {
     /// parser slow enough to set the census's wall time alone.
     #[serde(default = "one")]
     pub census_workers: usize,
+    #[serde(default)]
+    pub reproducer: Option<Reproducer>,
 }
 
 fn one() -> usize {
@@ -183,14 +247,44 @@ fn expand(s: &str) -> String {
 /// with the file and line. Read once per process: validation, selection,
 /// the ledger's known names and setup all ask.
 pub fn externals() -> Result<Vec<External>, Usage> {
-    static LOADED: std::sync::OnceLock<Result<Vec<External>, String>> = std::sync::OnceLock::new();
-    LOADED
-        .get_or_init(|| load().map_err(|Usage(m)| m))
-        .clone()
-        .map_err(Usage)
+    loaded().map(|l| l.externals.clone())
 }
 
-fn load() -> Result<Vec<External>, Usage> {
+/// Every oracle's reproducer, built-in and external, by oracle name.
+pub fn reproducers() -> Result<&'static BTreeMap<String, Reproducer>, Usage> {
+    loaded().map(|l| &l.reproducers)
+}
+
+/// What the manifests say, read once.
+struct Loaded {
+    externals: Vec<External>,
+    reproducers: BTreeMap<String, Reproducer>,
+}
+
+fn loaded() -> Result<&'static Loaded, Usage> {
+    static LOADED: std::sync::OnceLock<Result<Loaded, String>> = std::sync::OnceLock::new();
+    LOADED
+        .get_or_init(|| load().map_err(|Usage(m)| m))
+        .as_ref()
+        .map_err(|m| Usage(m.clone()))
+}
+
+/// Read a manifest's reproducer template and check its placeholders.
+fn read_template(manifest: &std::path::Path, r: &mut Reproducer) -> Result<(), Usage> {
+    let path = manifest.with_file_name(&r.template);
+    r.source = std::fs::read_to_string(&path)
+        .map_err(|e| Usage(format!("{}: the reproducer template: {e}", path.display())))?;
+    let known = |n: &str| repro::PLACEHOLDERS.contains(&n).then(String::new);
+    for (what, text) in
+        std::iter::once(("template", &r.source)).chain(r.calls.values().map(|c| ("call", c)))
+    {
+        repro::fill(text, &known)
+            .map_err(|e| Usage(format!("{}: the reproducer's {what}: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
+fn load() -> Result<Loaded, Usage> {
     let root = paths::root();
     let manifests = oracles::harness_manifests(&root).map_err(|e| {
         Usage(format!(
@@ -202,6 +296,7 @@ fn load() -> Result<Vec<External>, Usage> {
     let registry = oracles::registry();
     let mut builtins_seen: Vec<String> = Vec::new();
     let mut loaded: Vec<External> = Vec::new();
+    let mut reproducers = BTreeMap::new();
     for path in manifests {
         let named = oracles::read_named(&path).map_err(Usage)?;
         let dir = path
@@ -218,12 +313,20 @@ fn load() -> Result<Vec<External>, Usage> {
             )));
         }
         if named.builtin.is_some() {
-            let b: Builtin = read_manifest(&path)?;
+            let mut b: Builtin = read_manifest(&path)?;
             check_builtin(&b, &registry).map_err(|p| Usage(format!("{}: {p}", path.display())))?;
+            if let Some(mut r) = b.reproducer.take() {
+                read_template(&path, &mut r)?;
+                reproducers.insert(b.name.clone(), r);
+            }
             builtins_seen.push(b.name);
             continue;
         }
-        let o: External = read_manifest(&path)?;
+        let mut o: External = read_manifest(&path)?;
+        if let Some(mut r) = o.reproducer.take() {
+            read_template(&path, &mut r)?;
+            reproducers.insert(o.name.clone(), r);
+        }
         let problem = if registry.iter().any(|e| e.name == o.name) {
             Some(format!(
                 "oracle `{}` is also a built-in (a built-in's manifest says `builtin:`)",
@@ -252,7 +355,10 @@ fn load() -> Result<Vec<External>, Usage> {
             e.name
         )));
     }
-    Ok(loaded)
+    Ok(Loaded {
+        externals: loaded,
+        reproducers,
+    })
 }
 
 /// A built-in's manifest names an adapter of this build, with its runtime.
@@ -309,5 +415,6 @@ pub fn oracle_cmd(spec: &str) -> Result<External, Usage> {
         env: BTreeMap::new(),
         install: Install::default(),
         census_workers: 1,
+        reproducer: None,
     })
 }

@@ -196,3 +196,20 @@ fn every_builtin_has_its_manifest_and_the_registry_checks_it() {
     );
     let _ = std::fs::remove_dir_all(&copy);
 }
+
+/// A parser's reproducer template lives in its directory; one that names a
+/// placeholder the renderer does not know stops the command with the file.
+#[test]
+fn a_reproducer_template_with_an_unknown_placeholder_is_refused() {
+    let copy = checkout_copy("template");
+    let template = copy.join("oracles/harness/robotspy/repro.py.tmpl");
+    let text = std::fs::read_to_string(&template).expect("robotspy has a template");
+    std::fs::write(&template, text.replace("{{call}}", "{{cal}}")).expect("edit");
+    let (code, stderr) = list(&copy);
+    assert_ne!(code, 0, "an unknown placeholder is refused");
+    assert!(
+        stderr.contains("robotspy/repro.py.tmpl") && stderr.contains("`{{cal}}`"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&copy);
+}

@@ -14,8 +14,7 @@
 
 mod notes;
 mod render;
-mod repro;
-mod repro_jvm_go;
+pub mod repro;
 mod slow;
 mod verify;
 mod verify_build;

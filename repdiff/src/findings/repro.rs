@@ -1,9 +1,13 @@
 //! Direct reproducers: one small program per oracle, in the library's own
 //! language, calling the library the way the repdiff harness for that
-//! oracle calls it (oracles/src/python/glue.py, oracles/harness/*), so the
-//! program shows what a maintainer sees without repdiff in between.
+//! oracle calls it, so the program shows what a maintainer sees without
+//! repdiff in between. Each oracle's program is a template in its own
+//! directory (`oracles/harness/<name>/repro.*.tmpl`, named by the
+//! manifest's `reproducer:`); this module only fills it in: the input as
+//! literals of the template's language, the library call for the query's
+//! ask, and the trailer saying what RFC 9309 expects.
 
-use super::repro_jvm_go;
+use crate::registry::Reproducer;
 use engine::oracle::{Ask, Query};
 
 /// One input, as the templates need it.
@@ -16,9 +20,11 @@ pub struct Input<'a> {
     pub actual: &'a str,
 }
 
-/// The language a direct reproducer is written in: the fence of its code
-/// block and the runtime `repdiff findings --verify` runs it in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The language a direct reproducer is written in: how its literals and
+/// comments are written, the fence of its code block and the runtime
+/// `repdiff findings --verify` runs it in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Lang {
     Python,
     Js,
@@ -52,30 +58,115 @@ pub struct Program {
     pub source: String,
 }
 
-/// The program for `oracle` on this input, or `None` when this oracle has
-/// no template for the query's ask (the `repdiff` line is then the
-/// reproducer).
+/// The program for `oracle` on this input, or `None` when the oracle has
+/// no template, or none for the query's ask (the `repdiff` line is then
+/// the reproducer).
 pub fn direct(oracle: &str, inp: &Input) -> Option<Program> {
-    let (lang, source) = match oracle {
-        "cpython-3.11" | "cpython-3.15" => (Lang::Python, cpython(oracle, inp)?),
-        "protego" | "protego-0.6.1" => (Lang::Python, protego(oracle, inp)?),
-        "robotspy" => (Lang::Python, robotspy(inp)?),
-        "robots-parser" => (Lang::Js, robots_parser(inp)?),
-        "www-robotrules" => (Lang::Perl, www_robotrules(inp)?),
-        "webrobots" => (Lang::Ruby, webrobots(inp)?),
-        "texting-robots" => (Lang::Rust, texting_robots(inp)?),
-        "robotstxt-rs" => (Lang::Rust, robotstxt_rs(inp)?),
-        "spider" => (Lang::Rust, spider(inp)?),
-        "google" => (Lang::Cpp, google(inp)?),
-        "crawler-commons" => (Lang::Java, repro_jvm_go::crawler_commons(inp, true)?),
-        "crawler-commons-1.4" => (Lang::Java, repro_jvm_go::crawler_commons(inp, false)?),
-        "heritrix" => (Lang::Java, repro_jvm_go::heritrix(inp)?),
-        "temoto-robotstxt" => (Lang::Go, repro_jvm_go::temoto(inp)?),
-        "grobotstxt" => (Lang::Go, repro_jvm_go::grobotstxt(inp)?),
-        "robotexclusionrulesparser" => (Lang::Python, repro_jvm_go::rerp(inp)?),
-        _ => return None,
+    let reproducers = crate::registry::reproducers().ok()?;
+    render(reproducers.get(oracle)?, inp)
+}
+
+/// Fill `r`'s template in for `inp`.
+pub fn render(r: &Reproducer, inp: &Input) -> Option<Program> {
+    let call = r.calls.get(&inp.query.ask)?;
+    let url = match (&r.default_url, inp.query.url.as_str()) {
+        (Some(default), "") if inp.query.ask != Ask::CanFetch => default.as_str(),
+        (_, u) => u,
     };
-    Some(Program { lang, source })
+    let (agent, url) = (r.lang.text(&inp.query.agent), r.lang.text(url));
+    let value = |name: &str| -> Option<String> {
+        Some(match name {
+            "agent" => agent.clone(),
+            "url" => url.clone(),
+            _ => return None,
+        })
+    };
+    let call = fill(call, &value).ok()?;
+    let value = |name: &str| -> Option<String> {
+        Some(match name {
+            "body" => r.lang.bytes(inp.body),
+            "body_len" => inp.body.len().to_string(),
+            "agent" => agent.clone(),
+            "url" => url.clone(),
+            "call" => call.clone(),
+            "python_server" => python_server(inp.body),
+            "trailer" => format!(
+                "{} RFC 9309 expects: {}; this library answers: {}",
+                r.lang.comment(),
+                inp.expected,
+                inp.actual
+            ),
+            _ => return None,
+        })
+    };
+    Some(Program {
+        lang: r.lang,
+        source: fill(&r.source, &value).ok()?,
+    })
+}
+
+/// The placeholders a template or a call may use.
+pub const PLACEHOLDERS: &[&str] = &[
+    "body",
+    "body_len",
+    "agent",
+    "url",
+    "call",
+    "python_server",
+    "trailer",
+];
+
+/// Replace every `{{name}}` of `template` in one pass (a value is never
+/// scanned again, so a body that holds `{{url}}` stays as it is); an
+/// unknown name is an error naming it.
+pub fn fill(template: &str, value: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("}}") else {
+            return Err("a `{{` without its `}}`".into());
+        };
+        let name = &after[..end];
+        out.push_str(&value(name).ok_or_else(|| format!("unknown placeholder `{{{{{name}}}}}`"))?);
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+impl Lang {
+    /// How a comment starts.
+    fn comment(self) -> &'static str {
+        match self {
+            Lang::Python | Lang::Perl | Lang::Ruby => "#",
+            Lang::Js | Lang::Rust | Lang::Cpp | Lang::Java | Lang::Go => "//",
+        }
+    }
+
+    /// The robots.txt's exact bytes as an expression of this language.
+    fn bytes(self, b: &[u8]) -> String {
+        match self {
+            Lang::Python | Lang::Rust => format!("b\"{}\"", escape_bytes(b)),
+            // A JS string with one char per byte (`\xNN` is a code unit),
+            // a Go string (`\xNN` is a byte).
+            Lang::Js | Lang::Go => format!("\"{}\"", escape_bytes(b)),
+            Lang::Perl | Lang::Ruby => interpolating_lit(b),
+            Lang::Cpp => cpp_lit(b),
+            Lang::Java => java_bytes(b),
+        }
+    }
+
+    /// A text (agent or URL) as a string literal of this language.
+    fn text(self, s: &str) -> String {
+        match self {
+            Lang::Python | Lang::Rust | Lang::Js | Lang::Go => text_lit(s),
+            Lang::Perl | Lang::Ruby => interpolating_text(s),
+            Lang::Cpp => cpp_lit(s.as_bytes()),
+            Lang::Java => java_text(s),
+        }
+    }
 }
 
 pub use cause::escape_bytes;
@@ -84,7 +175,7 @@ pub use cause::escape_bytes;
 /// languages: ASCII controls escaped, other characters kept as written
 /// (every template's source is UTF-8), since `\xNN` means a byte in some
 /// of these languages and a character in others.
-pub(super) fn text_lit(s: &str) -> String {
+fn text_lit(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         if c.is_ascii() {
@@ -131,11 +222,37 @@ fn cpp_lit(s: &[u8]) -> String {
     out
 }
 
-pub(super) fn trailer(inp: &Input, comment: &str) -> String {
-    format!(
-        "{comment} RFC 9309 expects: {}; this library answers: {}\n",
-        inp.expected, inp.actual
-    )
+/// A Java string literal holding one char per byte, turned back into the
+/// exact bytes with ISO-8859-1. Octal escapes, never `\u000a`: javac turns
+/// `\u` escapes into characters before it reads string literals, so an
+/// escaped line feed would end the literal.
+fn java_bytes(b: &[u8]) -> String {
+    let mut out = String::from("\"");
+    for &c in b {
+        out.push_str(&java_char(u16::from(c)));
+    }
+    out.push_str("\".getBytes(StandardCharsets.ISO_8859_1)");
+    out
+}
+
+/// One UTF-16 unit inside a Java string literal: printable ASCII as is,
+/// other Latin-1 units as octal escapes, the rest as `\uXXXX` (safe above
+/// U+00FF: none of those is a line end, quote or backslash).
+fn java_char(u: u16) -> String {
+    match u {
+        0x5c => "\\\\".into(),
+        0x22 => "\\\"".into(),
+        0x20..=0x7e => char::from(u as u8).to_string(),
+        0..=0xff => format!("\\{u:03o}"),
+        _ => format!("\\u{u:04x}"),
+    }
+}
+
+/// A Java string literal for a text, ASCII-only source whatever javac
+/// assumes about the file's encoding.
+fn java_text(s: &str) -> String {
+    let body: String = s.encode_utf16().map(java_char).collect();
+    format!("\"{body}\"")
 }
 
 /// Python: serve `body` as a 200 `text/plain` response on a loopback
@@ -168,262 +285,52 @@ robots_url = f"http://127.0.0.1:{{server.server_port}}/robots.txt"
     )
 }
 
-fn cpython(oracle: &str, inp: &Input) -> Option<String> {
-    let (a, u) = (text_lit(&inp.query.agent), text_lit(&inp.query.url));
-    let call = match inp.query.ask {
-        Ask::CanFetch => format!("rp.can_fetch({a}, {u})"),
-        Ask::CrawlDelay => format!("rp.crawl_delay({a})"),
-        Ask::RequestRate => format!("rp.request_rate({a})"),
-        Ask::Sitemaps => "rp.site_maps()".into(),
-    };
-    let run = if oracle == "cpython-3.11" {
-        "python3.11"
-    } else {
-        "python3.15"
-    };
-    Some(format!(
-        "# run: {run} repro.py\nimport urllib.robotparser\n{}\n\
-rp = urllib.robotparser.RobotFileParser()\n\
-rp.set_url(robots_url)\n\
-rp.read()  # the library's own fetcher reads the bytes above\n\
-print({call})\n{}",
-        python_server(inp.body),
-        trailer(inp, "#")
-    ))
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn protego(oracle: &str, inp: &Input) -> Option<String> {
-    let (a, u) = (text_lit(&inp.query.agent), text_lit(&inp.query.url));
-    let call = match inp.query.ask {
-        Ask::CanFetch => format!("rp.can_fetch({u}, {a})"),
-        Ask::CrawlDelay => format!("rp.crawl_delay({a})"),
-        Ask::RequestRate => format!("rp.request_rate({a})"),
-        Ask::Sitemaps => "list(rp.sitemaps)".into(),
-    };
-    let pin = if oracle == "protego" {
-        "0.7.0"
-    } else {
-        "0.6.1"
-    };
-    Some(format!(
-        "# pip install protego=={pin}; run: python3 repro.py\nfrom protego import Protego\n\n\
-body = b\"{}\"\n\
-# decoded as Scrapy's ProtegoRobotParser decodes a response body (scrapy/robotstxt.py)\n\
-rp = Protego.parse(body.decode(\"utf-8-sig\", errors=\"ignore\"))\nprint({call})\n{}",
-        escape_bytes(inp.body),
-        trailer(inp, "#")
-    ))
-}
-
-fn robotspy(inp: &Input) -> Option<String> {
-    let (a, u) = (text_lit(&inp.query.agent), text_lit(&inp.query.url));
-    let call = match inp.query.ask {
-        Ask::CanFetch => format!("parser.can_fetch({a}, {u})"),
-        Ask::Sitemaps => "parser.sitemaps".into(),
-        _ => return None,
-    };
-    Some(format!(
-        r#"# pip install robotspy==0.13.0; run: PYTHONHASHSEED=0 python3 repro.py
-# (its rule merging follows set order, so the hash seed is fixed)
-import robots
-{}
-parser = robots.RobotsParser.from_uri(robots_url)  # its own fetcher reads the bytes above
-print({call})
-{}"#,
-        python_server(inp.body),
-        trailer(inp, "#")
-    ))
-}
-
-fn robots_parser(inp: &Input) -> Option<String> {
-    let (a, u) = (text_lit(&inp.query.agent), text_lit(&inp.query.url));
-    let call = match inp.query.ask {
-        Ask::CanFetch => format!("robots.isAllowed({u}, {a})"),
-        Ask::CrawlDelay => format!("robots.getCrawlDelay({a})"),
-        Ask::Sitemaps => "robots.getSitemaps()".into(),
-        Ask::RequestRate => return None,
-    };
-    Some(format!(
-        "// npm install robots-parser@3.0.1; run: node repro.js\nconst robotsParser = require('robots-parser');\n\n\
-// the bytes, one JS char per byte, then decoded as UTF-8\n\
-const body = Buffer.from({}, 'latin1');\n\
-const url = {u};\n\
-let origin = 'null';\ntry {{ origin = new URL(url).origin; }} catch (e) {{}}\n\
-const robotsUrl = origin === 'null' ? 'http://robots-relative.samclarke.com/robots.txt' : origin + '/robots.txt';\n\
-const robots = robotsParser(robotsUrl, new TextDecoder('utf-8').decode(body));\n\
-console.log({call});\n{}",
-        text_lit_bytes(inp.body),
-        trailer(inp, "//")
-    ))
-}
-
-/// A JS string literal holding one char per byte (`\xNN` is a code unit).
-fn text_lit_bytes(b: &[u8]) -> String {
-    format!("\"{}\"", escape_bytes(b))
-}
-
-fn www_robotrules(inp: &Input) -> Option<String> {
-    if inp.query.ask != Ask::CanFetch {
-        return None;
+    #[test]
+    fn placeholders_are_filled_in_one_pass() {
+        let value = |n: &str| match n {
+            "body" => Some("b\"{{url}}\"".to_string()),
+            "url" => Some("\"/x\"".to_string()),
+            _ => None,
+        };
+        assert_eq!(
+            fill("body = {{body}}; url = {{url}}", &value).unwrap(),
+            "body = b\"{{url}}\"; url = \"/x\""
+        );
+        assert!(fill("{{nope}}", &value).unwrap_err().contains("`{{nope}}`"));
+        assert!(fill("{{body", &value).is_err());
     }
-    Some(format!(
-        r#"# apt install libwww-perl libhttp-daemon-perl; run: perl repro.pl
-use strict;
-use warnings;
-use HTTP::Daemon;
-use HTTP::Response;
-use LWP::RobotUA;
-use URI;
 
-my $body = {};
-my $url = URI->new({});
-# a loopback server: the robots.txt above, and a page for every other path
-my $daemon = HTTP::Daemon->new(LocalAddr => '127.0.0.1', LocalPort => 0) or die "listen: $!";
-my $server = fork // die "fork: $!";
-if (!$server) {{
-    while (my $conn = $daemon->accept) {{
-        while (my $req = $conn->get_request) {{
-            my $content = $req->uri->path eq '/robots.txt' ? $body : "a page\n";
-            $conn->send_response(HTTP::Response->new(200, 'OK', ['Content-Type' => 'text/plain'], $content));
-        }}
-        $conn->close;
-    }}
-    exit 0;
-}}
-# the same path and query on that server, asked by LWP's robot user agent
-my $local = URI->new($daemon->url);
-$local->path_query($url->path_query);
-my $ua = LWP::RobotUA->new(agent => {}, from => 'repro@example.test');
-$ua->delay(0);
-my $res = $ua->get($local);
-kill 'TERM', $server;
-print $res->code == 403 && $res->message eq 'Forbidden by robots.txt' ? "disallowed\n" : "allowed\n";
-{}"#,
-        interpolating_lit(inp.body),
-        interpolating_text(&inp.query.url),
-        interpolating_text(&inp.query.agent),
-        trailer(inp, "#")
-    ))
-}
-
-fn webrobots(inp: &Input) -> Option<String> {
-    // webrobots wants a URL for every ask; the harness asks about this one
-    // when a crawl-delay or sitemaps query has none.
-    let url = match inp.query.url.as_str() {
-        "" if inp.query.ask != Ask::CanFetch => "http://example.test/",
-        u => u,
-    };
-    let u = interpolating_text(url);
-    let call = match inp.query.ask {
-        Ask::CanFetch => format!("robots.allowed?({u})"),
-        Ask::CrawlDelay => format!("robots.crawl_delay({u})"),
-        Ask::Sitemaps => format!("robots.sitemaps({u})"),
-        Ask::RequestRate => return None,
-    };
-    Some(format!(
-        "# apt install ruby-webrobots (or gem install webrobots -v 0.1.2); run: ruby repro.rb\nrequire 'webrobots'\n\n\
-body = {}.b\n\
-robots = WebRobots.new({}, http_get: ->(_uri) {{ body.dup }}, crawl_delay: :ignore)\n\
-p {call}\n{}",
-        interpolating_lit(inp.body),
-        interpolating_text(&inp.query.agent),
-        trailer(inp, "#")
-    ))
-}
-
-fn texting_robots(inp: &Input) -> Option<String> {
-    if inp.query.ask != Ask::CanFetch {
-        return None;
+    /// Every oracle's template renders a complete program for a plain
+    /// question, with the input in it and no placeholder left.
+    #[test]
+    fn every_template_renders() {
+        let reproducers = crate::registry::reproducers().expect("the manifests load");
+        assert!(reproducers.len() >= 17, "{}", reproducers.len());
+        let query = Query {
+            ask: Ask::CanFetch,
+            agent: "MyBot".into(),
+            url: "http://example.test/private".into(),
+        };
+        let inp = Input {
+            body: b"User-agent: mybot\nDisallow: /private\n",
+            query: &query,
+            expected: "disallowed",
+            actual: "allowed",
+        };
+        for (name, r) in reproducers {
+            let p = render(r, &inp).unwrap_or_else(|| panic!("{name}: no program"));
+            assert!(!p.source.contains("{{"), "{name}: {}", p.source);
+            assert!(p.source.contains("MyBot"), "{name}: {}", p.source);
+            assert!(
+                p.source
+                    .contains("RFC 9309 expects: disallowed; this library answers: allowed\n"),
+                "{name}: {}",
+                p.source
+            );
+        }
     }
-    Some(format!(
-        r#"// Cargo.toml: texting_robots = "=0.2.2"; run: cargo run
-fn main() {{
-    let body: &[u8] = b"{}";
-    match texting_robots::Robot::new({}, body) {{
-        Ok(robot) => println!("{{}}", if robot.allowed({}) {{ "allowed" }} else {{ "disallowed" }}),
-        Err(e) => println!("error: {{e}}"),
-    }}
-}}
-{}"#,
-        escape_bytes(inp.body),
-        text_lit(&inp.query.agent),
-        text_lit(&inp.query.url),
-        trailer(inp, "//")
-    ))
-}
-
-fn robotstxt_rs(inp: &Input) -> Option<String> {
-    if inp.query.ask != Ask::CanFetch {
-        return None;
-    }
-    Some(format!(
-        r#"// Cargo.toml: robotstxt = "=0.3.0"; run: cargo run
-fn main() {{
-    let body: &[u8] = b"{}";
-    let text = String::from_utf8_lossy(body);
-    let mut matcher = robotstxt::DefaultMatcher::default();
-    let ok = matcher.one_agent_allowed_by_robots(&text, {}, {});
-    println!("{{}}", if ok {{ "allowed" }} else {{ "disallowed" }});
-}}
-{}"#,
-        escape_bytes(inp.body),
-        text_lit(&inp.query.agent),
-        text_lit(&inp.query.url),
-        trailer(inp, "//")
-    ))
-}
-
-fn spider(inp: &Input) -> Option<String> {
-    let (a, u) = (text_lit(&inp.query.agent), text_lit(&inp.query.url));
-    let call = match inp.query.ask {
-        Ask::CanFetch => format!("parser.can_fetch({a}, {u})"),
-        Ask::RequestRate => format!("parser.get_req_rate({a}).map(|r| (r.requests, r.seconds))"),
-        _ => return None,
-    };
-    Some(format!(
-        r#"// Cargo.toml: spider = {{ version = "=2.53.9", default-features = false }}, http = "1"; run: cargo run
-use spider::packages::robotparser::parser::RobotFileParser;
-
-fn main() {{
-    let body: &[u8] = b"{}";
-    // what RobotFileParser::read does once its GET came back 200 OK
-    let mut parser = RobotFileParser::new();
-    parser.modified();
-    let response = http::Response::builder().status(200).body(body.to_vec()).unwrap();
-    spider::tokio::runtime::Builder::new_current_thread()
-        .build()
-        .unwrap()
-        .block_on(parser.from_response(response.into()));
-    println!("{{:?}}", {call});
-}}
-{}"#,
-        escape_bytes(inp.body),
-        trailer(inp, "//")
-    ))
-}
-
-fn google(inp: &Input) -> Option<String> {
-    if inp.query.ask != Ask::CanFetch {
-        return None;
-    }
-    Some(format!(
-        r#"// build: g++ -std=c++17 -I. repro.cc robots.cc -labsl_strings -labsl_strings_internal \
-//   -labsl_int128 -labsl_raw_logging_internal -labsl_throw_delegate  (in a google/robotstxt checkout)
-#include <iostream>
-#include <string>
-#include "robots.h"
-
-int main() {{
-  const std::string body({}, {});
-  googlebot::RobotsMatcher matcher;
-  bool ok = matcher.OneAgentAllowedByRobots(body, {}, {});
-  std::cout << (ok ? "allowed" : "disallowed") << std::endl;
-}}
-{}"#,
-        cpp_lit(inp.body),
-        inp.body.len(),
-        cpp_lit(inp.query.agent.as_bytes()),
-        cpp_lit(inp.query.url.as_bytes()),
-        trailer(inp, "//")
-    ))
 }

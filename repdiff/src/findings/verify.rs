@@ -132,26 +132,26 @@ fn write(dir: &Path, name: &str, text: &str) -> Result<(), String> {
     std::fs::write(dir.join(name), text).map_err(|e| format!("{name}: {e}"))
 }
 
+/// How the manifest says to run the oracle's reproducers.
+pub(super) fn run_spec(oracle: &str) -> Result<&'static crate::registry::ReproRun, String> {
+    crate::registry::reproducers()
+        .map_err(|u| u.0)?
+        .get(oracle)
+        .map(|r| &r.run)
+        .ok_or_else(|| format!("{oracle} has no `reproducer:` in its manifest"))
+}
+
 /// The interpreter each Python oracle runs in: the one the oracle itself
-/// uses (the embedded 3.11.7, or the oracle's venv).
+/// uses (the embedded 3.11.7, or the oracle's venv), as its manifest's
+/// `reproducer.run.python` names it.
 fn python(r: &Reproducer, dir: &Path, cache: &Path) -> Result<Command, String> {
     write(dir, "repro.py", &r.program.source)?;
     let root = paths::root();
-    let (exe, prelude) = match r.oracle.as_str() {
-        "cpython-3.11" => (root.join("oracles/python3"), None),
-        "cpython-3.15" => (
-            root.join("oracles/python3"),
-            Some(prelude_315(&root, cache)),
-        ),
-        "protego" => (cache.join("venv/bin/python"), None),
-        "protego-0.6.1" => (cache.join("venv-protego-0.6.1/bin/python"), None),
-        "robotspy" => (cache.join("venv-robotspy/bin/python"), None),
-        "robotexclusionrulesparser" => (
-            cache.join("venv-robotexclusionrulesparser/bin/python"),
-            None,
-        ),
-        other => return Err(format!("no Python interpreter known for {other}")),
-    };
+    let spec = run_spec(&r.oracle)?;
+    let exe = spec
+        .python()
+        .ok_or_else(|| format!("{}: no `reproducer.run.python` in its manifest", r.oracle))?;
+    let prelude = spec.robotparser_315.then(|| prelude_315(&root, cache));
     let mut c = Command::new(exe);
     c.env("PYTHONHASHSEED", "0");
     match prelude {
@@ -290,7 +290,13 @@ fn build_compiled(
     cache: &Path,
 ) -> Result<Vec<Option<PathBuf>>, Usage> {
     let mut built = vec![None; repros.len()];
-    let rust_crates = ["texting-robots", "robotstxt-rs", "spider"];
+    let mut rust_crates: Vec<&str> = repros
+        .iter()
+        .filter(|r| r.program.lang == Lang::Rust)
+        .map(|r| r.oracle.as_str())
+        .collect();
+    rust_crates.sort_unstable();
+    rust_crates.dedup();
     for krate in rust_crates {
         let mine: Vec<usize> = (0..repros.len())
             .filter(|&i| repros[i].oracle == krate && repros[i].program.lang == Lang::Rust)

@@ -8,16 +8,6 @@ use crate::cli::Usage;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The crate a Rust oracle's reproducers depend on, as its template's
-/// `Cargo.toml:` line names it.
-fn dependency(krate: &str) -> Option<&'static str> {
-    match krate {
-        "texting-robots" => Some("texting_robots = \"=0.2.2\""),
-        "robotstxt-rs" => Some("robotstxt = \"=0.3.0\""),
-        _ => None,
-    }
-}
-
 /// One binary per reproducer in `idx`, in that order.
 pub fn rust(
     krate: &str,
@@ -29,17 +19,23 @@ pub fn rust(
     let dir = work.join(format!("rust-{krate}"));
     std::fs::create_dir_all(&dir).map_err(|e| Usage(format!("{}: {e}", dir.display())))?;
     let root = crate::paths::root();
-    let target = if krate == "spider" {
+    let spec = super::verify::run_spec(krate).map_err(Usage)?;
+    let target = if let Some(target) = &spec.cargo_target {
         // The harness's own manifest and lock: the same versions and
-        // features, so nothing but the reproducers compiles.
-        let harness = root.join("oracles/harness/spider");
-        let manifest = read(&harness.join("Cargo.toml"))?
-            .replace("name = \"spider-oracle\"", "name = \"spider-repro\"");
+        // features, so nothing but the reproducers compiles (under another
+        // package name, beside the harness's own binary).
+        let harness = root.join("oracles/harness").join(krate);
+        let manifest = read(&harness.join("Cargo.toml"))?;
+        let manifest = manifest.replacen("\"\nversion", "-repro\"\nversion", 1);
         write(&dir.join("Cargo.toml"), &manifest)?;
         copy(&harness.join("Cargo.lock"), &dir.join("Cargo.lock"))?;
-        cache.join("spider-target")
+        cache.join(target)
     } else {
-        let dep = dependency(krate).ok_or_else(|| Usage(format!("no crate for {krate}")))?;
+        let dep = spec.cargo_dependency.as_deref().ok_or_else(|| {
+            Usage(format!(
+                "{krate}: no `reproducer.run.cargo_dependency` or `cargo_target` in its manifest"
+            ))
+        })?;
         write(
             &dir.join("Cargo.toml"),
             &format!(
