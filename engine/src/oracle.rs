@@ -183,6 +183,17 @@ impl Label {
     /// What a label may be, for error messages.
     pub const FORMS: &'static str =
         "allowed, disallowed, error:KIND, crash, timeout, unsupported, value:V";
+
+    /// The short word [`Outcome::label`] gives the same outcome (a value
+    /// bare, an error without its kind): how older history lines recorded
+    /// it, so a label can be compared with one of them.
+    pub fn word(&self) -> String {
+        match self {
+            Label::Value(v) => v.clone(),
+            Label::Error(_) => "error".into(),
+            other => other.to_string(),
+        }
+    }
 }
 
 impl std::fmt::Display for Label {

@@ -46,6 +46,28 @@ impl Status {
     }
 }
 
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Status {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        [
+            Status::Match,
+            Status::Deviate,
+            Status::Failed,
+            Status::Split,
+            Status::Unsupported,
+        ]
+        .into_iter()
+        .find(|st| st.as_str() == s)
+        .ok_or_else(|| format!("`{s}` is not a cell status"))
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Cell {
     pub case: String,

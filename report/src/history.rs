@@ -9,7 +9,7 @@
 
 use crate::compat::{CaseRec, Report, Status};
 use crate::score::{cards, Score};
-use engine::oracle::Identity;
+use engine::oracle::{Identity, Label};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -36,8 +36,76 @@ pub struct Record {
     /// Per tag: [matched, scored].
     pub tags: BTreeMap<String, [usize; 2]>,
     /// Every cell that deviated, failed or split: `case#N` -> `status:answer`.
-    pub off: BTreeMap<String, String>,
+    pub off: BTreeMap<String, OffCell>,
 }
+
+/// One cell that was off in a run: how it compared with its expectation and
+/// what the oracle answered, written `status:label` (`failed:error:ValueError`,
+/// `deviate:value:3`: the ledger's spelling of an outcome).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OffCell {
+    pub status: Status,
+    pub answer: OffAnswer,
+}
+
+/// What the oracle answered in an off cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OffAnswer {
+    /// The outcome as the ledger pins it.
+    Label(Label),
+    /// A line written before history used the ledger's spelling (`error`,
+    /// a bare value): kept as written.
+    Recorded(String),
+}
+
+impl OffCell {
+    /// The same status and the same answer, where a recorded word matches
+    /// the label it is the short form of.
+    pub fn same_as(&self, other: &OffCell) -> bool {
+        self.status == other.status
+            && match (&self.answer, &other.answer) {
+                (OffAnswer::Label(a), OffAnswer::Label(b)) => a == b,
+                (OffAnswer::Recorded(a), OffAnswer::Recorded(b)) => a == b,
+                (OffAnswer::Label(l), OffAnswer::Recorded(r))
+                | (OffAnswer::Recorded(r), OffAnswer::Label(l)) => l.word() == *r,
+            }
+    }
+}
+
+impl std::fmt::Display for OffAnswer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OffAnswer::Label(l) => write!(f, "{l}"),
+            OffAnswer::Recorded(r) => f.write_str(r),
+        }
+    }
+}
+
+impl std::fmt::Display for OffCell {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.status, self.answer)
+    }
+}
+
+impl std::str::FromStr for OffCell {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (status, answer) = s
+            .split_once(':')
+            .ok_or_else(|| format!("`{s}` is not `status:answer`"))?;
+        let answer = match answer.parse::<Label>() {
+            Ok(l) => OffAnswer::Label(l),
+            Err(_) if !answer.is_empty() => OffAnswer::Recorded(answer.to_string()),
+            Err(e) => return Err(e),
+        };
+        Ok(OffCell {
+            status: status.parse()?,
+            answer,
+        })
+    }
+}
+
+engine::serde_as_text!(OffCell);
 
 impl Record {
     pub fn key(&self) -> (&str, &Identity, &str) {
@@ -75,7 +143,10 @@ pub fn records(report: &Report) -> Vec<Record> {
                 .map(|c| {
                     (
                         c.query_ref(),
-                        format!("{}:{}", c.status.as_str(), c.label()),
+                        OffCell {
+                            status: c.status,
+                            answer: OffAnswer::Label(c.answer.outcome.pin()),
+                        },
                     )
                 })
                 .collect();
@@ -296,10 +367,7 @@ pub fn moves(report: &Report, a: &Point, b: &Point) -> Vec<Move> {
             .map(|q| q.expect.to_string())
             .unwrap_or_default()
     };
-    let show = |s: &str| match s.split_once(':') {
-        Some((status, label)) => format!("{label} ({status})"),
-        None => s.to_string(),
-    };
+    let show = |c: &OffCell| format!("{} ({})", c.answer, c.status);
     let mut keys: Vec<&String> = a.record.off.keys().chain(b.record.off.keys()).collect();
     keys.sort();
     keys.dedup();
@@ -308,7 +376,7 @@ pub fn moves(report: &Report, a: &Point, b: &Point) -> Vec<Move> {
         let (before, after, kind) = match (x, y) {
             (Some(x), None) => (show(x), "matches".to_string(), "fixed"),
             (None, Some(y)) => ("matched".to_string(), show(y), "broke"),
-            (Some(x), Some(y)) if x != y => (show(x), show(y), "changed"),
+            (Some(x), Some(y)) if !x.same_as(y) => (show(x), show(y), "changed"),
             _ => continue,
         };
         out.push(Move {
@@ -447,5 +515,41 @@ mod tests {
         assert!(version_key("3.11.7") < version_key("3.15.0rc1"));
         assert!(version_key("3.15.0rc1") < version_key("3.15.0"));
         assert!(version_key("0.9") < version_key("0.10"));
+    }
+
+    /// An off cell is typed: new lines use the ledger's spelling, lines
+    /// written before it read as recorded and still compare with it, and
+    /// every committed history line writes back as it was read.
+    #[test]
+    fn off_cells_are_typed_and_older_lines_still_compare() {
+        let new: OffCell = "failed:error:ValueError".parse().expect("new");
+        assert_eq!(new.status, Status::Failed);
+        assert_eq!(
+            new.answer,
+            OffAnswer::Label(Label::Error("ValueError".into()))
+        );
+        let old: OffCell = "failed:error".parse().expect("old");
+        assert_eq!(old.answer, OffAnswer::Recorded("error".into()));
+        assert!(new.same_as(&old) && old.same_as(&new));
+        let value: OffCell = "deviate:value:3".parse().expect("value");
+        assert!(value.same_as(&"deviate:3".parse().expect("old value")));
+        assert!(!value.same_as(&"deviate:4".parse().expect("old value")));
+        assert!(!value.same_as(&"split:3".parse().expect("other status")));
+        assert!("nonsense".parse::<OffCell>().is_err());
+        assert!("bogus:allowed".parse::<OffCell>().is_err());
+
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../reports/history.jsonl");
+        let text = std::fs::read_to_string(path).expect("the committed history");
+        for (n, line) in text.lines().enumerate() {
+            let record: Record =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("line {}: {e}", n + 1));
+            let as_read: serde_json::Value = serde_json::from_str(line).expect("json");
+            assert_eq!(
+                serde_json::to_value(&record).expect("writes"),
+                as_read,
+                "line {}",
+                n + 1
+            );
+        }
     }
 }
