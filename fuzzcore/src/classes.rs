@@ -82,6 +82,71 @@ pub enum InputClass {
     /// ASCII punctuation besides `-`, `_` (and the `/` of a version), or a
     /// space outside a full header.
     AgentPunctuation,
+    /// Only spaces or tabs.
+    AgentWhitespace,
+    /// A token with a space or tab before or after it.
+    AgentSurroundingSpace,
+    // RFC 9309 §2.2's ABNF, production by production (and §2.2.3's
+    // special characters, §2.2.4's other records).
+    /// `emptyline`: a line with nothing but WS (or nothing).
+    AbnfEmptyLine,
+    /// A `comment` on a line of its own or after a value.
+    AbnfComment,
+    /// `NL` as a lone CR.
+    AbnfNlCr,
+    /// `NL` as CR LF.
+    AbnfNlCrlf,
+    /// `NL` as a lone LF.
+    AbnfNlLf,
+    /// The last line has no `NL`.
+    AbnfNoFinalNl,
+    /// `*WS` between a key and its `:`.
+    AbnfWsBeforeColon,
+    /// A key not written in lower case (keys match case-insensitively).
+    AbnfKeyCase,
+    /// `group` with two or more `startgroupline`s in a row.
+    AbnfMultiAgentGroup,
+    /// `product-token` `*`.
+    AbnfAgentStar,
+    /// `product-token` as an `identifier`.
+    AbnfAgentIdentifier,
+    /// A `rule` before any `startgroupline`.
+    AbnfRuleOutsideGroup,
+    /// `empty-pattern`: an allow or disallow with no path.
+    AbnfEmptyPattern,
+    /// A `path-pattern` holding `*` (§2.2.3).
+    AbnfPatternStar,
+    /// A `path-pattern` ending in `$` (§2.2.3).
+    AbnfPatternDollar,
+    /// A `path-pattern` holding a `%` escape.
+    AbnfPatternEscape,
+    /// A rule's value that starts with neither `/` nor `*` (no production).
+    AbnfPatternNoSlash,
+    /// A `sitemap` record (§2.2.4).
+    AbnfSitemap,
+    /// Another record (`crawl-delay`, `host`...): §2.2.4's "other records".
+    AbnfOtherRecord,
+    // Where an unusual octet (a control, NUL, NEL, a Unicode space or
+    // format character, a BOM, a byte that is not UTF-8, a `%` without two
+    // hex digits) stands.
+    /// The first byte of a line.
+    AtLineStart,
+    /// Inside a key.
+    AtKey,
+    /// Between a key and its `:`.
+    AtSeparator,
+    /// In a rule's or other record's value.
+    AtValue,
+    /// In a user-agent line's value.
+    AtAgentValue,
+    /// In the agent a crawler sends.
+    AtCrawlerAgent,
+    /// In the URL's path.
+    AtUrlPath,
+    /// In the URL's query.
+    AtUrlQuery,
+    /// In the URL's fragment.
+    AtUrlFragment,
 }
 
 /// The families, for tests and for readers of the report.
@@ -91,6 +156,8 @@ pub enum Family {
     Line,
     Url,
     Agent,
+    Abnf,
+    Position,
 }
 
 impl InputClass {
@@ -132,6 +199,36 @@ impl InputClass {
         InputClass::AgentFullHeader,
         InputClass::AgentNonAscii,
         InputClass::AgentPunctuation,
+        InputClass::AgentWhitespace,
+        InputClass::AgentSurroundingSpace,
+        InputClass::AbnfEmptyLine,
+        InputClass::AbnfComment,
+        InputClass::AbnfNlCr,
+        InputClass::AbnfNlCrlf,
+        InputClass::AbnfNlLf,
+        InputClass::AbnfNoFinalNl,
+        InputClass::AbnfWsBeforeColon,
+        InputClass::AbnfKeyCase,
+        InputClass::AbnfMultiAgentGroup,
+        InputClass::AbnfAgentStar,
+        InputClass::AbnfAgentIdentifier,
+        InputClass::AbnfRuleOutsideGroup,
+        InputClass::AbnfEmptyPattern,
+        InputClass::AbnfPatternStar,
+        InputClass::AbnfPatternDollar,
+        InputClass::AbnfPatternEscape,
+        InputClass::AbnfPatternNoSlash,
+        InputClass::AbnfSitemap,
+        InputClass::AbnfOtherRecord,
+        InputClass::AtLineStart,
+        InputClass::AtKey,
+        InputClass::AtSeparator,
+        InputClass::AtValue,
+        InputClass::AtAgentValue,
+        InputClass::AtCrawlerAgent,
+        InputClass::AtUrlPath,
+        InputClass::AtUrlQuery,
+        InputClass::AtUrlFragment,
     ];
 
     /// The stable name used in the statistics files and the report.
@@ -175,6 +272,36 @@ impl InputClass {
             AgentFullHeader => "agent/full-header",
             AgentNonAscii => "agent/non-ascii",
             AgentPunctuation => "agent/punctuation",
+            AgentWhitespace => "agent/whitespace",
+            AgentSurroundingSpace => "agent/surrounding-space",
+            AbnfEmptyLine => "abnf/emptyline",
+            AbnfComment => "abnf/comment",
+            AbnfNlCr => "abnf/nl-cr",
+            AbnfNlCrlf => "abnf/nl-crlf",
+            AbnfNlLf => "abnf/nl-lf",
+            AbnfNoFinalNl => "abnf/no-final-nl",
+            AbnfWsBeforeColon => "abnf/ws-before-colon",
+            AbnfKeyCase => "abnf/key-case",
+            AbnfMultiAgentGroup => "abnf/multi-agent-group",
+            AbnfAgentStar => "abnf/agent-star",
+            AbnfAgentIdentifier => "abnf/agent-identifier",
+            AbnfRuleOutsideGroup => "abnf/rule-outside-group",
+            AbnfEmptyPattern => "abnf/empty-pattern",
+            AbnfPatternStar => "abnf/pattern-star",
+            AbnfPatternDollar => "abnf/pattern-dollar",
+            AbnfPatternEscape => "abnf/pattern-escape",
+            AbnfPatternNoSlash => "abnf/pattern-no-slash",
+            AbnfSitemap => "abnf/sitemap",
+            AbnfOtherRecord => "abnf/other-record",
+            AtLineStart => "at/line-start",
+            AtKey => "at/key",
+            AtSeparator => "at/separator",
+            AtValue => "at/value",
+            AtAgentValue => "at/agent-value",
+            AtCrawlerAgent => "at/crawler-agent",
+            AtUrlPath => "at/url-path",
+            AtUrlQuery => "at/url-query",
+            AtUrlFragment => "at/url-fragment",
         }
     }
 
@@ -183,6 +310,8 @@ impl InputClass {
             Some("octet") => Family::Octet,
             Some("line") => Family::Line,
             Some("url") => Family::Url,
+            Some("abnf") => Family::Abnf,
+            Some("at") => Family::Position,
             _ => Family::Agent,
         }
     }
@@ -195,11 +324,209 @@ pub fn classes(body: &[u8], queries: &[Query]) -> BTreeSet<InputClass> {
     for line in body.split(|&b| b == b'\n' || b == b'\r') {
         line_classes(line, &mut out);
     }
+    abnf_classes(body, &mut out);
     for q in queries {
         url_classes(&q.url, &mut out);
         agent_classes(&q.agent, &mut out);
+        position_classes_of_query(q, &mut out);
     }
     out
+}
+
+/// Is there an unusual octet in `s`: a C0 control but TAB, DEL, a byte
+/// that is not UTF-8, a C1 control, a Unicode space or format character
+/// (a BOM included), or a `%` without two hex digits after it?
+fn unusual(s: &[u8]) -> bool {
+    let bare_percent = s.iter().enumerate().any(|(i, &b)| {
+        b == b'%'
+            && !(s.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+                && s.get(i + 2).is_some_and(u8::is_ascii_hexdigit))
+    });
+    bare_percent
+        || s.iter().any(|&b| (b < 0x20 && b != b'\t') || b == 0x7F)
+        || String::from_utf8_lossy(s).chars().any(|c| {
+            matches!(c,
+                '\u{80}'..='\u{9f}' | '\u{a0}' | '\u{2000}'..='\u{200f}' | '\u{2028}'
+                | '\u{2029}' | '\u{3000}' | '\u{feff}' | '\u{fffd}')
+        })
+}
+
+/// The body's lines with the `NL` that ends each (empty for the last line
+/// when the body does not end in one).
+fn lines_with_ends(body: &[u8]) -> Vec<(&[u8], &[u8])> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < body.len() {
+        match body[i] {
+            b'\n' => {
+                out.push((&body[start..i], &body[i..=i]));
+                start = i + 1;
+            }
+            b'\r' => {
+                let end = if body.get(i + 1) == Some(&b'\n') {
+                    i + 2
+                } else {
+                    i + 1
+                };
+                out.push((&body[start..i], &body[i..end]));
+                start = end;
+                i = end - 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if start < body.len() {
+        out.push((&body[start..], &[][..]));
+    }
+    out
+}
+
+/// RFC 9309 §2.2's productions, and where an unusual octet stands on each
+/// line (line start, key, separator, value, user-agent value).
+fn abnf_classes(body: &[u8], out: &mut BTreeSet<InputClass>) {
+    use InputClass::*;
+    let ws = |b: &u8| *b == b' ' || *b == b'\t';
+    let mut in_group = false;
+    let mut previous_was_agent = false;
+    for (line, nl) in lines_with_ends(body) {
+        out.insert(match nl {
+            b"\r" => AbnfNlCr,
+            b"\r\n" => AbnfNlCrlf,
+            b"\n" => AbnfNlLf,
+            _ => AbnfNoFinalNl,
+        });
+        if line.first().is_some_and(|b| !ws(b)) && unusual(&line[..1]) {
+            out.insert(AtLineStart);
+        }
+        let text: &[u8] = match line.iter().position(|b| !ws(b)) {
+            Some(i) => &line[i..],
+            None => {
+                out.insert(AbnfEmptyLine);
+                continue;
+            }
+        };
+        let (content, comment) = match text.iter().position(|&b| b == b'#') {
+            Some(h) => (&text[..h], true),
+            None => (text, false),
+        };
+        if comment {
+            out.insert(AbnfComment);
+        }
+        let Some(colon) = content.iter().position(|&b| b == b':') else {
+            continue;
+        };
+        let run = content[..colon]
+            .iter()
+            .position(|b| !(b.is_ascii_alphabetic() || *b == b'-'))
+            .unwrap_or(colon);
+        let (key, gap) = content[..colon].split_at(run);
+        let gap_is_key = gap.iter().any(u8::is_ascii_alphanumeric);
+        if unusual(key) || (gap_is_key && unusual(gap)) {
+            out.insert(AtKey);
+        } else if unusual(gap) {
+            out.insert(AtSeparator);
+        }
+        if !gap.is_empty() && gap.iter().all(ws) {
+            out.insert(AbnfWsBeforeColon);
+        }
+        let name = String::from_utf8_lossy(key).to_ascii_lowercase();
+        if !gap_is_key && key.iter().any(u8::is_ascii_uppercase) {
+            out.insert(AbnfKeyCase);
+        }
+        let value = &content[colon + 1..];
+        let value = &value[value.iter().position(|b| !ws(b)).unwrap_or(value.len())..];
+        let trimmed = &value[..value.iter().rposition(|b| !ws(b)).map_or(0, |i| i + 1)];
+        let key = if gap_is_key { "" } else { name.as_str() };
+        match key {
+            "user-agent" => {
+                if unusual(value) {
+                    out.insert(AtAgentValue);
+                }
+                if previous_was_agent {
+                    out.insert(AbnfMultiAgentGroup);
+                }
+                if trimmed == b"*" {
+                    out.insert(AbnfAgentStar);
+                } else if !trimmed.is_empty()
+                    && trimmed
+                        .iter()
+                        .all(|b| b.is_ascii_alphabetic() || *b == b'-' || *b == b'_')
+                {
+                    out.insert(AbnfAgentIdentifier);
+                }
+                in_group = true;
+                previous_was_agent = true;
+                continue;
+            }
+            "allow" | "disallow" => {
+                if !in_group {
+                    out.insert(AbnfRuleOutsideGroup);
+                }
+                match trimmed.first() {
+                    None => {
+                        out.insert(AbnfEmptyPattern);
+                    }
+                    Some(b'/') | Some(b'*') => {}
+                    Some(_) => {
+                        out.insert(AbnfPatternNoSlash);
+                    }
+                }
+                if trimmed.contains(&b'*') {
+                    out.insert(AbnfPatternStar);
+                }
+                if trimmed.ends_with(b"$") {
+                    out.insert(AbnfPatternDollar);
+                }
+                if trimmed
+                    .windows(3)
+                    .any(|w| w[0] == b'%' && w[1].is_ascii_hexdigit() && w[2].is_ascii_hexdigit())
+                {
+                    out.insert(AbnfPatternEscape);
+                }
+            }
+            "sitemap" => {
+                out.insert(AbnfSitemap);
+            }
+            "" => {}
+            _ => {
+                out.insert(AbnfOtherRecord);
+            }
+        }
+        if unusual(value) {
+            out.insert(AtValue);
+        }
+        previous_was_agent = false;
+    }
+}
+
+/// Where an unusual octet stands in a query: the agent, or the URL's path,
+/// query or fragment.
+fn position_classes_of_query(q: &Query, out: &mut BTreeSet<InputClass>) {
+    use InputClass::*;
+    if unusual(q.agent.as_bytes()) {
+        out.insert(AtCrawlerAgent);
+    }
+    let (_, rest) = split_url(&q.url);
+    let odd = |s: &str| {
+        unusual(s.as_bytes())
+            || s.chars()
+                .any(|c| !c.is_ascii() || c.is_ascii_control() || " \"<>\\^`{|}".contains(c))
+    };
+    let (before_fragment, fragment) = rest.split_once('#').unwrap_or((rest, ""));
+    let (path, query) = before_fragment
+        .split_once('?')
+        .unwrap_or((before_fragment, ""));
+    if odd(path) {
+        out.insert(AtUrlPath);
+    }
+    if odd(query) {
+        out.insert(AtUrlQuery);
+    }
+    if odd(fragment) {
+        out.insert(AtUrlFragment);
+    }
 }
 
 fn octet_classes(body: &[u8], out: &mut BTreeSet<InputClass>) {
@@ -433,6 +760,13 @@ fn agent_classes(agent: &str, out: &mut BTreeSet<InputClass>) {
         out.insert(AgentEmpty);
         return;
     }
+    if agent.bytes().all(|b| b == b' ' || b == b'\t') {
+        out.insert(AgentWhitespace);
+        return;
+    }
+    if agent.starts_with([' ', '\t']) || agent.ends_with([' ', '\t']) {
+        out.insert(AgentSurroundingSpace);
+    }
     if !agent.is_ascii() {
         out.insert(AgentNonAscii);
     }
@@ -475,8 +809,83 @@ mod tests {
         }
     }
 
+    /// The octet and line classes of a body (the ABNF and position
+    /// families have tests of their own).
     fn body_classes(body: &[u8]) -> BTreeSet<InputClass> {
         classes(body, &[])
+            .into_iter()
+            .filter(|c| matches!(c.family(), Family::Octet | Family::Line))
+            .collect()
+    }
+
+    fn abnf_of(body: &[u8]) -> BTreeSet<InputClass> {
+        classes(body, &[])
+            .into_iter()
+            .filter(|c| matches!(c.family(), Family::Abnf | Family::Position))
+            .collect()
+    }
+
+    #[test]
+    fn abnf_productions_and_positions_on_hand_written_bodies() {
+        let cases: &[(&[u8], &[InputClass])] = &[
+            (
+                b"User-agent: a\nUser-agent: *\n",
+                &[
+                    AbnfMultiAgentGroup,
+                    AbnfAgentStar,
+                    AbnfAgentIdentifier,
+                    AbnfNlLf,
+                ],
+            ),
+            (
+                b"Disallow: /a\r",
+                &[AbnfRuleOutsideGroup, AbnfNlCr, AbnfKeyCase],
+            ),
+            (
+                b"user-agent: a\r\ndisallow:\r\n\r\n",
+                &[AbnfEmptyPattern, AbnfNlCrlf, AbnfEmptyLine],
+            ),
+            (
+                b"user-agent: a\nallow: /a*b$",
+                &[AbnfPatternStar, AbnfPatternDollar, AbnfNoFinalNl],
+            ),
+            (
+                b"user-agent: a\nallow: /%41 # c\n",
+                &[AbnfPatternEscape, AbnfComment],
+            ),
+            (b"user-agent: a\ndisallow: a\n", &[AbnfPatternNoSlash]),
+            (
+                b"sitemap: /s\ncrawl-delay: 1\n",
+                &[AbnfSitemap, AbnfOtherRecord],
+            ),
+            (b"disallow : /\n", &[AbnfWsBeforeColon]),
+            (b"\x00disallow: /\n", &[AtLineStart, AtKey]),
+            (b"dis\x0ballow: /\n", &[AtKey]),
+            (b"disallow\x0b: /\n", &[AtSeparator]),
+            (b"disallow: /a\xc2\xa0\n", &[AtValue]),
+            (b"disallow: /a%\n", &[AtValue]),
+            (b"user-agent: a\x0b\n", &[AtAgentValue]),
+        ];
+        for (body, want) in cases {
+            let got = abnf_of(body);
+            for c in *want {
+                assert!(
+                    got.contains(c),
+                    "{:?}: {c:?} not in {got:?}",
+                    String::from_utf8_lossy(body)
+                );
+            }
+        }
+        let plain = abnf_of(b"user-agent: a\ndisallow: /x\n");
+        assert_eq!(plain, BTreeSet::from([AbnfAgentIdentifier, AbnfNlLf]));
+        let mut q_out = BTreeSet::new();
+        position_classes_of_query(&q("a\u{a0}", "http://x.test/a b?c%zz#d\te"), &mut q_out);
+        assert_eq!(
+            q_out,
+            BTreeSet::from([AtCrawlerAgent, AtUrlPath, AtUrlQuery, AtUrlFragment])
+        );
+        assert!(agent_of(" \t").contains(&AgentWhitespace));
+        assert!(agent_of(" bot").contains(&AgentSurroundingSpace));
     }
 
     fn url_of(url: &str) -> BTreeSet<InputClass> {
@@ -640,6 +1049,12 @@ mod tests {
             UrlEmptyPath,
             AgentTokenVersion,
             UrlStrayPercent,
+            // The BOM is the first byte of the line, glued to its key; the
+            // `%` stands in the path; the line ends in LF.
+            AtLineStart,
+            AtKey,
+            AtUrlPath,
+            AbnfNlLf,
         ]);
         assert_eq!(got, want);
     }

@@ -115,7 +115,7 @@ pub struct QuerySpec {
     pub agent: u8,
     /// < 10: add a version `/1.0`; < 40: change case; < 48: leading space;
     /// < 54: empty; < 64: a full User-Agent header around it; < 72:
-    /// punctuation; < 78: non-ASCII.
+    /// punctuation; < 78: non-ASCII; < 82: whitespace only.
     pub agent_tweak: u8,
     /// Which rule the URL aims at (modulo the rules rendered).
     pub target: u8,
@@ -432,6 +432,10 @@ fn render_agent(out: &mut Out, a: &AgentLine) {
         2 => line.push(' '),
         3 => line.push('\t'),
         4 => line.push_str(" /1.0"),
+        // An unusual octet in the user-agent value (RFC 9309's
+        // product-token has none): a no-break space, a vertical tab.
+        5 => line.push('\u{a0}'),
+        6 => line.insert(line.len() - name.len(), '\u{b}'),
         _ => {}
     }
     out.line(line.as_bytes(), a.tail);
@@ -712,6 +716,8 @@ fn agent_for(out: &Out, q: &QuerySpec) -> String {
         54..=63 => agent = around(HEADERS),
         64..=71 => agent = around(AGENT_PUNCT),
         72..=77 => agent = around(AGENT_NON_ASCII),
+        // No product token at all: only whitespace.
+        78..=81 => agent = pick(&[" ", "\t", "  ", " \t"], q.agent_tweak).to_string(),
         _ => {}
     }
     agent
@@ -982,6 +988,16 @@ mod tests {
     #[test]
     fn generator_reaches_every_agent_shape() {
         assert_family_reached(Family::Agent);
+    }
+
+    #[test]
+    fn generator_reaches_every_abnf_production() {
+        assert_family_reached(Family::Abnf);
+    }
+
+    #[test]
+    fn generator_reaches_every_position() {
+        assert_family_reached(Family::Position);
     }
 
     #[test]
