@@ -1,7 +1,7 @@
 //! A captured suite: what a parser's own tests asked it and what they
 //! accepted, in a form every oracle can be asked again.
 //!
-//! The capture shims (oracles/harness/suites/) all write the same raw shape;
+//! The capture shims (`oracles/harness/<oracle>/suite/`) all write the same raw shape;
 //! this module turns it into the saved form, keeping only calls made by
 //! tests that passed, so that a verdict in the file is one the suite's own
 //! assertions let through.

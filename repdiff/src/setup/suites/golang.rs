@@ -1,7 +1,7 @@
 //! The Go parsers' own tests, from the module zips the Go module proxy
 //! served for the oracles (their go.sum pins each zip): grobotstxt v1.0.3's
 //! ginkgo specs and temoto/robotstxt v1.1.2's `go test` tests, each run by a
-//! capture script (`oracles/harness/suites/capture_<suite>.py`) against a
+//! capture script (`oracles/harness/<oracle>/suite/capture_<suite>.py`) against a
 //! recording copy of the library in the work folder. The test modules' own
 //! dependencies (ginkgo and gomega; testify) are pinned by the go.sum beside
 //! each script and downloaded here first, so the capture itself runs offline.
@@ -13,16 +13,19 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// One Go suite: its module in the cache, its test files with their
-/// sha256, and the capture script with its Go folder.
+/// sha256, and the capture script with its Go folder (`suite/go/` of the
+/// oracle's directory).
 struct GoSuite {
+    /// The oracle whose directory holds the capture.
+    oracle: &'static str,
     module: &'static str,
     version: &'static str,
     tests: &'static [(&'static str, &'static str)],
     script: &'static str,
-    go_dir: &'static str,
 }
 
 const GROBOTSTXT: GoSuite = GoSuite {
+    oracle: "grobotstxt",
     module: "github.com/jimsmart/grobotstxt",
     version: "v1.0.3",
     tests: &[
@@ -48,10 +51,10 @@ const GROBOTSTXT: GoSuite = GoSuite {
         ),
     ],
     script: "capture_grobotstxt.py",
-    go_dir: "grobotstxt-go",
 };
 
 const TEMOTO_ROBOTSTXT: GoSuite = GoSuite {
+    oracle: "temoto-robotstxt",
     module: "github.com/temoto/robotstxt",
     version: "v1.1.2",
     tests: &[
@@ -69,7 +72,6 @@ const TEMOTO_ROBOTSTXT: GoSuite = GoSuite {
         ),
     ],
     script: "capture_temoto_robotstxt.py",
-    go_dir: "temoto-robotstxt-go",
 };
 
 fn module_dir(ctx: &Ctx, s: &GoSuite) -> PathBuf {
@@ -88,7 +90,7 @@ fn go_env<'a>(cmd: &'a mut Command, ctx: &Ctx) -> &'a mut Command {
 
 fn prepare(ctx: &Ctx, s: &GoSuite) -> Result<Prepared> {
     let dir = module_dir(ctx, s);
-    let shim_dir = shim(ctx, s.go_dir);
+    let shim_dir = shim(ctx, s.oracle, "go");
     let fix = format!(
         "{} setup (the Go oracles' build fetches the module)",
         crate::cli::program()
@@ -122,7 +124,7 @@ fn prepare(ctx: &Ctx, s: &GoSuite) -> Result<Prepared> {
             sha.to_string(),
         ));
     }
-    let mut shims = vec![shim(ctx, s.script)];
+    let mut shims = vec![shim(ctx, s.oracle, s.script)];
     let mut go_files: Vec<PathBuf> = std::fs::read_dir(&shim_dir)
         .into_iter()
         .flatten()
@@ -150,7 +152,7 @@ fn prepare(ctx: &Ctx, s: &GoSuite) -> Result<Prepared> {
 fn capture(ctx: &Ctx, s: &GoSuite, work: &Path) -> Result<Raw> {
     let out_file = work.join("capture.json");
     let mut cmd = Command::new("python3");
-    cmd.arg(shim(ctx, s.script))
+    cmd.arg(shim(ctx, s.oracle, s.script))
         .arg(module_dir(ctx, s))
         .arg(work.join("run"))
         .arg(&out_file);

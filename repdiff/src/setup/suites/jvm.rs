@@ -2,7 +2,7 @@
 //! GoogleRobotsTxtTest, SimpleRobotRulesTest), from the
 //! `crawler-commons-1.6-tests.jar` Maven Central serves, run by JUnit
 //! Jupiter in a JVM whose Byte Buddy hooks record each `parseContent` and
-//! `isAllowed` call (oracles/harness/suites/crawler-commons-java/: its Maven
+//! `isAllowed` call (oracles/harness/crawler-commons/suite/: its Maven
 //! project pins every jar, the tests jar among them, in jars.sha256; the
 //! library's jar is the oracle's). Heritrix's RobotstxtTest is not captured:
 //! no artifact on Maven Central ships it (only the GitHub tag does).
@@ -14,7 +14,7 @@ use crate::suites::model::Raw;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const PROJECT: &str = "oracles/harness/suites/crawler-commons-java";
+const PROJECT: &str = "oracles/harness/crawler-commons/suite";
 const OUT: &str = "jvm/suite-crawler-commons";
 const TESTS_JAR: &str = "crawler-commons-1.6-tests.jar";
 const TESTS_JAR_SHA256: &str = "cb21e55977bd51215ce28cefd175ed8505d4e85873bca3f7c636a1e1452fdd1f";
@@ -37,7 +37,8 @@ pub fn prepare_crawler_commons(ctx: &Ctx, verbose: bool) -> Result<Prepared> {
     let mut shims = vec![project.join("pom.xml"), project.join("jars.sha256")];
     shims.push(shim(
         ctx,
-        "crawler-commons-java/src/CaptureCrawlerCommons.java",
+        "crawler-commons",
+        "src/CaptureCrawlerCommons.java",
     ));
     Ok(Prepared {
         files: vec![(

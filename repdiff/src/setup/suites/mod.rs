@@ -1,7 +1,8 @@
 //! Setup of the cross-suite scoreboard: each parser's own test suite, taken
 //! from the registry artifact the parser ships in (pinned by sha256), run in
 //! its own runtime against a recording shim of its own parser
-//! (oracles/harness/suites/), saved as `.cache/suites/<suite>.json`.
+//! (`oracles/harness/<oracle>/suite/`, or `oracles/harness/suites/` for the
+//! one several Python suites share), saved as `.cache/suites/<suite>.json`.
 //!
 //! Running the suite, rather than reading its source, is what makes the
 //! expectations trustworthy: a call recorded in a test that passed returned
@@ -212,8 +213,19 @@ fn inputs_hash(ctx: &Ctx, prepared: &Prepared) -> Result<String> {
     Ok(sha256_hex(all.as_bytes()))
 }
 
-/// Where the capture shims live in the checkout.
-pub fn shim(ctx: &Ctx, name: &str) -> PathBuf {
+/// Where an oracle's capture shims live in the checkout: `suite/` of its
+/// own directory.
+pub fn shim(ctx: &Ctx, oracle: &str, name: &str) -> PathBuf {
+    ctx.root
+        .join("oracles/harness")
+        .join(oracle)
+        .join("suite")
+        .join(name)
+}
+
+/// The capture shim several suites share (`capture_py.py`, for CPython's,
+/// protego's and robotspy's pytest and unittest runs).
+pub fn shared_shim(ctx: &Ctx, name: &str) -> PathBuf {
     ctx.root.join("oracles/harness/suites").join(name)
 }
 

@@ -33,8 +33,8 @@ pub fn prepare_google(ctx: &Ctx, _verbose: bool) -> Result<Prepared> {
     Ok(Prepared {
         files,
         shims: vec![
-            shim(ctx, "capture_google.h"),
-            shim(ctx, "capture_google.cc"),
+            shim(ctx, "google", "capture_google.h"),
+            shim(ctx, "google", "capture_google.cc"),
         ],
         source: "robots_test.cc of google/robotstxt a732377 (PyPI sdist jwm-robotstxt 1.0.8)"
             .into(),
@@ -54,14 +54,19 @@ pub fn capture_google(ctx: &Ctx, _p: &Prepared, work: &Path) -> Result<Raw> {
     let objects = [
         ("robots.o", dir.join("robots.cc"), false, "-O2"),
         ("robots_test.o", dir.join("robots_test.cc"), true, "-O1"),
-        ("capture.o", shim(ctx, "capture_google.cc"), false, "-O1"),
+        (
+            "capture.o",
+            shim(ctx, "google", "capture_google.cc"),
+            false,
+            "-O1",
+        ),
     ];
     for (obj, src, force, opt) in &objects {
         let mut cmd = Command::new(&cxx);
         cmd.args(["-std=c++17", opt, "-I"])
             .arg(&dir)
             .arg("-I")
-            .arg(shim(ctx, ""));
+            .arg(shim(ctx, "google", ""));
         if *force {
             cmd.args(["-include", "capture_google.h"]);
         }
@@ -166,7 +171,7 @@ pub fn prepare_texting(ctx: &Ctx, _verbose: bool) -> Result<Prepared> {
     }
     Ok(Prepared {
         files,
-        shims: vec![shim(ctx, "texting_robots_record.rs")],
+        shims: vec![shim(ctx, "texting-robots", "texting_robots_record.rs")],
         source:
             "the unit and integration tests of the crate texting_robots 0.2.2 (crates.io source)"
                 .into(),
@@ -225,8 +230,14 @@ pub fn capture_texting(ctx: &Ctx, _p: &Prepared, work: &Path) -> Result<Raw> {
         std::fs::write(&path, bytes).map_err(|e| io_err(ctx, &path, e))
     };
     write(lib, text.as_bytes())?;
-    let record = std::fs::read(shim(ctx, "texting_robots_record.rs"))
-        .map_err(|e| io_err(ctx, &shim(ctx, ""), e))?;
+    let record =
+        std::fs::read(shim(ctx, "texting-robots", "texting_robots_record.rs")).map_err(|e| {
+            io_err(
+                ctx,
+                &shim(ctx, "texting-robots", "texting_robots_record.rs"),
+                e,
+            )
+        })?;
     write(copy.join("src/repdiff_record.rs"), &record)?;
     // Its own workspace, so cargo does not attach it to ours.
     let manifest = copy.join("Cargo.toml");

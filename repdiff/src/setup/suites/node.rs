@@ -19,7 +19,7 @@ pub fn prepare(ctx: &Ctx, _verbose: bool) -> Result<Prepared> {
             test,
             TEST_SHA256.into(),
         )],
-        shims: vec![shim(ctx, "capture_js.js")],
+        shims: vec![shim(ctx, "robots-parser", "capture_js.js")],
         source: "test/Robots.js of the npm tarball robots-parser 3.0.1".into(),
         runtime: format!(
             "node {} (describe/it and chai's expect provided by the shim)",
@@ -37,7 +37,7 @@ pub fn prepare(ctx: &Ctx, _verbose: bool) -> Result<Prepared> {
 pub fn capture(ctx: &Ctx, _p: &Prepared, work: &Path) -> Result<Raw> {
     let out_file = work.join("capture.json");
     let out = Command::new("node")
-        .arg(shim(ctx, "capture_js.js"))
+        .arg(shim(ctx, "robots-parser", "capture_js.js"))
         .arg(package(ctx))
         .arg(&out_file)
         .output()

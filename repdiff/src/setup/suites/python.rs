@@ -5,7 +5,7 @@
 //! `.cache/venv-suites` with the `capture_py` plugin, importing the parser
 //! from the oracle's own install.
 
-use super::{io_err, read_raw, shim, tail, Prepared, PIECE};
+use super::{io_err, read_raw, shared_shim, tail, Prepared, PIECE};
 use crate::setup::{python::pyo3_python, run, verified, verify, Ctx, Result};
 use crate::suites::model::Raw;
 use std::path::{Path, PathBuf};
@@ -64,7 +64,7 @@ pub fn prepare_cpython(ctx: &Ctx, verbose: bool) -> Result<Prepared> {
             test,
             CPYTHON_TEST_SHA256.into(),
         )],
-        shims: vec![shim(ctx, "capture_py.py")],
+        shims: vec![shared_shim(ctx, "capture_py.py")],
         source: "CPython 3.11.7's own Lib/test/test_robotparser.py (the runtime's `test` package)"
             .into(),
         runtime: runtime(),
@@ -182,7 +182,7 @@ fn sdist_record(ctx: &Ctx, pin: (&str, &str, &str), file: PathBuf) -> Prepared {
             file,
             sha.into(),
         )],
-        shims: vec![shim(ctx, "capture_py.py")],
+        shims: vec![shared_shim(ctx, "capture_py.py")],
         source: format!("the tests/ of the PyPI sdist {package} {version}"),
         runtime: runtime(),
         notes: Vec::new(),
@@ -361,7 +361,7 @@ fn site_packages(venv: &Path) -> PathBuf {
 fn pytest(ctx: &Ctx, kind: &str, work: &Path, args: &[String], site: Option<&Path>) -> Result<Raw> {
     let python = ctx.cache.join(VENV).join("bin/python");
     let out_file = work.join("capture.json");
-    let mut path = shim(ctx, "").display().to_string();
+    let mut path = shared_shim(ctx, "").display().to_string();
     if let Some(site) = site {
         path = format!("{path}:{}", site.display());
     }

@@ -15,7 +15,7 @@ published in this checkout: run <code>repdiff suites --publish</code>, then \
     let mut b = String::from(
         "<h1>Every parser on every parser's own tests</h1><p>Each parser's own test suite, \
 captured at setup by running the suite in its own runtime against a recording shim of its own \
-parser (<code>oracles/harness/suites/</code>): every allow/disallow call made by a test that \
+parser (<code>oracles/harness/&lt;oracle&gt;/suite/</code>): every allow/disallow call made by a test that \
 passed, with the verdict the test accepted. Every oracle is then asked the same questions. A cell \
 is the number of assertions the oracle answers as the suite expects; <b>*</b> marks the suite's \
 own parser.</p>",

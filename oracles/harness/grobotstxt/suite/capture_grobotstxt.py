@@ -12,14 +12,14 @@ below first. WORK_DIR is scratch (.cache/suites/work/grobotstxt): it is
 emptied, the module's package files are copied into WORK_DIR/src, and there
 
   * robots_cc.go and sitemaps.go get the renames listed in
-    grobotstxt-go/repdiff_record.go (each an exact, counted substitution; the
+    go/repdiff_record.go (each an exact, counted substitution; the
     library's code is otherwise unchanged) and repdiff_record.go is added:
     wrappers that call the originals and record what a test asked and got;
   * repdiff_record_test.go is added: it tells the wrappers which ginkgo spec
     is running and, in a top-level AfterEach (no assertion), how each spec
     ended (ginkgo v1 runs every spec inside the one Go test TestRobotstxt);
   * the test files are the module's, unchanged;
-  * go.mod and go.sum are grobotstxt-go/'s (the module's own, byte for byte:
+  * go.mod and go.sum are go/'s (the module's own, byte for byte:
     ginkgo v1.14.2, gomega v1.10.4 and their dependencies, pinned).
 
 Then `go test -json -count=1 -parallel 1 . -args -ginkgo.seed=1
@@ -44,7 +44,7 @@ import sys
 
 SUITE = "grobotstxt"
 MODULE = "github.com/jimsmart/grobotstxt@v1.0.3"
-SHIM_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "grobotstxt-go")
+SHIM_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "go")
 SUITE_TEST = "TestRobotstxt"  # the Go test that runs the ginkgo suite
 
 PINNED = {

@@ -11,7 +11,7 @@ go.sum pins its zip). Every file used from it is checked against the sha256
 below first. WORK_DIR is scratch (.cache/suites/work/temoto-robotstxt): it is
 emptied, the module's package files are copied into WORK_DIR/src, and there
 
-  * robotstxt.go gets the renames listed in temoto-robotstxt-go/repdiff_record.go
+  * robotstxt.go gets the renames listed in go/repdiff_record.go
     (each an exact, counted substitution; the library's code is otherwise
     unchanged) and repdiff_record.go is added: wrappers that call the
     originals and record what each call was asked and returned;
@@ -19,7 +19,7 @@ emptied, the module's package files are copied into WORK_DIR/src, and there
     `quick.Check(f, nil)` (a clock-seeded source) becomes
     `quick.Check(f, repdiffQuickConfig(t))` (repdiff_record_test.go: the same
     generator and count, a fixed seed per call), so two captures are equal;
-  * go.mod and go.sum are temoto-robotstxt-go/'s (the module's own, byte for
+  * go.mod and go.sum are go/'s (the module's own, byte for
     byte: testify v1.3.0 and its two dependencies, pinned).
 
 The package's test binary is built once (`go test -c`, offline:
@@ -54,7 +54,7 @@ import sys
 
 SUITE = "temoto-robotstxt"
 MODULE = "github.com/temoto/robotstxt@v1.1.2"
-SHIM_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "temoto-robotstxt-go")
+SHIM_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "go")
 BASE = "http://example.test"
 
 # Every file taken from the module directory (v1.1.2 as the module zip holds it).
