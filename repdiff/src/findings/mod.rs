@@ -204,24 +204,14 @@ pub fn reproducers() -> Result<Vec<verify::Reproducer>, Usage> {
         .filter(|e| e.classification == Classification::Bug)
     {
         for p in picks(entry, &corpus) {
-            if p.case.http.is_some() || p.case.body.len() > render::SHOWN_BYTES {
-                continue;
-            }
-            let q = &p.case.queries[p.index];
-            let expected = q.expect.to_string();
             for (oracle, pin) in &p.oracles {
-                let actual = pin.to_string();
-                let inp = repro::Input {
-                    body: &p.case.body,
-                    query: &q.query,
-                    expected: &expected,
-                    actual: &actual,
-                };
-                if let Some(program) = repro::direct(oracle, &inp) {
+                if let render::Direct::Program(program) =
+                    render::direct_program(p.case, p.index, oracle, pin)
+                {
                     out.push(verify::Reproducer {
                         write_up: entry.id.clone(),
                         oracle: oracle.clone(),
-                        ask: q.query.ask,
+                        ask: p.case.queries[p.index].query.ask,
                         program,
                         pinned: pin.clone(),
                     });

@@ -319,32 +319,21 @@ fn direct(s: &mut String, f: &Finding) {
         let q = &p.case.queries[p.index];
         for (o, pin) in &p.oracles {
             let _ = writeln!(s, "### {}\n", library(f, o));
-            if p.case.http.is_some() {
-                s.push_str("This case depends on the HTTP response (see the minimal input), so the direct \
+            match direct_program(p.case, p.index, o, pin) {
+                Direct::Http => {
+                    s.push_str("This case depends on the HTTP response (see the minimal input), so the direct \
 reproducer is the `repdiff check` line above, which serves it from a local server.\n\n");
-                continue;
-            }
-            if p.case.body.len() > SHOWN_BYTES {
-                let _ = writeln!(
-                    s,
-                    "The body is {} bytes; take it from the case file named above.\n",
-                    p.case.body.len()
-                );
-                continue;
-            }
-            let expected = q.expect.to_string();
-            let actual = pin.to_string();
-            let inp = repro::Input {
-                body: &p.case.body,
-                query: &q.query,
-                expected: &expected,
-                actual: &actual,
-            };
-            match repro::direct(o, &inp) {
-                Some(program) => {
+                }
+                Direct::TooLong(n) => {
+                    let _ = writeln!(
+                        s,
+                        "The body is {n} bytes; take it from the case file named above.\n"
+                    );
+                }
+                Direct::Program(program) => {
                     let _ = writeln!(s, "```{}\n{}```\n", program.lang.fence(), program.source);
                 }
-                None => {
+                Direct::NoTemplate => {
                     let ask = if q.query.ask == Ask::CanFetch {
                         "this oracle"
                     } else {
@@ -358,6 +347,43 @@ reproducer is the `repdiff check` line above, which serves it from a local serve
             }
         }
     }
+}
+
+/// A write-up's direct reproducer for one oracle of one pick, or why it
+/// has none: what the write-up shows and `findings --verify` runs, decided
+/// in one place.
+pub(super) enum Direct {
+    /// The case depends on the HTTP response: `repdiff check` serves it.
+    Http,
+    /// The body is too long to show (its length).
+    TooLong(usize),
+    Program(repro::Program),
+    /// The oracle has no template for the query's ask.
+    NoTemplate,
+}
+
+pub(super) fn direct_program(
+    case: &engine::case::Case,
+    index: usize,
+    oracle: &str,
+    pin: &engine::oracle::Label,
+) -> Direct {
+    if case.http.is_some() {
+        return Direct::Http;
+    }
+    if case.body.len() > SHOWN_BYTES {
+        return Direct::TooLong(case.body.len());
+    }
+    let q = &case.queries[index];
+    let expected = q.expect.to_string();
+    let actual = pin.to_string();
+    let inp = repro::Input {
+        body: &case.body,
+        query: &q.query,
+        expected: &expected,
+        actual: &actual,
+    };
+    repro::direct(oracle, &inp).map_or(Direct::NoTemplate, Direct::Program)
 }
 
 /// `reports/findings/README.md`: one row per write-up.
