@@ -163,7 +163,7 @@ pub struct FindingRecord {
     pub found_unix: u64,
 }
 
-/// `minimized.json`: what `cargo xtask fuzz minimize` shrank a finding to.
+/// `minimized.json`: what `repdiff triage minimize` shrank a finding to.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Minimized {
@@ -256,9 +256,8 @@ mod tests {
             }
             let text = std::fs::read_to_string(e.path()).unwrap();
             let v: serde_json::Value = serde_json::from_str(&text).unwrap();
-            // A sweep report (`cargo xtask fuzz sweep --write-report`) sits
-            // beside the nightly ones and has no findings list; its own
-            // shape is checked by xtask's sweep tests.
+            // A sweep report (`repdiff triage sweep --write-report`) sits
+            // beside the nightly ones and has no findings list.
             if e.file_name().to_string_lossy().ends_with("-sweep.json") {
                 assert_eq!(
                     v["format"],

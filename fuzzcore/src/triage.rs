@@ -2,8 +2,8 @@
 //! known list, and what makes a disagreement *new*.
 //!
 //! One module for both sides: the fuzz targets call it in the loop, and
-//! xtask calls it (`fuzzcore::triage`) for `cargo xtask fuzz minimize` and
-//! the known list, so the loop and the minimiser can never disagree on what
+//! the product calls it (`fuzzcore::triage`) for `repdiff triage minimize`
+//! and the known list, so the loop and the minimiser can never disagree on what
 //! a signature is. It depends only on `engine` and `oracles`.
 //!
 //! # Vocabulary

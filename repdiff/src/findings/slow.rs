@@ -1,6 +1,6 @@
 //! Write-ups of kind `slow`: an input on which one parser takes orders of
 //! magnitude longer than on any other while every other parser stays fast
-//! (found by `cargo xtask fuzz sweep`, judged by `crate::slow`). No ledger
+//! (found by `repdiff triage sweep`, judged by `crate::slow`). No ledger
 //! entry can hold one (the ledger explains verdicts), so the person who
 //! read the library's source names it in `cases/findings.yaml` under
 //! `slow:` with the cause and a fix, and points at the committed sweep
@@ -101,7 +101,7 @@ pub fn write_up(
     let m = &f.minimised;
     let mut s = format!(
         "<!-- Written by `repdiff findings` from cases/findings.yaml and {}; do not edit (--check fails). -->\n\
-# {}\n\nKind `slow` (super-linear time) · oracle `{}` · found by `cargo xtask fuzz sweep` on fuzz corpus input `{}`\n\n",
+# {}\n\nKind `slow` (super-linear time) · oracle `{}` · found by the fuzz corpus sweep (`repdiff triage sweep`) on fuzz corpus input `{}`\n\n",
         note.sweep, note.title, note.oracle, f.source
     );
     s.push_str("## Upstream\n\n");
@@ -202,7 +202,7 @@ pub fn index(notes: &[SlowNote]) -> String {
     }
     let mut s = String::from(
         "\n## Slow inputs\n\nInputs on which one parser takes orders of magnitude longer than the others \
-(kind `slow`, from `cargo xtask fuzz sweep`; written in `cases/findings.yaml` under `slow:`).\n\n\
+(kind `slow`, from the fuzz corpus sweep, `repdiff triage sweep`; written in `cases/findings.yaml` under `slow:`).\n\n\
 | write-up | oracle | upstream |\n|---|---|---|\n",
     );
     for n in notes {
