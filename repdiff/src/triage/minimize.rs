@@ -354,8 +354,9 @@ fn ledger_draft(id: &str, f: &Finding, r: &Replay, t: &triage::Triaged, known: &
     let doc = serde_yaml::to_string(&DraftLedger { entries }).unwrap_or_default();
     format!(
         "# DRAFT by `triage minimize`: check every field (title, rfc, upstream, explanation) before\n\
-         # appending these entries to the ledger (oracles/harness/<name>/divergences.yaml, or cases/divergences.yaml for a\n\
-         # built-in); they load as they are.\n{doc}"
+         # appending these entries to the ledger (an entry about one oracle to its\n\
+         # oracles/harness/<name>/divergences.yaml, one about several to cases/divergences.yaml);\n\
+         # they load as they are.\n{doc}"
     )
 }
 
