@@ -274,12 +274,21 @@ fn read_template(manifest: &std::path::Path, r: &mut Reproducer) -> Result<(), U
     let path = manifest.with_file_name(&r.template);
     r.source = std::fs::read_to_string(&path)
         .map_err(|e| Usage(format!("{}: the reproducer template: {e}", path.display())))?;
-    let known = |n: &str| repro::PLACEHOLDERS.contains(&n).then(String::new);
-    for (what, text) in
-        std::iter::once(("template", &r.source)).chain(r.calls.values().map(|c| ("call", c)))
-    {
-        repro::fill(text, &known)
-            .map_err(|e| Usage(format!("{}: the reproducer's {what}: {e}", path.display())))?;
+    let known_in =
+        |names: &'static [&'static str]| move |n: &str| names.contains(&n).then(String::new);
+    repro::fill(&r.source, &known_in(repro::PLACEHOLDERS)).map_err(|e| {
+        Usage(format!(
+            "{}: the reproducer's template: {e}",
+            path.display()
+        ))
+    })?;
+    for call in r.calls.values() {
+        repro::fill(call, &known_in(repro::CALL_PLACEHOLDERS)).map_err(|e| {
+            Usage(format!(
+                "{}: a call in its reproducer: {e}",
+                manifest.display()
+            ))
+        })?;
     }
     Ok(())
 }

@@ -211,5 +211,19 @@ fn a_reproducer_template_with_an_unknown_placeholder_is_refused() {
         stderr.contains("robotspy/repro.py.tmpl") && stderr.contains("`{{cal}}`"),
         "{stderr}"
     );
+
+    // A call may name only the query's agent and URL.
+    std::fs::write(&template, text).expect("restore");
+    let manifest = copy.join("oracles/harness/robotspy/oracle.yaml");
+    let m = std::fs::read_to_string(&manifest).expect("manifest");
+    let bad = m.replace("parser.sitemaps", "parser.sitemaps({{body}})");
+    assert_ne!(bad, m, "robotspy's sitemaps call moved");
+    std::fs::write(&manifest, bad).expect("edit");
+    let (code, stderr) = list(&copy);
+    assert_ne!(code, 0, "a call naming the body is refused");
+    assert!(
+        stderr.contains("robotspy/oracle.yaml") && stderr.contains("`{{body}}`"),
+        "{stderr}"
+    );
     let _ = std::fs::remove_dir_all(&copy);
 }

@@ -81,6 +81,7 @@ pub fn render(r: &Reproducer, inp: &Input) -> Option<Program> {
             _ => return None,
         })
     };
+    // CALL_PLACEHOLDERS, checked when the manifest was loaded.
     let call = fill(call, &value).ok()?;
     let value = |name: &str| -> Option<String> {
         Some(match name {
@@ -105,7 +106,10 @@ pub fn render(r: &Reproducer, inp: &Input) -> Option<Program> {
     })
 }
 
-/// The placeholders a template or a call may use.
+/// The placeholders a call (`reproducer.calls`) may use.
+pub const CALL_PLACEHOLDERS: &[&str] = &["agent", "url"];
+
+/// The placeholders a template may use.
 pub const PLACEHOLDERS: &[&str] = &[
     "body",
     "body_len",
