@@ -12,7 +12,7 @@ below first. WORK_DIR is scratch (.cache/suites/work/grobotstxt): it is
 emptied, the module's package files are copied into WORK_DIR/src, and there
 
   * robots_cc.go and sitemaps.go get the renames listed in
-    go/repdiff_record.go (each an exact, counted substitution; the
+    go/repdiff_record.go.in (each an exact, counted substitution; the
     library's code is otherwise unchanged) and repdiff_record.go is added:
     wrappers that call the originals and record what a test asked and got;
   * repdiff_record_test.go is added: it tells the wrappers which ginkgo spec
@@ -118,7 +118,9 @@ def prepare(module_dir, src):
         with open(path, "w", encoding="utf-8") as f:
             f.write(text.replace(old, new))
     for name in ADDED:
-        shutil.copyfile(os.path.join(SHIM_DIR, name), os.path.join(src, name))
+        # Kept as `<name>.in` in the checkout: repdiff's own Go, compiled
+        # only inside this work-dir copy of the module.
+        shutil.copyfile(os.path.join(SHIM_DIR, name + ".in"), os.path.join(src, name))
 
 
 def go_env(module_dir, work):

@@ -11,7 +11,7 @@ go.sum pins its zip). Every file used from it is checked against the sha256
 below first. WORK_DIR is scratch (.cache/suites/work/temoto-robotstxt): it is
 emptied, the module's package files are copied into WORK_DIR/src, and there
 
-  * robotstxt.go gets the renames listed in go/repdiff_record.go
+  * robotstxt.go gets the renames listed in go/repdiff_record.go.in
     (each an exact, counted substitution; the library's code is otherwise
     unchanged) and repdiff_record.go is added: wrappers that call the
     originals and record what each call was asked and returned;
@@ -129,7 +129,9 @@ def prepare(module_dir, src):
         with open(path, "w", encoding="utf-8") as f:
             f.write(text.replace(old, new))
     for name in ADDED:
-        shutil.copyfile(os.path.join(SHIM_DIR, name), os.path.join(src, name))
+        # Kept as `<name>.in` in the checkout: repdiff's own Go, compiled
+        # only inside this work-dir copy of the module.
+        shutil.copyfile(os.path.join(SHIM_DIR, name + ".in"), os.path.join(src, name))
 
 
 def go_env(module_dir, work):
