@@ -19,6 +19,7 @@ pub mod robotstxt_rs;
 pub mod texting_robots;
 
 pub mod google;
+pub mod manifest;
 pub mod panic_guard;
 pub mod profiles;
 pub mod rfc9309;
@@ -192,6 +193,14 @@ pub fn profiles() -> Vec<Entry> {
             harness: None,
         },
     ]
+}
+
+/// The checkout: `REPDIFF_ROOT`, else the one this crate was built in.
+pub fn root() -> PathBuf {
+    let p = std::env::var_os("REPDIFF_ROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")));
+    p.canonicalize().unwrap_or(p)
 }
 
 /// Where setup puts what it fetched from the registries (never committed).

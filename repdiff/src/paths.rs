@@ -8,10 +8,7 @@ use std::path::PathBuf;
 /// same commit; the tests use it to prove a run is the same from any path;
 /// `--root DIR` sets it, so an installed `repdiff` can run anywhere).
 pub fn root() -> PathBuf {
-    let p = std::env::var_os("REPDIFF_ROOT")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")));
-    p.canonicalize().unwrap_or(p)
+    oracles::root()
 }
 
 /// Where plain runs write (`conformance`, `report`, `fuzz`, `bench`):

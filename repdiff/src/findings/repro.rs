@@ -20,37 +20,7 @@ pub struct Input<'a> {
     pub actual: &'a str,
 }
 
-/// The language a direct reproducer is written in: how its literals and
-/// comments are written, the fence of its code block and the runtime
-/// `repdiff findings --verify` runs it in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Lang {
-    Python,
-    Js,
-    Perl,
-    Ruby,
-    Rust,
-    Cpp,
-    Java,
-    Go,
-}
-
-impl Lang {
-    /// The Markdown fence name.
-    pub fn fence(self) -> &'static str {
-        match self {
-            Lang::Python => "python",
-            Lang::Js => "js",
-            Lang::Perl => "perl",
-            Lang::Ruby => "ruby",
-            Lang::Rust => "rust",
-            Lang::Cpp => "cpp",
-            Lang::Java => "java",
-            Lang::Go => "go",
-        }
-    }
-}
+pub use oracles::manifest::Lang;
 
 /// One complete program in the library's own language.
 pub struct Program {
@@ -140,7 +110,15 @@ pub fn fill(template: &str, value: &dyn Fn(&str) -> Option<String>) -> Result<St
     Ok(out)
 }
 
-impl Lang {
+/// How a language writes what a template is filled in with (the language
+/// itself is the manifest's, `oracles::manifest::Lang`).
+trait Literals {
+    fn comment(self) -> &'static str;
+    fn bytes(self, b: &[u8]) -> String;
+    fn text(self, s: &str) -> String;
+}
+
+impl Literals for Lang {
     /// How a comment starts.
     fn comment(self) -> &'static str {
         match self {
