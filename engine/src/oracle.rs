@@ -573,6 +573,14 @@ pub trait Oracle: Send {
     fn capabilities(&self) -> Capabilities;
     /// Parse `body` once and answer every query, one answer per query, in order.
     fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer>;
+    /// Several bodies, each with its queries: the answers of [`Oracle::run`]
+    /// on each, in order. For a caller with inputs queued (the fuzz loop's
+    /// lanes): an oracle in another process takes them in one exchange
+    /// instead of a round trip each, which is most of what a small input
+    /// costs it.
+    fn run_many(&mut self, inputs: &[(&[u8], &[Query])]) -> Vec<Vec<Answer>> {
+        inputs.iter().map(|(b, q)| self.run(b, q)).collect()
+    }
     /// Fetch `robots_url` with the library's own fetcher, then answer the
     /// queries. Only called when `capabilities().http_fetch` is set.
     fn run_fetch(&mut self, robots_url: &str, queries: &[Query]) -> Vec<Answer> {

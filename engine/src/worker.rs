@@ -28,6 +28,7 @@
 
 pub mod cpu;
 mod group;
+mod pipeline;
 mod starved;
 
 pub use group::{kill_all_workers, stop_workers_on_signal};
@@ -1096,6 +1097,9 @@ impl Oracle for Supervised {
     }
     fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer> {
         self.batch(None, body, queries)
+    }
+    fn run_many(&mut self, inputs: &[(&[u8], &[Query])]) -> Vec<Vec<Answer>> {
+        self.many(inputs)
     }
     fn run_fetch(&mut self, robots_url: &str, queries: &[Query]) -> Vec<Answer> {
         self.batch(Some(robots_url), &[], queries)
