@@ -617,3 +617,123 @@ fn isolated_signal_handler() {
     std::thread::sleep(Duration::from_secs(30));
     panic!("not stopped by the signal");
 }
+
+/// Answers `allowed` to every query, exits on a body of `die` and sleeps on
+/// `hang`; counts its requests in the file named by `$COUNT`, one line per
+/// request with how many bytes of later requests were already waiting
+/// (read ahead in its buffer), so a test can tell a group sent in one
+/// write from requests sent one at a time.
+const GROUPED: &str = r#"import json, os, sys, time
+sys.stdout.write(os.environ["GREETING"] + "\n"); sys.stdout.flush()
+log = open(os.environ["COUNT"], "a")
+buf = b""
+def fill():
+    global buf
+    chunk = os.read(0, 65536)
+    buf += chunk
+    return bool(chunk)
+while True:
+    while b"\n" not in buf:
+        if not fill():
+            sys.exit(0)
+    header, buf = buf.split(b"\n", 1)
+    req = json.loads(header)
+    while len(buf) < req["body_len"]:
+        if not fill():
+            sys.exit(0)
+    body, buf = buf[:req["body_len"]], buf[req["body_len"]:]
+    log.write("%d\n" % len(buf)); log.flush()
+    if body == b"die":
+        os._exit(3)
+    if body == b"hang":
+        time.sleep(60)
+    sys.stdout.write(json.dumps({"answers": [{"outcome": "allowed"} for _ in req["queries"]]}) + "\n")
+    sys.stdout.flush()
+"#;
+
+fn grouped_worker(label: &str, timeout: Duration) -> (Harness, Supervised, PathBuf) {
+    let h = Harness::new(label, "python3", GROUPED);
+    let count = h.dir.join("count");
+    let mut env = h.env();
+    env.push(("COUNT".into(), count.display().to_string()));
+    let limits = Limits {
+        timeout,
+        ..Limits::default()
+    };
+    let w = Supervised::launch("hostile", h.argv.clone(), env, limits)
+        .unwrap_or_else(|e| panic!("did not start: {}", e.unavailable.reason));
+    (h, w, count)
+}
+
+fn labels(answers: &[Vec<Answer>]) -> Vec<String> {
+    answers
+        .iter()
+        .map(|a| {
+            a.iter()
+                .map(|x| x.outcome.label())
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .collect()
+}
+
+#[test]
+fn a_group_goes_in_one_write_and_each_input_gets_its_own_answers() {
+    let (h, mut w, count) = grouped_worker("group", Duration::from_secs(5));
+    let q1 = queries(1);
+    let q3 = queries(3);
+    let inputs: Vec<(&[u8], &[Query])> = (0..10)
+        .map(|i| {
+            (
+                b"User-agent: *\n".as_slice(),
+                if i % 2 == 0 { &q1[..] } else { &q3[..] },
+            )
+        })
+        .collect();
+    let answers = w.run_many(&inputs);
+    assert_eq!(
+        labels(&answers),
+        (0..10)
+            .map(|i| if i % 2 == 0 {
+                "allowed"
+            } else {
+                "allowed,allowed,allowed"
+            })
+            .collect::<Vec<_>>()
+    );
+    let waiting: Vec<usize> = std::fs::read_to_string(&count)
+        .expect("the worker's log")
+        .lines()
+        .map(|l| l.parse().expect("a count"))
+        .collect();
+    assert_eq!(waiting.len(), 10, "one request each");
+    // Sent in one write: when the worker had read the first request, the
+    // next ones were already in its buffer.
+    assert!(
+        waiting[0] > 0,
+        "the group came one request at a time: {waiting:?}"
+    );
+    assert_eq!(w.restarts(), 0);
+    drop(w);
+    h.assert_nothing_left();
+}
+
+#[test]
+fn a_death_or_a_hang_in_a_group_costs_that_input_only() {
+    let (h, mut w, _) = grouped_worker("group-fail", Duration::from_millis(500));
+    let q = queries(1);
+    let bodies: [&[u8]; 7] = [b"a", b"b", b"die", b"c", b"hang", b"d", b"e"];
+    let inputs: Vec<(&[u8], &[Query])> = bodies.iter().map(|b| (*b, &q[..])).collect();
+    let t0 = Instant::now();
+    let answers = w.run_many(&inputs);
+    let took = t0.elapsed();
+    let got = labels(&answers);
+    eprintln!("{}: {took:?}: {got:?}", h.token);
+    assert_eq!(
+        got,
+        ["allowed", "allowed", "crash", "allowed", "timeout", "allowed", "allowed"]
+    );
+    assert!(took < WITHIN, "{took:?}");
+    drop(w);
+    h.assert_nothing_left();
+}

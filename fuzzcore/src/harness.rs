@@ -4,7 +4,9 @@
 use crate::classes::{classes, InputClass};
 use crate::record::{self, DifferentialStats, FindingRecord, NewHits, SavedAnswer};
 use crate::triage::{self, Known};
-use crate::{downweight, env_flag, env_path, fuzz_dir, lane, load_or_derive_known, make_oracles};
+use crate::{
+    downweight, env_flag, env_path, fuzz_dir, lane, load_or_derive_known, make_lineup, Place,
+};
 use engine::oracle::{Answer, Oracle, Outcome, Query};
 use oracles::rfc9309::{Readings, Robots};
 use std::collections::{BTreeMap, HashMap};
@@ -130,8 +132,8 @@ impl Findings {
     }
 }
 
-/// What the triage of an input in the Python lane needs besides the body
-/// and queries (which come back with the lane's answers).
+/// What the triage of an input on the lanes needs besides the input
+/// itself (which comes back with the lanes' answers).
 struct Pending {
     raw_input: Vec<u8>,
     /// The inline oracles' answers.
@@ -145,14 +147,19 @@ pub struct Harness {
     target: &'static str,
     /// Run on the fuzzing thread, where libFuzzer's coverage sees them.
     inline: Vec<Box<dyn Oracle>>,
-    /// The Python oracles, on their own thread (see [`lane`]).
-    lane: Option<lane::Lane<Pending>>,
+    /// The Python oracles on one thread, each worker process on its own
+    /// (see [`lane`]).
+    lanes: lane::Lanes<Pending>,
     /// Every oracle, in registry order; answers are triaged in this order.
     names: Vec<String>,
     /// Where each of `inline`'s oracles stands in `names`.
     inline_at: Vec<usize>,
-    /// Where each of the lane's oracles stands in `names`.
-    lane_at: Vec<usize>,
+    /// Where each lane's oracles stand in `names`.
+    lane_at: Vec<Vec<usize>>,
+    /// Distinct inputs every oracle answered (all triaged).
+    reached_all: u64,
+    /// Registered oracles not in the loop, with why.
+    left_out: BTreeMap<String, String>,
     known: Known,
     findings: Findings,
     stats: Stats,
@@ -195,7 +202,7 @@ extern "C" fn drain_at_exit() {
         }
     });
     if drained.is_err() {
-        eprintln!("repdiff-fuzz: at exit: draining the Python lane panicked (see above)");
+        eprintln!("repdiff-fuzz: at exit: draining the lanes panicked (see above)");
     }
 }
 
@@ -211,24 +218,40 @@ impl Harness {
         let want_refs: Option<Vec<&str>> = want
             .as_ref()
             .map(|v| v.iter().map(String::as_str).collect());
-        let oracles = make_oracles(want_refs.as_deref());
-        let names: Vec<String> = oracles.iter().map(|o| o.name().to_string()).collect();
+        let lineup = make_lineup(want_refs.as_deref());
+        let names: Vec<String> = lineup
+            .oracles
+            .iter()
+            .map(|(o, _)| o.name().to_string())
+            .collect();
         let known = load_or_derive_known(&names);
         let use_lane = std::env::var_os("REPDIFF_FUZZ_PYTHON_LANE").is_none_or(|v| v != "0");
-        let registry = oracles::registry();
-        let (mut inline, mut laned) = (Vec::new(), Vec::new());
-        let (mut inline_at, mut lane_at) = (Vec::new(), Vec::new());
-        for (i, o) in oracles.into_iter().enumerate() {
-            let python = registry
-                .iter()
-                .any(|e| e.name == o.name() && e.runtime == "python");
-            if use_lane && python {
-                lane_at.push(i);
-                laned.push(o);
-            } else {
-                inline_at.push(i);
-                inline.push(o);
+        let (mut inline, mut inline_at) = (Vec::new(), Vec::new());
+        let (mut python, mut python_at) = (Vec::new(), Vec::new());
+        let (mut lanes, mut lane_at) = (Vec::new(), Vec::new());
+        for (i, (o, place)) in lineup.oracles.into_iter().enumerate() {
+            match place {
+                Place::Python if use_lane => {
+                    python_at.push(i);
+                    python.push(o);
+                }
+                Place::Worker => {
+                    let label = o.name().to_string();
+                    lanes.push(lane::Lane::start(&label, lane::Runtime::Workers, vec![o]));
+                    lane_at.push(vec![i]);
+                }
+                Place::Inline | Place::Python => {
+                    inline_at.push(i);
+                    inline.push(o);
+                }
             }
+        }
+        if !python.is_empty() {
+            lanes.insert(
+                0,
+                lane::Lane::start("python", lane::Runtime::Python, python),
+            );
+            lane_at.insert(0, python_at);
         }
         eprintln!(
             "repdiff-fuzz: {target}: {} oracles ({}); known list: {} signatures, {} cell keys",
@@ -237,21 +260,24 @@ impl Harness {
             known.signatures.len(),
             known.cells.len()
         );
-        let lane = if laned.is_empty() {
-            None
-        } else {
+        for l in &lanes {
             eprintln!(
-                "repdiff-fuzz: {target}: {} on a second thread (REPDIFF_FUZZ_PYTHON_LANE=0 keeps them inline)",
-                laned.iter().map(|o| o.name().to_string()).collect::<Vec<_>>().join(", ")
+                "repdiff-fuzz: {target}: lane {}: {}",
+                l.label(),
+                l.names().join(", ")
             );
-            Some(lane::Lane::start(laned))
-        };
+        }
+        for (name, why) in &lineup.left_out {
+            eprintln!("repdiff-fuzz: {target}: not in the loop: {name}: {why}");
+        }
         Harness {
             target,
             inline,
-            lane,
+            lanes: lane::Lanes::new(lanes),
             inline_at,
             lane_at,
+            reached_all: 0,
+            left_out: lineup.left_out,
             names,
             known,
             findings: Findings {
@@ -277,7 +303,7 @@ impl Harness {
         if h.is_none() {
             *h = Some(Harness::new(target));
             // libFuzzer ends a run with exit(): triage what is still in the
-            // Python lane first.
+            // lanes first.
             // SAFETY: atexit only stores the function pointer.
             unsafe {
                 atexit(drain_at_exit);
@@ -333,20 +359,21 @@ impl Harness {
             self.stats.nanos[i] += t0.elapsed().as_nanos();
         }
         let mut stop = None;
-        if let Some(lane) = self.lane.as_mut() {
+        if self.lanes.is_empty() {
+            let answers = self.assemble(inline, Vec::new());
+            self.reached_all += 1;
+            stop = self.triage_input(body, queries, raw_input, &answers, class_key);
+        } else {
             let record = Pending {
                 raw_input: raw_input.to_vec(),
                 inline,
                 class_key,
             };
-            lane.submit(body.to_vec(), queries.to_vec(), record);
-            while let Some((p, done)) = self.lane.as_mut().and_then(lane::Lane::ready) {
-                let s = self.complete(p, done);
+            self.lanes.submit(body.to_vec(), queries.to_vec(), record);
+            while let Some((p, job, done)) = self.lanes.ready() {
+                let s = self.complete(p, &job, done);
                 stop = stop.or(s);
             }
-        } else {
-            let answers = self.assemble(inline, Vec::new());
-            stop = self.triage_input(body, queries, raw_input, &answers, class_key);
         }
         if self.last_flush.elapsed() >= Duration::from_secs(1) || stop.is_some() {
             self.flush();
@@ -357,39 +384,37 @@ impl Harness {
         false
     }
 
-    /// Both halves of a piped input are in: triage it.
-    fn complete(&mut self, p: Pending, done: lane::Done) -> Option<String> {
-        for (t, &i) in done.nanos.iter().zip(&self.lane_at) {
-            self.stats.nanos[i] += t;
+    /// Every lane has answered an input: triage it.
+    fn complete(&mut self, p: Pending, job: &lane::Job, done: Vec<lane::Done>) -> Option<String> {
+        for (d, at) in done.iter().zip(&self.lane_at) {
+            for (t, &i) in d.nanos.iter().zip(at) {
+                self.stats.nanos[i] += t;
+            }
         }
-        let answers = self.assemble(p.inline, done.answers);
-        self.triage_input(
-            &done.body,
-            &done.queries,
-            &p.raw_input,
-            &answers,
-            p.class_key,
-        )
+        let answers = self.assemble(p.inline, done);
+        self.reached_all += 1;
+        self.triage_input(&job.body, &job.queries, &p.raw_input, &answers, p.class_key)
     }
 
     /// Every oracle's answers in `names` order.
-    fn assemble(&self, inline: Vec<Vec<Answer>>, laned: Vec<Vec<Answer>>) -> Vec<Vec<Answer>> {
+    fn assemble(&self, inline: Vec<Vec<Answer>>, laned: Vec<lane::Done>) -> Vec<Vec<Answer>> {
         let mut out = vec![Vec::new(); self.names.len()];
-        let placed = inline
-            .into_iter()
-            .zip(&self.inline_at)
-            .chain(laned.into_iter().zip(&self.lane_at));
-        for (answers, &i) in placed {
+        for (answers, &i) in inline.into_iter().zip(&self.inline_at) {
             out[i] = answers;
+        }
+        for (d, at) in laned.into_iter().zip(&self.lane_at) {
+            for (answers, &i) in d.answers.into_iter().zip(at) {
+                out[i] = answers;
+            }
         }
         out
     }
 
-    /// Wait for every input still in the Python lane and triage it (at
-    /// exit: a new signature is saved and reported, not panicked on).
+    /// Wait for every input still on the lanes and triage it (at exit: a
+    /// new signature is saved and reported, not panicked on).
     fn drain(&mut self) {
-        while let Some((p, done)) = self.lane.as_mut().and_then(lane::Lane::wait) {
-            if let Some(msg) = self.complete(p, done) {
+        while let Some((p, job, done)) = self.lanes.wait() {
+            if let Some(msg) = self.complete(p, &job, done) {
                 eprintln!("repdiff-fuzz: at exit: {msg}");
             }
         }
@@ -484,7 +509,7 @@ impl Harness {
                     if !self.keep_going && stop.is_none() {
                         stop = Some(format!(
                             "new divergence signature {hash} ({key}), saved to {} (its \
-                             input.fuzz is the input; with the Python lane on, libFuzzer's \
+                             input.fuzz is the input; with lanes on, libFuzzer's \
                              crash file is a later one); set REPDIFF_FUZZ_KEEP_GOING=1 to \
                              continue past new signatures",
                             dir.display()
@@ -514,14 +539,30 @@ impl Harness {
             new: s.new.clone(),
             failures: s.failures.clone(),
             lane: self
-                .lane
-                .as_ref()
-                .map(|l| l.names().to_vec())
-                .unwrap_or_default(),
+                .lanes
+                .lanes()
+                .iter()
+                .flat_map(|l| l.names().iter().cloned())
+                .collect(),
             lane_wait_micros: self
-                .lane
-                .as_ref()
-                .map_or(0, |l| l.waited.as_micros() as u64),
+                .lanes
+                .lanes()
+                .iter()
+                .map(|l| l.waited.as_micros() as u64)
+                .sum(),
+            lanes: self
+                .lanes
+                .lanes()
+                .iter()
+                .map(|l| record::LaneRecord {
+                    label: l.label().to_string(),
+                    oracles: l.names().to_vec(),
+                    answered: l.answered,
+                    wait_micros: l.waited.as_micros() as u64,
+                })
+                .collect(),
+            reached_all: self.reached_all,
+            left_out: self.left_out.clone(),
             oracle_micros: self
                 .names
                 .iter()

@@ -1,23 +1,30 @@
-//! The Python oracles on a second thread, one input behind the rest.
+//! Oracles on helper threads, a few inputs behind the fuzzing thread.
 //!
-//! Why: the four Python parsers cost about 200 µs per distinct input,
-//! several times what the Rust and C++ parsers and libFuzzer take together,
-//! and a libFuzzer process is single-threaded, so one job left the
-//! machine's second core idle. Here the fuzzing thread runs the native
-//! oracles (the ones libFuzzer's coverage sees) and hands the input on; a
-//! helper thread runs every Python oracle on every input it is handed, in
-//! order, and the fuzzing thread triages an input once both halves are in.
+//! Why: a libFuzzer process is single-threaded, and most oracles cost far
+//! more than the native ones libFuzzer's coverage sees. The four Python
+//! parsers take about 200 µs per distinct input; an external oracle (a JVM,
+//! Go, node, Perl, Ruby or Python worker process, or an `--oracle-cmd`)
+//! costs a round trip over its pipe. So the fuzzing thread runs the native
+//! oracles and hands each input on to every lane: one thread for the
+//! embedded Python oracles, and one per worker process, so a slow runtime
+//! holds up only its own queue. Inputs are handed on in batches of
+//! [`BATCH`], and a lane asks its oracles for a whole batch at once
+//! ([`Oracle::run_many`]: one exchange with a worker instead of a round
+//! trip per input, and one wake-up of the lane per batch: handed on one by
+//! one, 11 worker lanes on 2 cores spent their time being scheduled). The
+//! fuzzing thread triages an input once every lane has answered it.
 //!
-//! Nothing is sampled or dropped: the queue is bounded, so when the Python
-//! side falls behind, the fuzzing thread waits (the wait is counted and
-//! reported). What changes is timing: a disagreement that involves a Python
-//! oracle is triaged a few inputs later, so when a target stops on a new
-//! signature, libFuzzer's crash file is a later input; the finding's own
-//! `input.fuzz` is the one that disagreed. A Python hang likewise surfaces
-//! as a libFuzzer timeout on a later input.
+//! Nothing is sampled or dropped: the queues are bounded, so when a lane
+//! falls behind, the fuzzing thread waits (the wait is counted and
+//! reported per lane). What changes is timing: a disagreement that involves
+//! a laned oracle is triaged a few inputs later, so when a target stops on
+//! a new signature, libFuzzer's crash file is a later input; the finding's
+//! own `input.fuzz` is the one that disagreed. A hang likewise surfaces as a
+//! libFuzzer timeout on a later input (a worker's own timeout answers it
+//! first: see engine::worker).
 //!
 //! The Python adapters' Rust code is coverage-instrumented (it lives in the
-//! `oracles` crate with `rfc9309`); run on this thread, its counters land in
+//! `oracles` crate with `rfc9309`); run on a lane, its counters land in
 //! whichever input libFuzzer is running. Those few hundred edges saturate
 //! their hit-count buckets within seconds, so the noise is an early burst of
 //! corpus entries, not a bias.
@@ -26,99 +33,91 @@ use engine::oracle::{Answer, Oracle, Query};
 use pyo3::Python;
 use std::collections::VecDeque;
 use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError};
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// Inputs handed on but not yet answered, at most.
-const QUEUE: usize = 32;
+/// Batches handed on to one lane but not yet answered, at most.
+const QUEUE: usize = 4;
 
-struct Job {
-    body: Vec<u8>,
-    queries: Vec<Query>,
-}
+/// Inputs handed on together, and asked of a lane's oracles at once.
+pub const BATCH: usize = 16;
 
-/// The lane's answers to one input: per oracle (lane order), per query;
-/// with the input itself, handed back so the caller need not keep a copy.
-pub struct Done {
+/// One input, shared by every lane it is handed to.
+pub struct Job {
     pub body: Vec<u8>,
     pub queries: Vec<Query>,
+}
+
+/// One lane's answers to one input: per oracle (lane order), per query.
+pub struct Done {
     pub answers: Vec<Vec<Answer>>,
-    /// Time each lane oracle spent on this input.
+    /// Time each lane oracle spent on this input (a group's time shared
+    /// evenly among its inputs).
     pub nanos: Vec<u128>,
 }
 
-/// A helper thread owning some oracles, and the inputs in flight to it,
-/// each with the caller's own record `T`.
-pub struct Lane<T> {
-    jobs: Option<SyncSender<Job>>,
-    done: Receiver<Done>,
-    pending: VecDeque<T>,
-    thread: Option<JoinHandle<()>>,
-    names: Vec<String>,
-    /// Time the caller spent blocked on a full queue or on `wait`.
-    pub waited: Duration,
+/// What a lane's oracles run on: the embedded interpreter needs its
+/// thread state held for the thread's life; worker processes need nothing.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Runtime {
+    Python,
+    Workers,
 }
 
-impl<T> Lane<T> {
-    /// Move `oracles` onto a new thread.
-    pub fn start(mut oracles: Vec<Box<dyn Oracle>>) -> Lane<T> {
+/// A helper thread owning some oracles, and the count of inputs in flight
+/// to it.
+pub struct Lane {
+    label: String,
+    jobs: Option<SyncSender<Vec<Arc<Job>>>>,
+    done: Receiver<Done>,
+    /// The oldest answer, read ahead while another lane was not ready.
+    slot: Option<Done>,
+    in_flight: usize,
+    thread: Option<JoinHandle<()>>,
+    names: Vec<String>,
+    /// Time the caller spent blocked on this lane's full queue or its
+    /// answers.
+    pub waited: Duration,
+    /// Inputs this lane answered.
+    pub answered: u64,
+}
+
+impl Lane {
+    /// Move `oracles` onto a new thread named after `label`.
+    pub fn start(label: &str, runtime: Runtime, oracles: Vec<Box<dyn Oracle>>) -> Lane {
         let names = oracles.iter().map(|o| o.name().to_string()).collect();
-        let (jobs, job_rx) = mpsc::sync_channel::<Job>(QUEUE);
+        let (jobs, job_rx) = mpsc::sync_channel::<Vec<Arc<Job>>>(QUEUE);
         let (done_tx, done) = mpsc::channel::<Done>();
         let thread = std::thread::Builder::new()
-            .name("repdiff-python-lane".into())
+            .name(format!("repdiff-lane-{label}"))
             .spawn(move || {
-                // One Python thread state for the thread's life, the GIL let
-                // go only while idle. Without it every oracle call made and
-                // destroyed a thread state, and with it a frame stack chunk:
-                // an mmap/munmap pair, and a TLB shootdown of the fuzzing
-                // thread's core, per call (15% of this thread in the kernel).
-                // (A Mutex only so the receiver may cross `detach`.)
-                let job_rx = std::sync::Mutex::new(job_rx);
-                let recv = |block: bool| {
-                    let rx = job_rx.lock().unwrap_or_else(|p| p.into_inner());
-                    if block {
-                        rx.recv().map_err(|_| TryRecvError::Disconnected)
-                    } else {
-                        rx.try_recv()
-                    }
-                };
-                Python::attach(|py| loop {
-                    let job = match recv(false) {
-                        Ok(job) => job,
-                        Err(TryRecvError::Empty) => match py.detach(|| recv(true)) {
-                            Ok(job) => job,
-                            Err(_) => return,
-                        },
-                        Err(TryRecvError::Disconnected) => return,
-                    };
-                    let mut answers = Vec::with_capacity(oracles.len());
-                    let mut nanos = Vec::with_capacity(oracles.len());
-                    for o in oracles.iter_mut() {
-                        let t0 = Instant::now();
-                        answers.push(o.run(&job.body, &job.queries));
-                        nanos.push(t0.elapsed().as_nanos());
-                    }
-                    let Job { body, queries } = job;
-                    let done = Done {
-                        body,
-                        queries,
-                        answers,
-                        nanos,
-                    };
-                    if done_tx.send(done).is_err() {
-                        return;
-                    }
-                })
+                // (A Mutex only so the receiver may cross Python's `detach`.)
+                let job_rx = Mutex::new(job_rx);
+                match runtime {
+                    // One Python thread state for the thread's life, the GIL
+                    // let go only while idle. Without it every oracle call
+                    // made and destroyed a thread state, and with it a frame
+                    // stack chunk: an mmap/munmap pair, and a TLB shootdown
+                    // of the fuzzing thread's core, per call (15% of this
+                    // thread in the kernel).
+                    Runtime::Python => Python::attach(|py| {
+                        serve(&job_rx, oracles, &done_tx, &|wait| py.detach(&mut *wait))
+                    }),
+                    Runtime::Workers => serve(&job_rx, oracles, &done_tx, &|wait| wait()),
+                }
             })
-            .unwrap_or_else(|e| panic!("repdiff-fuzz: cannot start the Python lane: {e}"));
+            .unwrap_or_else(|e| panic!("repdiff-fuzz: cannot start the {label} lane: {e}"));
         Lane {
+            label: label.to_string(),
             jobs: Some(jobs),
             done,
-            pending: VecDeque::new(),
+            slot: None,
+            in_flight: 0,
             thread: Some(thread),
             names,
             waited: Duration::ZERO,
+            answered: 0,
         }
     }
 
@@ -127,58 +126,214 @@ impl<T> Lane<T> {
         &self.names
     }
 
-    pub fn in_flight(&self) -> usize {
-        self.pending.len()
+    pub fn label(&self) -> &str {
+        &self.label
     }
 
-    /// Hand one input on; blocks while the queue is full.
-    pub fn submit(&mut self, body: Vec<u8>, queries: Vec<Query>, record: T) {
-        let job = Job { body, queries };
+    /// Hand a batch on; blocks while the queue is full.
+    fn submit(&mut self, batch: Vec<Arc<Job>>) {
         let Some(jobs) = &self.jobs else {
-            panic!("repdiff-fuzz: the Python lane is closed");
+            panic!("repdiff-fuzz: the {} lane is closed", self.label);
         };
+        let n = batch.len();
         let t0 = Instant::now();
-        if jobs.send(job).is_err() {
-            panic!("repdiff-fuzz: the Python lane's thread died (see its panic above)");
+        if jobs.send(batch).is_err() {
+            self.died();
         }
         self.waited += t0.elapsed();
-        self.pending.push_back(record);
+        self.in_flight += n;
     }
 
-    /// The oldest input whose answers are in, if any, without waiting.
-    pub fn ready(&mut self) -> Option<(T, Done)> {
-        if self.pending.is_empty() {
-            return None;
+    /// Is the oldest input's answer in? With `block`, wait for it.
+    fn poll(&mut self, block: bool) -> bool {
+        if self.slot.is_some() {
+            return true;
         }
-        match self.done.try_recv() {
-            Ok(d) => self.pending.pop_front().map(|t| (t, d)),
-            Err(TryRecvError::Empty) => None,
-            Err(TryRecvError::Disconnected) => {
-                panic!("repdiff-fuzz: the Python lane's thread died (see its panic above)")
+        if self.in_flight == 0 {
+            return false;
+        }
+        let got = if block {
+            let t0 = Instant::now();
+            let d = self.done.recv().ok();
+            self.waited += t0.elapsed();
+            d.or_else(|| self.died())
+        } else {
+            match self.done.try_recv() {
+                Ok(d) => Some(d),
+                Err(TryRecvError::Empty) => None,
+                Err(TryRecvError::Disconnected) => self.died(),
             }
-        }
+        };
+        self.slot = got;
+        self.slot.is_some()
     }
 
-    /// The oldest input in flight, waiting for its answers.
-    pub fn wait(&mut self) -> Option<(T, Done)> {
-        if self.pending.is_empty() {
-            return None;
-        }
-        let t0 = Instant::now();
-        let d = self.done.recv().unwrap_or_else(|_| {
-            panic!("repdiff-fuzz: the Python lane's thread died (see its panic above)")
-        });
-        self.waited += t0.elapsed();
-        self.pending.pop_front().map(|t| (t, d))
+    fn take(&mut self) -> Option<Done> {
+        let d = self.slot.take()?;
+        self.in_flight -= 1;
+        self.answered += 1;
+        Some(d)
+    }
+
+    fn died(&self) -> ! {
+        panic!(
+            "repdiff-fuzz: the {} lane's thread died (see its panic above)",
+            self.label
+        )
     }
 }
 
-impl<T> Drop for Lane<T> {
+/// The next batch, waited for (`None`: the lanes are closing).
+type Wait<'a> = dyn FnMut() -> Option<Vec<Arc<Job>>> + Send + 'a;
+
+/// How a lane thread waits: Python lets the GIL go around it.
+type Idle<'a> = dyn Fn(&mut Wait<'_>) -> Option<Vec<Arc<Job>>> + 'a;
+
+/// A lane thread's loop: take the next batch, ask each oracle for all of
+/// it, hand the answers back in order. `idle` runs the blocking wait for
+/// the next batch.
+fn serve(
+    jobs: &Mutex<Receiver<Vec<Arc<Job>>>>,
+    mut oracles: Vec<Box<dyn Oracle>>,
+    done: &mpsc::Sender<Done>,
+    idle: &Idle<'_>,
+) {
+    let rx = || jobs.lock().unwrap_or_else(|p| p.into_inner());
+    loop {
+        // Bound first: the guard of a `match` scrutinee lives through
+        // the arms, and the blocking arm locks again.
+        let next = rx().try_recv();
+        let group = match next {
+            Ok(batch) => batch,
+            Err(TryRecvError::Disconnected) => return,
+            Err(TryRecvError::Empty) => match idle(&mut || rx().recv().ok()) {
+                Some(batch) => batch,
+                None => return,
+            },
+        };
+        let inputs: Vec<(&[u8], &[Query])> = group
+            .iter()
+            .map(|j| (j.body.as_slice(), j.queries.as_slice()))
+            .collect();
+        let mut per_oracle = Vec::with_capacity(oracles.len());
+        let mut nanos = Vec::with_capacity(oracles.len());
+        for o in oracles.iter_mut() {
+            let t0 = Instant::now();
+            let answers = o.run_many(&inputs);
+            nanos.push(t0.elapsed().as_nanos() / group.len() as u128);
+            if answers.len() != group.len() {
+                panic!(
+                    "repdiff-fuzz: {} answered {} of {} inputs",
+                    o.name(),
+                    answers.len(),
+                    group.len()
+                );
+            }
+            per_oracle.push(answers.into_iter());
+        }
+        for _ in 0..group.len() {
+            let answers = per_oracle.iter_mut().filter_map(Iterator::next).collect();
+            let d = Done {
+                answers,
+                nanos: nanos.clone(),
+            };
+            if done.send(d).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+impl Drop for Lane {
     fn drop(&mut self) {
         self.jobs = None;
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+/// Every lane, and the inputs in flight to them, each with the caller's
+/// own record `T`; an input is ready when every lane has answered it.
+pub struct Lanes<T> {
+    lanes: Vec<Lane>,
+    pending: VecDeque<(T, Arc<Job>)>,
+    /// The newest inputs of `pending`, not yet handed on (fewer than
+    /// [`BATCH`]).
+    unsent: Vec<Arc<Job>>,
+}
+
+impl<T> Lanes<T> {
+    pub fn new(lanes: Vec<Lane>) -> Lanes<T> {
+        Lanes {
+            lanes,
+            pending: VecDeque::new(),
+            unsent: Vec::with_capacity(BATCH),
+        }
+    }
+
+    pub fn lanes(&self) -> &[Lane] {
+        &self.lanes
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lanes.is_empty()
+    }
+
+    pub fn in_flight(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Queue one input for every lane; a full batch is handed on, which
+    /// blocks while a lane's queue is full.
+    pub fn submit(&mut self, body: Vec<u8>, queries: Vec<Query>, record: T) {
+        let job = Arc::new(Job { body, queries });
+        self.unsent.push(Arc::clone(&job));
+        self.pending.push_back((record, job));
+        if self.unsent.len() >= BATCH {
+            self.hand_on();
+        }
+    }
+
+    /// Hand the unsent inputs on to every lane.
+    fn hand_on(&mut self) {
+        if self.unsent.is_empty() {
+            return;
+        }
+        for lane in &mut self.lanes {
+            lane.submit(self.unsent.clone());
+        }
+        self.unsent.clear();
+    }
+
+    /// The oldest input every lane has answered, if any, without waiting:
+    /// its record, the input, and each lane's answers (lane order).
+    pub fn ready(&mut self) -> Option<(T, Arc<Job>, Vec<Done>)> {
+        self.next(false)
+    }
+
+    /// The oldest input in flight, waiting for every lane's answers (a
+    /// batch not yet full is handed on first).
+    pub fn wait(&mut self) -> Option<(T, Arc<Job>, Vec<Done>)> {
+        if self.pending.len() == self.unsent.len() {
+            self.hand_on();
+        }
+        self.next(true)
+    }
+
+    fn next(&mut self, block: bool) -> Option<(T, Arc<Job>, Vec<Done>)> {
+        if self.pending.len() == self.unsent.len() {
+            return None; // nothing handed on yet
+        }
+        // Every lane polled (not stopping at the first not ready), so each
+        // keeps its answer read ahead.
+        let polled: Vec<bool> = self.lanes.iter_mut().map(|l| l.poll(block)).collect();
+        let ready = polled.iter().all(|&r| r);
+        if !ready {
+            return None;
+        }
+        let done = self.lanes.iter_mut().filter_map(Lane::take).collect();
+        self.pending.pop_front().map(|(t, job)| (t, job, done))
     }
 }
 
@@ -217,36 +372,59 @@ mod tests {
         }
     }
 
-    #[test]
-    fn answers_come_back_in_order_with_their_records() {
-        let mut lane: Lane<usize> = Lane::start(vec![Box::new(Len)]);
-        let q = vec![Query {
+    fn query() -> Vec<Query> {
+        vec![Query {
             ask: Ask::CanFetch,
             agent: "a".into(),
             url: "/".into(),
-        }];
+        }]
+    }
+
+    fn parity(k: usize) -> Outcome {
+        if k.is_multiple_of(2) {
+            Outcome::Allowed
+        } else {
+            Outcome::Disallowed
+        }
+    }
+
+    /// Two lanes of different speeds (one in groups, one a Python lane
+    /// taking inputs one by one as they come): every input comes back once,
+    /// in order, with its own record and both lanes' answers to it.
+    #[test]
+    fn answers_come_back_in_order_with_their_records() {
+        let lanes = vec![
+            Lane::start("workers", Runtime::Workers, vec![Box::new(Len)]),
+            Lane::start(
+                "python",
+                Runtime::Python,
+                vec![Box::new(Len), Box::new(Len)],
+            ),
+        ];
+        let mut lanes: Lanes<usize> = Lanes::new(lanes);
         let mut got = Vec::new();
-        for i in 0..200usize {
-            lane.submit(vec![b'x'; i], q.clone(), i);
-            while let Some((rec, d)) = lane.ready() {
-                assert_eq!(d.body.len(), rec, "the body handed back is the input's");
-                got.push((rec, d.answers[0][0].outcome.clone()));
+        let mut check = |(rec, job, done): (usize, Arc<Job>, Vec<Done>)| {
+            assert_eq!(job.body.len(), rec, "the input handed back is the record's");
+            assert_eq!(done.len(), 2, "one answer set per lane");
+            assert_eq!(done[1].answers.len(), 2, "one per oracle of the lane");
+            for d in &done {
+                for a in &d.answers {
+                    assert_eq!(a[0].outcome, parity(rec), "input {rec}");
+                }
+            }
+            got.push(rec);
+        };
+        for i in 0..500usize {
+            lanes.submit(vec![b'x'; i], query(), i);
+            while let Some(r) = lanes.ready() {
+                check(r);
             }
         }
-        while let Some((rec, d)) = lane.wait() {
-            assert_eq!(d.body.len(), rec, "the body handed back is the input's");
-            got.push((rec, d.answers[0][0].outcome.clone()));
+        while let Some(r) = lanes.wait() {
+            check(r);
         }
-        assert_eq!(got.len(), 200);
-        for (k, (rec, outcome)) in got.iter().enumerate() {
-            assert_eq!(*rec, k);
-            let want = if k.is_multiple_of(2) {
-                Outcome::Allowed
-            } else {
-                Outcome::Disallowed
-            };
-            assert_eq!(*outcome, want, "input {k}");
-        }
-        assert_eq!(lane.in_flight(), 0);
+        assert_eq!(got, (0..500).collect::<Vec<_>>());
+        assert_eq!(lanes.in_flight(), 0);
+        assert!(lanes.lanes().iter().all(|l| l.answered == 500));
     }
 }

@@ -100,6 +100,11 @@ fn adopt_packaged_cache() {
     // image may lack what an oracle needs; the others still fuzz.
     std::env::set_var("REPDIFF_CACHE", cache);
     std::env::set_var("REPDIFF_FUZZ_ALLOW_MISSING", "1");
+    // Its runner image has none of the external oracles' runtimes, and
+    // the packaged known list is derived without them (build.sh).
+    if std::env::var_os("REPDIFF_FUZZ_EXTERNAL").is_none() {
+        std::env::set_var("REPDIFF_FUZZ_EXTERNAL", "0");
+    }
     // The stdlib of the interpreter PyO3 linked, packaged beside the
     // binary (build.sh): the runner image has no such Python, and without
     // PYTHONHOME the embedded one picks up whatever `lib/python3.*` the
@@ -123,35 +128,177 @@ fn packaged_stdlib(dir: &Path) -> bool {
     })
 }
 
-/// Build the oracles named by `want` (all registered ones when `None`).
-/// An unavailable oracle stops the target loudly unless
-/// `REPDIFF_FUZZ_ALLOW_MISSING` is set.
-pub fn make_oracles(want: Option<&[&str]>) -> Vec<Box<dyn Oracle>> {
+/// Where an oracle runs in the fuzz loop (see [`lane`]).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Place {
+    /// On the fuzzing thread, under libFuzzer's coverage: the Rust and C++
+    /// built-ins.
+    Inline,
+    /// On the Python lane: the built-ins on the embedded interpreter.
+    Python,
+    /// A worker process of its own, on a lane of its own: the external
+    /// oracles of the manifests and `--oracle-cmd`s.
+    Worker,
+}
+
+/// The oracles a fuzzing process runs, in triage order (the built-ins in
+/// registry order, then the external ones in manifest order, then the
+/// `--oracle-cmd`s), and the registered ones it does not, with why.
+pub struct Lineup {
+    pub oracles: Vec<(Box<dyn Oracle>, Place)>,
+    pub left_out: std::collections::BTreeMap<String, String>,
+}
+
+/// Start the oracles named by `want` (every registered one when `None`):
+/// the built-ins in process; unless `REPDIFF_FUZZ_EXTERNAL=0`, every
+/// external oracle as a supervised worker (engine::worker), plus each
+/// `NAME=COMMAND` line of `REPDIFF_FUZZ_ORACLE_CMD` (`--oracle-cmd`). Those
+/// that cannot start are returned in `Err`, each with its fix, beside the
+/// lineup of the rest.
+pub fn start_oracles(want: Option<&[&str]>) -> (Lineup, Vec<String>) {
     adopt_packaged_cache();
-    let allow_missing = env_flag("REPDIFF_FUZZ_ALLOW_MISSING");
-    let mut out = Vec::new();
+    let wanted = |name: &str| want.is_none_or(|w| w.contains(&name));
+    let mut lineup = Lineup {
+        oracles: Vec::new(),
+        left_out: Default::default(),
+    };
+    let mut missing = Vec::new();
     for entry in oracles::registry() {
-        if let Some(w) = want {
-            if !w.contains(&entry.name) {
-                continue;
+        if !wanted(entry.name) {
+            lineup
+                .left_out
+                .insert(entry.name.into(), "not in REPDIFF_FUZZ_ORACLES".into());
+            continue;
+        }
+        let place = if entry.runtime == "python" {
+            Place::Python
+        } else {
+            Place::Inline
+        };
+        match (entry.make)() {
+            Ok(o) => lineup.oracles.push((o, place)),
+            Err(u) => {
+                lineup.left_out.insert(entry.name.into(), u.to_string());
+                missing.push(u.to_string());
             }
         }
-        match (entry.make)() {
-            Ok(o) => out.push(o),
-            Err(u) if allow_missing => eprintln!("repdiff-fuzz: WARNING, running without {u}"),
-            Err(u) => {
-                panic!("repdiff-fuzz: {u}; set REPDIFF_FUZZ_ALLOW_MISSING=1 to fuzz without it")
+    }
+    for (name, started) in start_workers(&wanted, &mut lineup.left_out) {
+        match started {
+            Ok(o) => lineup.oracles.push((o, Place::Worker)),
+            Err(why) => {
+                lineup.left_out.insert(name, why.clone());
+                missing.push(why);
             }
         }
     }
     if let Some(w) = want {
         for name in w {
-            if !out.iter().any(|o| o.name() == *name) && !allow_missing {
-                panic!("repdiff-fuzz: unknown oracle `{name}`");
+            if !lineup.oracles.iter().any(|(o, _)| o.name() == *name)
+                && !lineup.left_out.contains_key(*name)
+            {
+                missing.push(format!("unknown oracle `{name}`"));
             }
         }
     }
+    (lineup, missing)
+}
+
+/// How long a worker may take on one fuzz input (plus a quarter of it per
+/// query after the first: `Limits::budget`). A fuzz input is at most a few
+/// KiB, which every parser here answers in well under a millisecond; one
+/// that takes a second is a finding (a `timeout` answer, counted and
+/// triaged), and the default 5 s, times a batch of inputs, outlasted
+/// libFuzzer's own 10 s timeout on the fuzzing thread waiting for it.
+const WORKER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// A worker started, or why not.
+type Started = Result<Box<dyn Oracle>, String>;
+
+/// The external oracles and `--oracle-cmd`s `wanted`, each started (or why
+/// not); the ones left out on purpose go to `left_out`.
+fn start_workers(
+    wanted: &dyn Fn(&str) -> bool,
+    left_out: &mut std::collections::BTreeMap<String, String>,
+) -> Vec<(String, Started)> {
+    let on = std::env::var("REPDIFF_FUZZ_EXTERNAL").map_or(true, |v| v != "0");
+    let mut out = Vec::new();
+    let mut externals = match oracles::manifest::load(&oracles::root()) {
+        Ok(m) => m.externals,
+        // A packaged run (ClusterFuzzLite) may have no checkout to read.
+        Err(e) if !on => {
+            left_out.insert("(external oracles)".into(), e);
+            Vec::new()
+        }
+        Err(e) => {
+            out.push(("(external oracles)".to_string(), Err(e)));
+            Vec::new()
+        }
+    };
+    for spec in std::env::var("REPDIFF_FUZZ_ORACLE_CMD")
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+    {
+        match oracles::manifest::oracle_cmd(spec) {
+            Ok(o) => externals.push(o),
+            Err(e) => panic!("repdiff-fuzz: REPDIFF_FUZZ_ORACLE_CMD: {e}"),
+        }
+    }
+    for x in externals {
+        if !on || !wanted(&x.name) {
+            let why = if on {
+                "not in REPDIFF_FUZZ_ORACLES"
+            } else {
+                "REPDIFF_FUZZ_EXTERNAL=0 (only the built-ins run)"
+            };
+            left_out.insert(x.name.clone(), why.into());
+            continue;
+        }
+        let limits = engine::worker::Limits {
+            timeout: WORKER_TIMEOUT,
+            ..engine::worker::Limits::default()
+        };
+        let started =
+            engine::worker::Supervised::start_with_env(&x.name, x.argv(), x.envs(), limits)
+                .map(|mut w| {
+                    // The loop reads outcomes only; a finding is replayed with
+                    // its explanations later.
+                    w.skip_explanations();
+                    Box::new(w) as Box<dyn Oracle>
+                })
+                .map_err(|u| u.to_string());
+        out.push((x.name, started));
+    }
     out
+}
+
+/// [`start_oracles`] for a fuzz target: an oracle that cannot start stops
+/// the target loudly unless `REPDIFF_FUZZ_ALLOW_MISSING` is set.
+pub fn make_lineup(want: Option<&[&str]>) -> Lineup {
+    let (lineup, missing) = start_oracles(want);
+    if !missing.is_empty() {
+        if env_flag("REPDIFF_FUZZ_ALLOW_MISSING") {
+            for m in &missing {
+                eprintln!("repdiff-fuzz: WARNING, running without {m}");
+            }
+        } else {
+            panic!(
+                "repdiff-fuzz: {}; set REPDIFF_FUZZ_ALLOW_MISSING=1 to fuzz without it",
+                missing.join("; ")
+            );
+        }
+    }
+    lineup
+}
+
+/// The oracles of [`make_lineup`] alone, in triage order.
+pub fn make_oracles(want: Option<&[&str]>) -> Vec<Box<dyn Oracle>> {
+    make_lineup(want)
+        .oracles
+        .into_iter()
+        .map(|(o, _)| o)
+        .collect()
 }
 
 /// Load the known list, deriving it (a corpus run through `oracles`, in

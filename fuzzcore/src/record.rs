@@ -17,6 +17,18 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Counters of one differential process (`differential`, `differential_bytes`).
+/// One lane of a fuzzing process (fuzzcore/src/lane.rs).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaneRecord {
+    pub label: String,
+    pub oracles: Vec<String>,
+    /// Inputs it answered.
+    pub answered: u64,
+    /// Time the fuzzing thread waited on it.
+    pub wait_micros: u64,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DifferentialStats {
@@ -35,9 +47,24 @@ pub struct DifferentialStats {
     pub new: BTreeMap<String, NewHits>,
     /// Oracle -> outcome label (crash, error, timeout) -> count.
     pub failures: BTreeMap<String, BTreeMap<String, u64>>,
-    /// The oracles run on the Python lane's thread.
+    /// The oracles run on lanes (helper threads: the Python lane and one
+    /// per worker process), all lanes together.
     pub lane: Vec<String>,
+    /// Time the fuzzing thread waited on any lane.
     pub lane_wait_micros: u64,
+    /// Each lane apart; absent in older files.
+    #[serde(default)]
+    pub lanes: Vec<LaneRecord>,
+    /// Distinct inputs every oracle of `oracles` answered and that were
+    /// triaged (the rate the report gives is this over the wall time);
+    /// absent in older files.
+    #[serde(default)]
+    pub reached_all: u64,
+    /// Registered oracles not in this process's loop, each with why
+    /// (unavailable, or left out by REPDIFF_FUZZ_ORACLES or
+    /// REPDIFF_FUZZ_EXTERNAL=0); absent in older files.
+    #[serde(default)]
+    pub left_out: BTreeMap<String, String>,
     /// Oracle -> time spent in its `run`.
     pub oracle_micros: BTreeMap<String, u64>,
     /// Input class (`crate::classes`) -> distinct inputs showing it: what

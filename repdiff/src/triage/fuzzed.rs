@@ -78,25 +78,21 @@ pub fn resolve_finding(which: &str) -> Result<PathBuf, Usage> {
     }
 }
 
-/// Every oracle, in process, in registry order; an unavailable one is an
-/// error naming its fix (as everywhere in repdiff: never silently skipped).
+/// Every oracle the fuzz loop runs, in its triage order
+/// (`fuzzcore::start_oracles`: the built-ins in process, the external ones
+/// as workers unless `REPDIFF_FUZZ_EXTERNAL=0`); one that cannot start is
+/// an error naming its fix (as everywhere in repdiff: never silently
+/// skipped).
 pub fn make_oracles() -> Result<Vec<Box<dyn Oracle>>, String> {
-    let mut out = Vec::new();
-    let mut missing = Vec::new();
-    for e in oracles::registry() {
-        match (e.make)() {
-            Ok(o) => out.push(o),
-            Err(u) => missing.push(u.to_string()),
-        }
-    }
+    let (lineup, missing) = fuzzcore::start_oracles(None);
     if missing.is_empty() {
-        Ok(out)
+        Ok(lineup.oracles.into_iter().map(|(o, _)| o).collect())
     } else {
         Err(missing.join("\n"))
     }
 }
 
-/// The known list from a corpus run through every in-process oracle.
+/// The known list from a corpus run through every oracle of the loop.
 pub fn derive_known() -> Result<triage::Known, String> {
     let corpus = engine::case::load_dir(&crate::paths::corpus_dir()).map_err(|e| e.to_string())?;
     let ledger_text = crate::paths::ledger_text().map_err(|u| u.0)?;

@@ -64,6 +64,10 @@ struct NightlyOpts {
     /// Seconds per mode of the speed measurement [default: scaled to --minutes]
     #[arg(long, value_name = "S")]
     speed_seconds: Option<u64>,
+    /// One more oracle for the loop, any program speaking docs/protocol.md
+    /// (repeatable), as `repdiff conformance --oracle-cmd` takes it
+    #[arg(long, value_name = "NAME=COMMAND")]
+    oracle_cmd: Vec<String>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -109,6 +113,17 @@ fn status<E: std::fmt::Display>(result: Result<(), Vec<E>>) -> i32 {
 pub fn main(opts: Opts) -> Result<i32, Usage> {
     seed_findings();
     let Some(sub) = opts.sub else {
+        for spec in &opts.nightly.oracle_cmd {
+            repdiff::registry::oracle_cmd(spec)?;
+        }
+        if !opts.nightly.oracle_cmd.is_empty() {
+            // Read by every fuzz process and by the known list's
+            // derivation here (fuzzcore::start_oracles).
+            std::env::set_var(
+                "REPDIFF_FUZZ_ORACLE_CMD",
+                opts.nightly.oracle_cmd.join("\n"),
+            );
+        }
         return Ok(nightly::run(&nightly::Options {
             minutes: opts.nightly.minutes,
             jobs: opts.nightly.jobs.get(),

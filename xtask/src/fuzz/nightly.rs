@@ -53,10 +53,12 @@ fn stats_dir() -> PathBuf {
 }
 
 /// Environment every fuzz process gets; `lane`: the Python oracles on a
-/// second thread (see [`python_lane`]).
+/// second thread (see [`python_lane`]). Every external oracle is in the
+/// loop on a lane of its own (fuzzcore/src/lane.rs).
 fn fuzz_env(lane: bool) -> Vec<(String, String)> {
     vec![
         ("REPDIFF_FUZZ_KEEP_GOING".into(), "1".into()),
+        ("REPDIFF_FUZZ_EXTERNAL".into(), "1".into()),
         (
             "REPDIFF_FUZZ_PYTHON_LANE".into(),
             if lane { "1" } else { "0" }.into(),
@@ -186,6 +188,8 @@ pub struct Mode {
     /// libFuzzer -jobs/-workers (1: a plain single process).
     pub jobs: usize,
     pub lane: bool,
+    /// The external oracles (worker processes) too.
+    pub externals: bool,
     /// `REPDIFF_FUZZ_ORACLES`, when not every oracle.
     pub oracles: Option<&'static str>,
 }
@@ -193,27 +197,38 @@ pub struct Mode {
 /// The modes measured, the first being the nightly job's own one-job mode.
 pub const MODES: &[Mode] = &[
     Mode {
-        label: "1 process, Python lane (a second thread)",
+        label: "1 process, every oracle: the Python lane and a lane per worker",
         jobs: 1,
         lane: true,
+        externals: true,
         oracles: None,
     },
     Mode {
-        label: "1 process, every oracle on the fuzzing thread",
+        label: "1 process, the built-ins only, Python lane",
+        jobs: 1,
+        lane: true,
+        externals: false,
+        oracles: None,
+    },
+    Mode {
+        label: "1 process, the built-ins only, all on the fuzzing thread",
         jobs: 1,
         lane: false,
+        externals: false,
         oracles: None,
     },
     Mode {
-        label: "-jobs=2 -workers=2, no lane",
+        label: "-jobs=2 -workers=2, the built-ins only, no lane",
         jobs: 2,
         lane: false,
+        externals: false,
         oracles: None,
     },
     Mode {
         label: "1 process, the 4 Rust/C++ oracles only (not a conformance run)",
         jobs: 1,
         lane: false,
+        externals: false,
         oracles: Some("rfc9309,google,texting-robots,robotstxt-rs"),
     },
 ];
@@ -225,9 +240,9 @@ pub struct SpeedRow {
     pub oracles: usize,
     /// exec/s of each libFuzzer process (one, or each -jobs worker).
     pub workers: Vec<u64>,
-    /// Inputs that reached the oracles (not a repeat of a recent render).
+    /// Distinct inputs every oracle of the mode answered, per second.
     pub distinct_per_sec: f64,
-    /// Share of the wall time the fuzzing thread waited on the Python lane.
+    /// Share of the wall time the fuzzing thread waited on its lanes.
     pub lane_wait: Option<f64>,
     /// Seconds the mode ran.
     pub seconds: f64,
@@ -263,7 +278,7 @@ impl Speed {
         let mut out = format!("differential, {} s per mode, same run:", self.seconds);
         for r in &self.rows {
             out.push_str(&format!(
-                "\n  {:<66} {:>6} exec/s{} ({:.0} distinct inputs/s reached {} oracles){}",
+                "\n  {:<66} {:>6} exec/s{} ({:.0} distinct inputs/s reached all {} oracles){}",
                 r.label,
                 r.total(),
                 r.workers_text()
@@ -271,7 +286,7 @@ impl Speed {
                 r.distinct_per_sec,
                 r.oracles,
                 r.lane_wait.map_or(String::new(), |w| format!(
-                    "; the fuzzing thread waited on the lane {:.0}% of the time",
+                    "; the fuzzing thread waited on lanes {:.0}% of the time",
                     w * 100.0
                 ))
             ));
@@ -281,11 +296,17 @@ impl Speed {
 }
 
 fn distinct_rate(stats: &[ProcessStats], secs: f64) -> f64 {
-    let (execs, repeats) = report::exec_counts(stats);
+    let reached: u64 = stats
+        .iter()
+        .filter_map(|p| match p {
+            ProcessStats::Differential(d) => Some(d.reached_all),
+            ProcessStats::Robust(_) => None,
+        })
+        .sum();
     if secs <= 0.0 {
         0.0
     } else {
-        (execs.saturating_sub(repeats)) as f64 / secs
+        reached as f64 / secs
     }
 }
 
@@ -332,10 +353,22 @@ pub fn speed(secs: u64) -> Result<Speed, String> {
         let mut env = fuzz_env(mode.lane);
         env.retain(|(k, _)| k != "REPDIFF_FUZZ_STATS");
         env.push(("REPDIFF_FUZZ_STATS".into(), sdir.display().to_string()));
+        if !mode.externals {
+            env.retain(|(k, _)| k != "REPDIFF_FUZZ_EXTERNAL");
+            env.push(("REPDIFF_FUZZ_EXTERNAL".into(), "0".into()));
+        }
         if let Some(o) = mode.oracles {
-            // A subset triaged against every oracle's known list finds
-            // "new" rows by construction: keep them out of fuzz/findings.
             env.push(("REPDIFF_FUZZ_ORACLES".into(), o.into()));
+        }
+        if mode.oracles.is_some() || !mode.externals {
+            // A subset triaged against every oracle's known list finds
+            // "new" rows by construction: it gets a known list of its own
+            // (derived by the process at start), and its findings stay out
+            // of fuzz/findings.
+            let known = work_dir().join(format!("{name}-known.json"));
+            let _ = std::fs::remove_file(&known);
+            env.retain(|(k, _)| k != "REPDIFF_FUZZ_KNOWN");
+            env.push(("REPDIFF_FUZZ_KNOWN".into(), known.display().to_string()));
             env.push((
                 "REPDIFF_FUZZ_FINDINGS".into(),
                 work_dir()

@@ -49,11 +49,6 @@ fn differential(stats: &[ProcessStats]) -> impl Iterator<Item = &DifferentialSta
     })
 }
 
-/// (execs, repeats) summed over the differential processes' stats.
-pub fn exec_counts(stats: &[ProcessStats]) -> (u64, u64) {
-    differential(stats).fold((0, 0), |(e, r), d| (e + d.execs, r + d.repeats))
-}
-
 /// The per-process counters of a run, summed.
 #[derive(Debug, Default)]
 struct Totals {
@@ -75,6 +70,15 @@ struct Totals {
     class_inputs: BTreeMap<String, u64>,
     /// input class -> of those, inputs with a disagreement.
     class_divergent: BTreeMap<String, u64>,
+    /// Distinct inputs every oracle of the loop answered.
+    reached_all: u64,
+    /// Every oracle in a differential loop, in triage order.
+    oracles: Vec<String>,
+    /// lane label -> its oracles, inputs answered, and the fuzzing
+    /// thread's wait on it (µs).
+    lanes: BTreeMap<String, (Vec<String>, u64, u64)>,
+    /// Registered oracles some differential process ran without, and why.
+    left_out: BTreeMap<String, String>,
 }
 
 fn totals(stats: &[ProcessStats]) -> Totals {
@@ -91,6 +95,20 @@ fn totals(stats: &[ProcessStats]) -> Totals {
         t.repeats += d.repeats;
         t.disagreements += d.disagreements;
         t.downweighted += d.downweighted;
+        t.reached_all += d.reached_all;
+        for o in &d.oracles {
+            if !t.oracles.contains(o) {
+                t.oracles.push(o.clone());
+            }
+        }
+        for l in &d.lanes {
+            let e = t.lanes.entry(l.label.clone()).or_default();
+            e.0.clone_from(&l.oracles);
+            e.1 += l.answered;
+            e.2 += l.wait_micros;
+        }
+        t.left_out
+            .extend(d.left_out.iter().map(|(k, v)| (k.clone(), v.clone())));
         for (k, n) in &d.known {
             *t.known_hits.entry(k.clone()).or_default() += n;
         }
@@ -214,6 +232,7 @@ pub fn write(r: &Report) -> Result<(i32, Vec<PathBuf>), String> {
         md_coverage(r),
         md_targets(r, &t),
         md_per_oracle(&t, &per_oracle),
+        md_loop(r, &t),
         md_signatures(r, &t, &judged),
         md_findings(r, &judged),
         md_causes(r)?,
@@ -293,7 +312,14 @@ fn report_json(
         })),
         "runs": r.runs.iter().map(run_json).collect::<Vec<_>>(),
         "merges": r.merges.iter().map(|(t, b, a)| json!({"target": t, "before": b, "after": a})).collect::<Vec<_>>(),
-        "differential": {"execs": t.execs, "repeats": t.repeats, "disagreements": t.disagreements, "downweighted": t.downweighted},
+        "differential": {"execs": t.execs, "repeats": t.repeats, "disagreements": t.disagreements, "downweighted": t.downweighted, "reached_all": t.reached_all},
+        "loop": {
+            "oracles": t.oracles,
+            "lanes": t.lanes.iter().map(|(label, (o, answered, wait))| json!({
+                "lane": label, "oracles": o, "answered": answered, "wait_micros": wait,
+            })).collect::<Vec<_>>(),
+            "left_out": t.left_out,
+        },
         "per_oracle": per_oracle,
         "known": {"list_signatures": r.known.signatures.len(), "list_cells": r.known.cells.len(), "hits": t.known_hits},
         "new_signature_hits": t.new_hits,
@@ -338,7 +364,7 @@ fn md_speed(r: &Report) -> String {
     };
     md.push_str(&format!(
         "`differential`, {} s per mode, one mode after the other in this run, same corpus:\n\n\
-         | mode | oracles | exec/s (libFuzzer) | distinct inputs/s reaching the oracles | fuzzing thread waited on the Python lane |\n\
+         | mode | oracles | exec/s (libFuzzer) | distinct inputs/s reaching every oracle | fuzzing thread waited on lanes |\n\
          |---|---|---|---|---|\n",
         s.seconds
     ));
@@ -357,10 +383,13 @@ fn md_speed(r: &Report) -> String {
     }
     md.push_str(
         "\nA repeat is an input whose rendered robots.txt and queries were run moments ago (many \
-         mutations of a structured input render the same file); the harness skips the oracles for it. \
-         The Python lane runs the four Python oracles on a second thread, every input, in order \
-         (fuzzcore/src/lane.rs); the nightly job uses it when it has a spare core. The last mode leaves \
-         the Python oracles out and is there to show what they cost, not as a way to run.\n\n",
+         mutations of a structured input render the same file); the harness skips the oracles for it, \
+         and a down-weighted input does not reach them either: the distinct rate counts only inputs \
+         every oracle of the mode answered. Lanes are helper threads (fuzzcore/src/lane.rs): the \
+         Python lane runs the four embedded Python oracles, and each external oracle (a worker \
+         process) has a lane of its own that takes the queued inputs in groups; every input reaches \
+         every lane, in order. The modes after the first leave oracles out to show what they cost, \
+         not as ways to run.\n\n",
     );
     md
 }
@@ -441,6 +470,56 @@ fn md_per_oracle(t: &Totals, per_oracle: &[Value]) -> String {
             100.0 * t.micros.get(o).copied().unwrap_or(0) as f64 / total_micros as f64
         ));
     }
+    md
+}
+
+/// Which oracles the differential loop ran, where, and how many distinct
+/// inputs reached every one of them.
+fn md_loop(r: &Report, t: &Totals) -> String {
+    // The differential targets' own wall time (the robustness runs reach
+    // one oracle each and are not counted here).
+    let seconds: f64 = r
+        .runs
+        .iter()
+        .filter(|x| fuzzcore::DIFFERENTIAL_TARGETS.contains(&x.target.as_str()))
+        .map(|x| x.seconds)
+        .sum();
+    let mut md = format!(
+        "\n## Oracles in the loop\n\n{} oracles in the differential loop: {}.\n\n\
+         {} distinct inputs reached every one of them in {:.0} s of the differential targets \
+         ({:.0}/s).\n\n",
+        t.oracles.len(),
+        t.oracles.join(", "),
+        t.reached_all,
+        seconds,
+        if seconds > 0.0 {
+            t.reached_all as f64 / seconds
+        } else {
+            0.0
+        }
+    );
+    if !t.lanes.is_empty() {
+        md.push_str(
+            "| lane | oracles | inputs answered | fuzzing thread waited |\n|---|---|---|---|\n",
+        );
+        for (label, (o, answered, wait)) in &t.lanes {
+            md.push_str(&format!(
+                "| {label} | {} | {answered} | {:.1} s |\n",
+                o.join(", "),
+                *wait as f64 / 1e6
+            ));
+        }
+        md.push_str("\nThe oracles not on a lane run on the fuzzing thread.\n\n");
+    }
+    if !t.left_out.is_empty() {
+        md.push_str("Not in the loop:\n\n");
+        for (name, why) in &t.left_out {
+            md.push_str(&format!("- {name}: {why}\n"));
+        }
+    }
+    // One line break before the next section's own blank line.
+    md.truncate(md.trim_end().len());
+    md.push('\n');
     md
 }
 
@@ -601,7 +680,7 @@ mod tests {
     const STATS: &[(&str, &str)] = &[
         (
             "differential-1.json",
-            r#"{"target":"differential","pid":1,"oracles":["rfc9309","google","cpython-3.11"],"execs":1000,"repeats":100,"queries":4000,"disagreements":70,"known":{"{google,rfc9309}=allowed | {cpython-3.11}=disallowed @ allow[*]/exact":5,"{google}=allowed | {rfc9309}=disallowed @ disallow[]/star":2},"new":{"d3d169d53f93":{"new":"google: allowed->disallowed @ allow/star","hits":3}},"failures":{"cpython-3.11":{"error":4}},"lane":["cpython-3.11"],"lane_wait_micros":1500,"oracle_micros":{"rfc9309":300,"google":500,"cpython-3.11":1200},"classes":{"octet/nul":40,"url/port":300,"agent/product-token":900},"classes_divergent":{"octet/nul":5,"url/port":9},"downweighted":25,"downweighted_classes":1}"#,
+            r#"{"target":"differential","pid":1,"oracles":["rfc9309","google","cpython-3.11"],"execs":1000,"repeats":100,"queries":4000,"disagreements":70,"known":{"{google,rfc9309}=allowed | {cpython-3.11}=disallowed @ allow[*]/exact":5,"{google}=allowed | {rfc9309}=disallowed @ disallow[]/star":2},"new":{"d3d169d53f93":{"new":"google: allowed->disallowed @ allow/star","hits":3}},"failures":{"cpython-3.11":{"error":4}},"lane":["cpython-3.11"],"lane_wait_micros":1500,"lanes":[{"label":"python","oracles":["cpython-3.11"],"answered":875,"wait_micros":1500}],"reached_all":875,"left_out":{"webrobots":"REPDIFF_FUZZ_EXTERNAL=0 (only the built-ins run)"},"oracle_micros":{"rfc9309":300,"google":500,"cpython-3.11":1200},"classes":{"octet/nul":40,"url/port":300,"agent/product-token":900},"classes_divergent":{"octet/nul":5,"url/port":9},"downweighted":25,"downweighted_classes":1}"#,
         ),
         (
             "differential_bytes-2.json",
