@@ -327,8 +327,10 @@ impl<T> Lanes<T> {
         }
         // Every lane polled (not stopping at the first not ready), so each
         // keeps its answer read ahead.
-        let polled: Vec<bool> = self.lanes.iter_mut().map(|l| l.poll(block)).collect();
-        let ready = polled.iter().all(|&r| r);
+        let mut ready = true;
+        for lane in &mut self.lanes {
+            ready &= lane.poll(block);
+        }
         if !ready {
             return None;
         }

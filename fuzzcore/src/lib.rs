@@ -152,9 +152,9 @@ pub struct Lineup {
 /// Start the oracles named by `want` (every registered one when `None`):
 /// the built-ins in process; unless `REPDIFF_FUZZ_EXTERNAL=0`, every
 /// external oracle as a supervised worker (engine::worker), plus each
-/// `NAME=COMMAND` line of `REPDIFF_FUZZ_ORACLE_CMD` (`--oracle-cmd`). Those
-/// that cannot start are returned in `Err`, each with its fix, beside the
-/// lineup of the rest.
+/// `NAME=COMMAND` line of `REPDIFF_FUZZ_ORACLE_CMD` (`--oracle-cmd`).
+/// Returns the line-up and, beside it, why each oracle that could not
+/// start did not (with its fix).
 pub fn start_oracles(want: Option<&[&str]>) -> (Lineup, Vec<String>) {
     adopt_packaged_cache();
     let wanted = |name: &str| want.is_none_or(|w| w.contains(&name));
@@ -245,32 +245,48 @@ fn start_workers(
             Err(e) => panic!("repdiff-fuzz: REPDIFF_FUZZ_ORACLE_CMD: {e}"),
         }
     }
-    for x in externals {
-        if !on || !wanted(&x.name) {
-            let why = if on {
-                "not in REPDIFF_FUZZ_ORACLES"
-            } else {
-                "REPDIFF_FUZZ_EXTERNAL=0 (only the built-ins run)"
-            };
-            left_out.insert(x.name.clone(), why.into());
-            continue;
-        }
-        let limits = engine::worker::Limits {
-            timeout: WORKER_TIMEOUT,
-            ..engine::worker::Limits::default()
+    let (run, skipped): (Vec<_>, Vec<_>) =
+        externals.into_iter().partition(|x| on && wanted(&x.name));
+    for x in skipped {
+        let why = if on {
+            "not in REPDIFF_FUZZ_ORACLES"
+        } else {
+            "REPDIFF_FUZZ_EXTERNAL=0 (only the built-ins run)"
         };
-        let started =
-            engine::worker::Supervised::start_with_env(&x.name, x.argv(), x.envs(), limits)
-                .map(|mut w| {
-                    // The loop reads outcomes only; a finding is replayed with
-                    // its explanations later.
-                    w.skip_explanations();
-                    Box::new(w) as Box<dyn Oracle>
-                })
-                .map_err(|u| u.to_string());
-        out.push((x.name, started));
+        left_out.insert(x.name, why.into());
     }
+    // Started side by side: each waits for its greeting (a JVM takes about
+    // a second), and in libFuzzer's fork mode every child job starts them
+    // all again.
+    std::thread::scope(|scope| {
+        let starting: Vec<_> = run
+            .iter()
+            .map(|x| scope.spawn(move || start_worker(x)))
+            .collect();
+        for (x, handle) in run.iter().zip(starting) {
+            let started = handle
+                .join()
+                .unwrap_or_else(|_| Err(format!("{}: starting its worker panicked", x.name)));
+            out.push((x.name.clone(), started));
+        }
+    });
     out
+}
+
+/// One external oracle as a supervised worker with the loop's limits.
+fn start_worker(x: &oracles::manifest::External) -> Started {
+    let limits = engine::worker::Limits {
+        timeout: WORKER_TIMEOUT,
+        ..engine::worker::Limits::default()
+    };
+    engine::worker::Supervised::start_with_env(&x.name, x.argv(), x.envs(), limits)
+        .map(|mut w| {
+            // The loop reads outcomes only; a finding is replayed with its
+            // explanations later.
+            w.skip_explanations();
+            Box::new(w) as Box<dyn Oracle>
+        })
+        .map_err(|u| u.to_string())
 }
 
 /// [`start_oracles`] for a fuzz target: an oracle that cannot start stops
