@@ -258,3 +258,23 @@ fn census_names_the_cause_of_a_top_signature_and_links_the_ledger() {
     assert!(md.contains("`decode-unreserved-escapes`"), "{md}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `triage causes` once had a `--verbose` of its own, which clap cannot
+/// tell from the global one: every use of the command panicked in parsing.
+#[test]
+fn triage_causes_parses_beside_the_global_verbose() {
+    let out = repdiff(
+        &[
+            "-v",
+            "triage",
+            "causes",
+            "--entry",
+            "no-such-entry",
+            "--pairs",
+        ],
+        b"",
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}: {err}", out.status);
+    assert!(!err.contains("panicked"), "{err}");
+}

@@ -21,9 +21,10 @@ pub struct Opts {
     /// Only this oracle's departures (repeatable)
     #[arg(long)]
     oracle: Vec<String>,
-    /// Print each minimised pair
+    /// Print each minimised pair (not `--verbose`, which is the global
+    /// log level every command takes)
     #[arg(long)]
-    verbose: bool,
+    pairs: bool,
 }
 
 /// What one cell of an entry came to, for one of its oracles: the key of
@@ -155,7 +156,7 @@ pub fn load_corpus_and_ledger() -> Result<(Corpus, Ledger), Usage> {
 }
 
 pub fn main(opts: &Opts) -> Result<i32, Usage> {
-    let (entries, only, verbose) = (&opts.entry, &opts.oracle, opts.verbose);
+    let (entries, only, verbose) = (&opts.entry, &opts.oracle, opts.pairs);
     let (corpus, ledger) = load_corpus_and_ledger()?;
     let wanted: Vec<&Entry> = ledger
         .entries
