@@ -218,6 +218,24 @@ pub const CATALOGUE: &[Transformation] = &[
         "the group names matched case-sensitively against the caller's agent (Heritrix lower-cases the file's names, not its own User-Agent)",
         lowercase_agent,
     ),
+    // Appended (2026-12-04) for the same reason: the fuzz generator's URL
+    // and agent shapes include questions no crawler asks a library that
+    // takes an absolute URL and a configured name; these two name them.
+    t(
+        "absolute-url",
+        "a URL without scheme and host (`/private`, `//[`) refused or parsed as a network path: made absolute on the plain host, its path kept",
+        absolute_url,
+    ),
+    t(
+        "token-agent",
+        "an agent with no product token at all (`0`, `)`, a tab, empty) refused by the crawler's configuration check: replaced by a token the file does not name",
+        token_agent,
+    ),
+    t(
+        "drop-space-before-colon",
+        "whitespace between a key and its colon (`Disallow : /`, allowed by RFC 9309's ABNF) read as part of the key, so the line is skipped",
+        drop_space_before_colon,
+    ),
 ];
 
 const fn t(
@@ -473,6 +491,53 @@ fn lowercase_agent(i: &Input) -> Option<Input> {
     (lower != i.agent).then(|| Input {
         agent: lower,
         ..i.clone()
+    })
+}
+
+/// The path (and query) of a relative reference on `http://example.test`;
+/// a network-path reference (`//host/p`) loses its authority, which is what
+/// a parser refusing it could not parse.
+fn absolute_url(i: &Input) -> Option<Input> {
+    let (host, _) = split_url(&i.url);
+    if !host.is_empty() {
+        return None;
+    }
+    let rest = match i.url.strip_prefix("//") {
+        Some(after) => &after[after.find(['/', '?', '#']).unwrap_or(after.len())..],
+        None => i.url.as_str(),
+    };
+    let slash = if rest.starts_with('/') { "" } else { "/" };
+    url(i, format!("http://example.test{slash}{rest}"))
+}
+
+/// For the reference an agent with no product token matches only `*`, as
+/// does a token no group names: the question is the same, asked in a form
+/// every crawler's configuration accepts.
+fn token_agent(i: &Input) -> Option<Input> {
+    if !token_prefix(&i.agent).is_empty() {
+        return None;
+    }
+    let body = String::from_utf8_lossy(&i.body).to_ascii_lowercase();
+    let mut agent = String::from("unnamedbot");
+    while body.contains(&agent) {
+        agent.push('z');
+    }
+    Some(Input { agent, ..i.clone() })
+}
+
+fn drop_space_before_colon(i: &Input) -> Option<Input> {
+    map_lines(i, |c| {
+        let Some(colon) = c.iter().position(|&b| b == b':') else {
+            return Some(c.to_vec());
+        };
+        let key = &c[..colon];
+        let kept = key.trim_ascii_end().len();
+        let keyish = key[..kept].iter().any(|b| !b.is_ascii_whitespace());
+        Some(if keyish && kept < key.len() {
+            [&key[..kept], &c[colon..]].concat()
+        } else {
+            c.to_vec()
+        })
     })
 }
 

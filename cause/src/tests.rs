@@ -43,3 +43,59 @@ fn transformations_leave_inputs_without_their_feature_alone() {
         Some("http://example.test/a/x".into())
     );
 }
+
+#[test]
+fn a_relative_url_is_made_absolute_and_an_agent_without_a_token_replaced() {
+    let at = |url: &str, agent: &str| Input {
+        body: b"User-agent: *\nDisallow: /a\n# unnamedbot\n".to_vec(),
+        agent: agent.into(),
+        url: url.into(),
+    };
+    let apply = |name: &str, i: &Input| {
+        let t = CATALOGUE.iter().find(|t| t.name == name).expect("listed");
+        (t.apply)(i)
+    };
+    let url_of = |u: &str| apply("absolute-url", &at(u, "t")).map(|i| i.url);
+    assert_eq!(
+        url_of("/private"),
+        Some("http://example.test/private".into())
+    );
+    assert_eq!(url_of("//["), Some("http://example.test/".into()));
+    assert_eq!(url_of("//h/p?q"), Some("http://example.test/p?q".into()));
+    assert_eq!(url_of("?q"), Some("http://example.test/?q".into()));
+    assert_eq!(url_of("http://example.test/a"), None);
+    let agent_of = |a: &str| apply("token-agent", &at("http://example.test/", a)).map(|i| i.agent);
+    assert_eq!(
+        agent_of("0"),
+        Some("unnamedbotz".into()),
+        "a name the file holds is skipped"
+    );
+    assert_eq!(agent_of("\t"), Some("unnamedbotz".into()));
+    assert_eq!(agent_of(""), Some("unnamedbotz".into()));
+    assert_eq!(
+        agent_of("MJ12bot"),
+        None,
+        "a token prefix is agent-product-token's"
+    );
+}
+
+#[test]
+fn space_before_a_colon_is_dropped_and_nothing_else_changes() {
+    let t = CATALOGUE
+        .iter()
+        .find(|t| t.name == "drop-space-before-colon")
+        .expect("listed");
+    let input = |body: &[u8]| Input {
+        body: body.to_vec(),
+        agent: "t".into(),
+        url: "http://example.test/".into(),
+    };
+    assert_eq!(
+        (t.apply)(&input(b"User-agent: *\nDisallow \t: /a b\n")).map(|i| i.body),
+        Some(b"User-agent: *\nDisallow: /a b\n".to_vec())
+    );
+    assert_eq!(
+        (t.apply)(&input(b"User-agent: *\nDisallow: /\n  : x\n")),
+        None
+    );
+}

@@ -93,6 +93,8 @@ const THROUGH_WORKERS: &[&str] = &[
     "drop-allow-rules",
     "separate-groups-with-blank-lines",
     "lowercase-agent",
+    "token-agent",
+    "drop-space-before-colon",
 ];
 
 macro_rules! neutralises {
@@ -126,6 +128,7 @@ neutralises! {
     add_missing_colon: "add-missing-colon", "missing-colon-lenient-or-strict", "kd-24-no-colons#1", "google";
     fix_misspelt_key: "fix-misspelt-key", "misspelt-keys-strict-or-lenient", "kd-23-dissallow-typo#1", "google";
     fix_key_prefix: "fix-key-prefix", "key-matched-by-prefix", "kd-22-disallowed-key#1", "google";
+    absolute_url: "absolute-url", "fuzz-network-path-url-raises-python", "fuzz-network-path-url-raises-python#1", "cpython-3.11";
     agent_product_token: "agent-product-token", "ua-agent-compared-verbatim", "seed-17#1", "texting-robots";
     rename_substring_groups: "rename-substring-groups", "ua-substring-match-cpython", "seed-18#1", "cpython-3.11";
     cut_group_token: "cut-group-token", "ua-group-token-cut-at-non-token-character", "kd-05-digit-in-group-value#1", "google";

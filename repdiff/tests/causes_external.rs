@@ -131,3 +131,23 @@ fn lowercase_agent_neutralises_heritrix_on_a_capitalised_crawler_name() {
         "heritrix",
     );
 }
+
+#[test]
+fn token_agent_neutralises_stormcrawlers_check_on_an_agent_without_a_token() {
+    neutralises(
+        "token-agent",
+        "agent-without-product-token-refused-by-crawler",
+        "sweep-agent-without-product-token#1",
+        "crawler-commons-1.4",
+    );
+}
+
+#[test]
+fn drop_space_before_colon_neutralises_rerp_on_disallow_space_colon() {
+    neutralises(
+        "drop-space-before-colon",
+        "colon-must-follow-key-rerp",
+        "sweep-space-before-colon#1",
+        "robotexclusionrulesparser",
+    );
+}
