@@ -236,6 +236,11 @@ pub const CATALOGUE: &[Transformation] = &[
         "whitespace between a key and its colon (`Disallow : /`, allowed by RFC 9309's ABNF) read as part of the key, so the line is skipped",
         drop_space_before_colon,
     ),
+    t(
+        "escape-url-octets",
+        "a URL holding a `%` without two hex digits or an octet RFC 3986 does not allow (`\"`, `{`, a space) refused by a URL parser, or matched raw: percent-encoded as the reference reads it",
+        escape_url_octets,
+    ),
 ];
 
 const fn t(
@@ -498,8 +503,13 @@ fn lowercase_agent(i: &Input) -> Option<Input> {
 /// a network-path reference (`//host/p`) loses its authority, which is what
 /// a parser refusing it could not parse.
 fn absolute_url(i: &Input) -> Option<Input> {
-    let (host, _) = split_url(&i.url);
-    if !host.is_empty() {
+    let scheme = i.url.find("://").map(|n| &i.url[..n]);
+    let valid = |s: &str| {
+        s.starts_with(|c: char| c.is_ascii_alphabetic())
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    };
+    if scheme.is_some_and(valid) {
         return None;
     }
     let rest = match i.url.strip_prefix("//") {
@@ -539,6 +549,27 @@ fn drop_space_before_colon(i: &Input) -> Option<Input> {
             c.to_vec()
         })
     })
+}
+
+/// The URL's path and query with every `%` that starts no escape written
+/// `%25` and every ASCII octet RFC 3986 allows in neither written `%XX`:
+/// the octets the reference percent-encodes before it compares (§2.2.2).
+fn escape_url_octets(i: &Input) -> Option<Input> {
+    let (host, rest) = split_url(&i.url);
+    let (rest, fragment) = rest.split_at(rest.find('#').unwrap_or(rest.len()));
+    let b = rest.as_bytes();
+    let mut out = String::with_capacity(rest.len());
+    for (n, ch) in rest.char_indices() {
+        let hex = |k: usize| b.get(n + k).is_some_and(u8::is_ascii_hexdigit);
+        match ch {
+            '%' if !(hex(1) && hex(2)) => out.push_str("%25"),
+            c if c.is_ascii_control() || " \"<>\\^`{|}".contains(c) => {
+                out.push_str(&format!("%{:02X}", c as u32))
+            }
+            c => out.push(c),
+        }
+    }
+    url(i, format!("{host}{out}{fragment}"))
 }
 
 fn rename_substring_groups(i: &Input) -> Option<Input> {

@@ -99,3 +99,43 @@ fn space_before_a_colon_is_dropped_and_nothing_else_changes() {
         None
     );
 }
+
+#[test]
+fn stray_percent_and_disallowed_url_octets_are_escaped() {
+    let t = CATALOGUE
+        .iter()
+        .find(|t| t.name == "escape-url-octets")
+        .expect("listed");
+    let at = |url: &str| Input {
+        body: b"User-agent: *\nDisallow: /\n".to_vec(),
+        agent: "t".into(),
+        url: url.into(),
+    };
+    let url_of = |u: &str| (t.apply)(&at(u)).map(|i| i.url);
+    assert_eq!(
+        url_of("http://example.test/%"),
+        Some("http://example.test/%25".into())
+    );
+    assert_eq!(
+        url_of("http://example.test/%%41"),
+        Some("http://example.test/%25%41".into())
+    );
+    assert_eq!(
+        url_of("http://example.test/a\"{ }"),
+        Some("http://example.test/a%22%7B%20%7D".into())
+    );
+    assert_eq!(
+        url_of("http://example.test/%C3%A4?q=1#%"),
+        None,
+        "escapes, query and fragment kept"
+    );
+    let abs = CATALOGUE
+        .iter()
+        .find(|t| t.name == "absolute-url")
+        .expect("listed");
+    assert_eq!(
+        (abs.apply)(&at("/://")).map(|i| i.url),
+        Some("http://example.test/://".into()),
+        "`/` is no scheme"
+    );
+}
