@@ -11,6 +11,7 @@
 pub mod causes;
 pub mod fuzzed;
 pub mod minimize;
+pub mod reasons;
 pub mod sweep;
 
 use crate::cli::{Host, Usage};

@@ -109,6 +109,7 @@ struct Sweep {
 
 pub fn main(o: &Opts) -> Result<i32, Usage> {
     let (corpus, ledger) = super::causes::load_corpus_and_ledger()?;
+    let reasons = super::reasons::Reasons::load(&crate::paths::root())?;
     let extra = crate::select::oracle_cmds(&o.oracle_cmds)?;
     let mut names = if o.oracle.is_empty() {
         let mut n = crate::select::known_names();
@@ -187,7 +188,7 @@ pub fn main(o: &Opts) -> Result<i32, Usage> {
     }
     s.totals.seconds = t0.elapsed().as_secs_f64();
     let (slow, unconfirmed) = slow_findings(&mut s, &inputs);
-    let mut md = markdown(&s, &names);
+    let mut md = markdown(&s, &names, &reasons);
     md += &slow_markdown(&slow, unconfirmed);
     print!("{md}");
     let json = serde_json::json!({
@@ -197,6 +198,7 @@ pub fn main(o: &Opts) -> Result<i32, Usage> {
         "causes": s.found.iter().map(|((o, c), f)| serde_json::json!({
             "oracle": o, "cause": c, "named": f.named,
             "in_ledger": f.in_ledger, "examples": f.examples,
+            "reason": (!f.in_ledger).then(|| reasons.get(o, c)).flatten(),
         })).collect::<Vec<_>>(),
         "slow": slow,
         "slow_unconfirmed": unconfirmed,
@@ -405,8 +407,9 @@ fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('`', "'")
 }
 
-/// The sweep as Markdown: causes the ledger does not name first.
-fn markdown(s: &Sweep, names: &[String]) -> String {
+/// The sweep as Markdown: causes the ledger does not name first, those
+/// without a stated reason (work left) before those with one.
+fn markdown(s: &Sweep, names: &[String], reasons: &super::reasons::Reasons) -> String {
     let t = &s.totals;
     let mut md = format!(
         "# Fuzz corpus sweep\n\n`{} triage sweep`: {} of {} corpus inputs replayed ({} can_fetch queries) through {} oracles ({}) in {:.0} s; {} departures from {REFERENCE}, {} sampled and named (at most {} per (oracle, answers, deciding feature, unminimised cause)), {} left unnamed because the pair took over {NAME_UNDER_MS} ms on the input.\n\n",
@@ -414,14 +417,22 @@ fn markdown(s: &Sweep, names: &[String]) -> String {
         t.inputs_replayed, t.inputs, t.queries, names.len(), names.join(", "), t.seconds,
         t.departures, t.departures_named, s.per_bucket, t.departures_slow,
     );
+    let reason = |o: &str, c: &str, f: &Found| (!f.in_ledger).then(|| reasons.get(o, c)).flatten();
     let new: Vec<_> = s.found.iter().filter(|(_, f)| !f.in_ledger).collect();
+    let with_reason = new
+        .iter()
+        .filter(|((o, c), f)| reason(o, c, f).is_some())
+        .count();
     md += &format!(
-        "**{} (oracle, cause) pairs the ledger does not name**, {} it does. `new` = no catalogue transformation (docs/causes.md) neutralises the minimised pair, nor any two of them applied one after the other; `a+b` = only the two together do (two known features stacked in one input), known when the ledger names both for the oracle.\n\n| oracle | cause | named | in ledger | smallest minimised input (answers; body; agent; URL) |\n|---|---|---|---|---|\n",
+        "**{} (oracle, cause) pairs the ledger does not name**: {} without a stated reason, {} with one ({}); {} pairs it does name. `new` = no catalogue transformation (docs/causes.md) neutralises the minimised pair, nor any two of them applied one after the other; `a+b` = only the two together do (two known features stacked in one input), known when the ledger names both for the oracle.\n\n| oracle | cause | named | in ledger | smallest minimised input (answers; body; agent; URL) | why unnamed |\n|---|---|---|---|---|---|\n",
         new.len(),
+        new.len() - with_reason,
+        with_reason,
+        super::reasons::FILE,
         s.found.len() - new.len()
     );
     let mut rows: Vec<_> = s.found.iter().collect();
-    rows.sort_by_key(|((o, c), f)| (f.in_ledger, o.clone(), c.clone()));
+    rows.sort_by_key(|((o, c), f)| (f.in_ledger, reason(o, c, f).is_some(), o.clone(), c.clone()));
     for ((o, c), f) in rows {
         let ex = f.examples.first().map_or(String::new(), |e| {
             format!(
@@ -433,14 +444,32 @@ fn markdown(s: &Sweep, names: &[String]) -> String {
             )
         });
         md += &format!(
-            "| `{o}` | `{c}` | {} | {} | {ex} |\n",
+            "| `{o}` | `{c}` | {} | {} | {ex} | {} |\n",
             f.named,
-            if f.in_ledger { "yes" } else { "**no**" }
+            if f.in_ledger { "yes" } else { "**no**" },
+            reason(o, c, f).map_or(String::new(), cell)
         );
+    }
+    let unnamed: Vec<(&str, &str)> = new
+        .iter()
+        .map(|((o, c), _)| (o.as_str(), c.as_str()))
+        .collect();
+    let stale: Vec<_> = reasons.unused(&unnamed).collect();
+    if !stale.is_empty() {
+        md += &format!("\nReasons in {} that no unnamed pair of this sweep used (named since, or not met this time): ", super::reasons::FILE);
+        md += &stale
+            .iter()
+            .map(|(o, c)| format!("`{o}`: `{c}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        md += "\n";
     }
     md += "\n## Every minimised input the ledger does not name\n\n";
     for ((o, c), f) in new {
         md += &format!("### `{o}`: `{c}`\n\n");
+        if let Some(r) = reason(o, c, f) {
+            md += &format!("Why unnamed: {r}\n\n");
+        }
         for e in &f.examples {
             md += &format!(
                 "- {}: body `{}`, agent `{}`, URL `{}` (from {})\n",

@@ -1,0 +1,116 @@
+//! `cases/unnamed-causes.yaml`: why an (oracle, cause) pair the sweep finds
+//! has no ledger entry. The sweep's aim is no unnamed pair; a pair that
+//! stays unnamed on purpose (a question the reference answers alone, a
+//! shape no crawler sends) carries its reason here, and the sweep report
+//! prints it beside the pair, so what is left is either work or explained.
+
+use crate::cli::Usage;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// The file, relative to the checkout.
+pub const FILE: &str = "cases/unnamed-causes.yaml";
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    pairs: Vec<Reason>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Reason {
+    /// An oracle name, or `*` for every oracle the cause appears for.
+    oracle: String,
+    cause: String,
+    reason: String,
+}
+
+/// The reasons by (oracle or `*`, cause).
+#[derive(Debug, Default)]
+pub struct Reasons(BTreeMap<(String, String), String>);
+
+impl Reasons {
+    /// The file under `root`; absent is no reasons. A malformed file or a
+    /// pair given twice is an error naming the file (and the line, as
+    /// serde_yaml reports it).
+    pub fn load(root: &Path) -> Result<Self, Usage> {
+        let path = root.join(FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(e) => return Err(Usage(format!("{}: {e}", path.display()))),
+        };
+        Self::parse(&text).map_err(|e| Usage(format!("{}: {e}", path.display())))
+    }
+
+    fn parse(text: &str) -> Result<Self, String> {
+        let file: File = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
+        let mut out = BTreeMap::new();
+        for r in file.pairs {
+            if r.reason.trim().is_empty() {
+                return Err(format!("({}, {}): empty reason", r.oracle, r.cause));
+            }
+            let key = (r.oracle, r.cause);
+            if out.insert(key.clone(), r.reason).is_some() {
+                return Err(format!("({}, {}) is given twice", key.0, key.1));
+            }
+        }
+        Ok(Self(out))
+    }
+
+    /// The reason for `oracle`'s `cause`: its own, else the cause's `*` one.
+    pub fn get(&self, oracle: &str, cause: &str) -> Option<&str> {
+        let mine = (oracle.to_string(), cause.to_string());
+        let any = ("*".to_string(), cause.to_string());
+        self.0
+            .get(&mine)
+            .or_else(|| self.0.get(&any))
+            .map(String::as_str)
+    }
+
+    /// Reasons no pair of `unnamed` used: stale once the pair is named.
+    pub fn unused<'a>(
+        &'a self,
+        unnamed: &[(&str, &str)],
+    ) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
+        let used: Vec<(String, String)> = unnamed
+            .iter()
+            .map(|(o, c)| (o.to_string(), c.to_string()))
+            .collect();
+        self.0.keys().filter_map(move |(o, c)| {
+            let hit = used.iter().any(|(uo, uc)| uc == c && (o == "*" || uo == o));
+            (!hit).then_some((o.as_str(), c.as_str()))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_oracles_own_reason_wins_over_the_causes_and_stale_ones_are_listed() {
+        let r = Reasons::parse(
+            "pairs:\n  - {oracle: '*', cause: new, reason: generic}\n  - {oracle: spider, cause: new, reason: own}\n  - {oracle: google, cause: strip-bom, reason: gone}\n",
+        )
+        .expect("parses");
+        assert_eq!(r.get("spider", "new"), Some("own"));
+        assert_eq!(r.get("heritrix", "new"), Some("generic"));
+        assert_eq!(r.get("heritrix", "strip-bom"), None);
+        let stale: Vec<_> = r.unused(&[("heritrix", "new")]).collect();
+        assert_eq!(stale, vec![("google", "strip-bom"), ("spider", "new")]);
+    }
+
+    #[test]
+    fn bad_files_are_refused_with_what_is_wrong() {
+        let twice = "pairs:\n  - {oracle: a, cause: new, reason: x}\n  - {oracle: a, cause: new, reason: y}\n";
+        assert!(Reasons::parse(twice).unwrap_err().contains("twice"));
+        let unknown = "pairs:\n  - {oracle: a, cause: new, reason: x, extra: 1}\n";
+        let e = Reasons::parse(unknown).unwrap_err();
+        assert!(e.contains("line 2"), "{e}");
+        let empty = "pairs:\n  - {oracle: a, cause: new, reason: ' '}\n";
+        assert!(Reasons::parse(empty).unwrap_err().contains("empty reason"));
+    }
+}
