@@ -279,8 +279,8 @@ fn cells<'a>(entry: &Entry, corpus: &'a Corpus) -> Vec<(&'a Case, usize)> {
 }
 
 /// The input to show for each oracle: among the cells the entry pins for
-/// it, one where the pin departs from the expectation, not served over
-/// HTTP, with the smallest body (the entry's order breaks ties); oracles
+/// it, one where the pin departs from the expectation, a definite one
+/// before an `either`, not served over HTTP, with the smallest body (the entry's order breaks ties); oracles
 /// that get the same cell share one pick.
 fn picks<'a>(entry: &Entry, corpus: &'a Corpus) -> Vec<Pick<'a>> {
     let all = cells(entry, corpus);
@@ -291,9 +291,18 @@ fn picks<'a>(entry: &Entry, corpus: &'a Corpus) -> Vec<Pick<'a>> {
             .enumerate()
             .filter_map(|(pos, &(case, i))| {
                 let pin = entry.pinned(oracle, &case.id, i)?;
-                let departs = expected_label(&case.queries[i].expect).as_ref() != Some(&pin);
+                let expected = expected_label(&case.queries[i].expect);
+                let departs = expected.as_ref() != Some(&pin);
+                // A definite expectation makes the better report: an
+                // `either` query shows only that readings differ.
                 Some((
-                    (!departs, case.http.is_some(), case.body.len(), pos),
+                    (
+                        !departs,
+                        expected.is_none(),
+                        case.http.is_some(),
+                        case.body.len(),
+                        pos,
+                    ),
                     case,
                     i,
                     pin,

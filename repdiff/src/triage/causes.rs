@@ -144,6 +144,54 @@ pub fn ledger_cell_causes(
     out
 }
 
+/// Every (oracle, cause) the classifier gives a verdict on an `either`
+/// query that departs from the reference: a reading RFC 9309 permits (the
+/// query's `why` cites where), so the behaviour is known even where no
+/// ledger entry lists it (an entry pins only the minority of such a query,
+/// and none when the reference itself is in the minority). Errors, crashes
+/// and timeouts are no reading and stay unknown.
+pub fn either_query_causes(
+    corpus: &Corpus,
+    all: &mut [Box<dyn Oracle>],
+) -> BTreeMap<(String, String), usize> {
+    let names: Vec<String> = all.iter().map(|o| o.name().to_string()).collect();
+    let mut out = BTreeMap::new();
+    for case in &corpus.cases {
+        if case.http.is_some() {
+            continue;
+        }
+        for cq in &case.queries {
+            let q = &cq.query;
+            let either = cq.expect == engine::case::Expect::Verdict(engine::case::Verdict::Either);
+            if !either || q.ask != Ask::CanFetch {
+                continue;
+            }
+            let input = Input {
+                body: case.body.clone(),
+                agent: q.agent.clone(),
+                url: q.url.clone(),
+            };
+            for oracle in names.iter().filter(|n| n.as_str() != REFERENCE) {
+                let Some(mut pair) = OraclePair::of(all, REFERENCE, oracle) else {
+                    continue;
+                };
+                let Some(n) = cause::name_cause(&mut pair, &input) else {
+                    continue;
+                };
+                let verdicts = [
+                    engine::oracle::Label::Allowed,
+                    engine::oracle::Label::Disallowed,
+                ];
+                if verdicts.contains(&n.answers.0) && verdicts.contains(&n.answers.1) {
+                    *out.entry((oracle.clone(), n.cause.to_string()))
+                        .or_default() += 1;
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The corpus and the ledger, every registered oracle name allowed in it
 /// (external ones included), as `causes` and `sweep` read them.
 pub fn load_corpus_and_ledger() -> Result<(Corpus, Ledger), Usage> {

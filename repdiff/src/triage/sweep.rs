@@ -210,8 +210,9 @@ pub fn main(o: &Opts) -> Result<i32, Usage> {
 }
 
 /// Every (oracle, cause) the ledger knows: the `cause:` of each entry for
-/// each of its oracles, and the cause the classifier gives each cell an
-/// entry explains. `uncatalogued` and `new` are no cause: a departure named
+/// each of its oracles, the cause the classifier gives each cell an entry
+/// explains, and the cause of each verdict an `either` query of the corpus
+/// permits. `uncatalogued` and `new` are no cause: a departure named
 /// `new` is never known, since two different uncatalogued causes look alike.
 fn known_causes(
     ledger: &engine::ledger::Ledger,
@@ -222,6 +223,7 @@ fn known_causes(
         super::causes::ledger_cell_causes(ledger, corpus, all)
             .into_keys()
             .collect();
+    out.extend(super::causes::either_query_causes(corpus, all).into_keys());
     for e in &ledger.entries {
         let Some(c) = e.cause.as_ref().and_then(|c| c.name()) else {
             continue;
@@ -424,7 +426,7 @@ fn markdown(s: &Sweep, names: &[String], reasons: &super::reasons::Reasons) -> S
         .filter(|((o, c), f)| reason(o, c, f).is_some())
         .count();
     md += &format!(
-        "**{} (oracle, cause) pairs the ledger does not name**: {} without a stated reason, {} with one ({}); {} pairs it does name. `new` = no catalogue transformation (docs/causes.md) neutralises the minimised pair, nor any two of them applied one after the other; `a+b` = only the two together do (two known features stacked in one input), known when the ledger names both for the oracle.\n\n| oracle | cause | named | in ledger | smallest minimised input (answers; body; agent; URL) | why unnamed |\n|---|---|---|---|---|---|\n",
+        "**{} (oracle, cause) pairs the ledger does not name**: {} without a stated reason, {} with one ({}); {} pairs it does name (a ledger entry explains a cell with that cause for the oracle, or a verdict on an `either` query of the corpus, a reading RFC 9309 permits, has it). `new` = no catalogue transformation (docs/causes.md) neutralises the minimised pair, nor any two of them applied one after the other; `a+b` = only the two together do (two known features stacked in one input), known when the ledger names both for the oracle.\n\n| oracle | cause | named | in ledger | smallest minimised input (answers; body; agent; URL) | why unnamed |\n|---|---|---|---|---|---|\n",
         new.len(),
         new.len() - with_reason,
         with_reason,
