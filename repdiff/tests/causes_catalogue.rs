@@ -225,3 +225,31 @@ fn ledger_causes_name_the_catalogue() {
         }
     }
 }
+
+/// The sweep knows a reading an `either` query permits: cpython-3.11's
+/// verdict on Foo2Bot/Foo2Bot (the group matched as written) is named, and
+/// only verdicts count, so a corpus holding just that case names nothing
+/// for an oracle that agrees with the reference there.
+#[test]
+fn a_verdict_on_an_either_query_is_known_to_the_sweep() {
+    let (corpus, _) = corpus_and_ledger();
+    let case = corpus
+        .get("sweep-agent-and-group-with-digit")
+        .expect("case in the corpus")
+        .clone();
+    let one = Corpus {
+        cases: vec![case],
+        hash: String::new(),
+    };
+    let mut all = vec![make(REFERENCE), make("cpython-3.11"), make("google")];
+    let known = repdiff::triage::causes::either_query_causes(&one, &mut all);
+    let names: Vec<_> = known.keys().cloned().collect();
+    assert_eq!(
+        names,
+        vec![(
+            "cpython-3.11".to_string(),
+            "agent-product-token".to_string()
+        )],
+        "google agrees with the reference here"
+    );
+}
