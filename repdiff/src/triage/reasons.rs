@@ -103,6 +103,31 @@ mod tests {
         assert_eq!(stale, vec![("google", "strip-bom"), ("spider", "new")]);
     }
 
+    /// The committed file loads, and every ledger entry a reason names
+    /// exists (a renamed entry would leave the reason pointing nowhere).
+    #[test]
+    fn the_committed_reasons_load_and_name_real_ledger_entries() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let reasons = Reasons::load(&root).expect("cases/unnamed-causes.yaml loads");
+        assert!(!reasons.0.is_empty(), "no reasons read");
+        let mut ids = String::new();
+        for f in oracles::ledger_files(&root).expect("ledger files") {
+            ids += &std::fs::read_to_string(&f).expect("ledger file reads");
+        }
+        for ((o, c), text) in &reasons.0 {
+            for named in text.split("ledger entry ").skip(1) {
+                let id: String = named
+                    .chars()
+                    .take_while(|ch| ch.is_ascii_alphanumeric() || *ch == '-')
+                    .collect();
+                assert!(
+                    ids.contains(&format!("  - id: {id}\n")),
+                    "({o}, {c}) names ledger entry {id}, which does not exist"
+                );
+            }
+        }
+    }
+
     #[test]
     fn bad_files_are_refused_with_what_is_wrong() {
         let twice = "pairs:\n  - {oracle: a, cause: new, reason: x}\n  - {oracle: a, cause: new, reason: y}\n";
