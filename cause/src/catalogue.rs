@@ -218,9 +218,11 @@ pub const CATALOGUE: &[Transformation] = &[
         "the group names matched case-sensitively against the caller's agent (Heritrix lower-cases the file's names, not its own User-Agent)",
         lowercase_agent,
     ),
-    // Appended (2026-12-04) for the same reason: the fuzz generator's URL
-    // and agent shapes include questions no crawler asks a library that
-    // takes an absolute URL and a configured name; these two name them.
+    // Appended (2026-12-04) for the same reason, after the sweep that
+    // followed the first nightly with every oracle in the loop: the fuzz
+    // generator's URL and agent shapes include questions no crawler asks a
+    // library that takes an absolute URL and a configured name (the first
+    // two), and two parser habits the catalogue lacked (the last two).
     t(
         "absolute-url",
         "a URL without scheme and host (`/private`, `//[`) refused or parsed as a network path: made absolute on the plain host, its path kept",
