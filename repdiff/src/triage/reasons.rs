@@ -115,11 +115,20 @@ mod tests {
             ids += &std::fs::read_to_string(&f).expect("ledger file reads");
         }
         for ((o, c), text) in &reasons.0 {
-            for named in text.split("ledger entry ").skip(1) {
-                let id: String = named
-                    .chars()
-                    .take_while(|ch| ch.is_ascii_alphanumeric() || *ch == '-')
-                    .collect();
+            // A reason names its entries in parentheses, `(entry-id)`.
+            let named: Vec<&str> = text
+                .split('(')
+                .skip(1)
+                .filter_map(|rest| rest.split_once(')').map(|(inside, _)| inside))
+                .filter(|id| {
+                    id.contains('-')
+                        && id
+                            .chars()
+                            .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-')
+                })
+                .collect();
+            assert!(!named.is_empty(), "({o}, {c}) names no ledger entry");
+            for id in named {
                 assert!(
                     ids.contains(&format!("  - id: {id}\n")),
                     "({o}, {c}) names ledger entry {id}, which does not exist"
