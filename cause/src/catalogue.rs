@@ -243,6 +243,14 @@ pub const CATALOGUE: &[Transformation] = &[
         "a URL holding a `%` without two hex digits or an octet RFC 3986 does not allow (`\"`, `{`, a space) refused by a URL parser, or matched raw: percent-encoded as the reference reads it",
         escape_url_octets,
     ),
+    // Appended (2026-12-04, second sweep after the 60-minute nightly): the
+    // rule-side twin of `escape-url-octets`, for parsers that encode the
+    // URL's octets but compare the rule's raw.
+    t(
+        "escape-rule-octets",
+        "a rule holding a control octet, `\"`, `{`, `|` or another ASCII octet RFC 3986 does not allow, or a `%` without two hex digits, matched raw or cut at the octet: percent-encoded as the reference reads it",
+        escape_rule_octets,
+    ),
 ];
 
 const fn t(
@@ -572,6 +580,31 @@ fn escape_url_octets(i: &Input) -> Option<Input> {
         }
     }
     url(i, format!("{host}{out}{fragment}"))
+}
+
+/// A rule's pattern (before any comment) with the octets `escape_url_octets`
+/// encodes written `%XX`, except space and tab, which are
+/// `drop-space-in-pattern`'s: the reference encodes the rule as it encodes
+/// the URL (§2.2.2).
+fn escape_rule_octets(i: &Input) -> Option<Input> {
+    map_values(i, rule_key, |v| {
+        let cut = v.iter().position(|&b| b == b'#').unwrap_or(v.len());
+        let (pattern, comment) = v.split_at(cut);
+        let mut out = Vec::with_capacity(v.len());
+        for (n, &b) in pattern.iter().enumerate() {
+            let hex = |k: usize| pattern.get(n + k).is_some_and(u8::is_ascii_hexdigit);
+            match b {
+                b'%' if !(hex(1) && hex(2)) => out.extend_from_slice(b"%25"),
+                b' ' | b'\t' => out.push(b),
+                b if b.is_ascii_control() || b"\"<>\\^`{|}".contains(&b) => {
+                    out.extend_from_slice(format!("%{b:02X}").as_bytes())
+                }
+                b => out.push(b),
+            }
+        }
+        out.extend_from_slice(comment);
+        out
+    })
 }
 
 fn rename_substring_groups(i: &Input) -> Option<Input> {

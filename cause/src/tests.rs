@@ -139,3 +139,28 @@ fn stray_percent_and_disallowed_url_octets_are_escaped() {
         "`/` is no scheme"
     );
 }
+
+#[test]
+fn disallowed_rule_octets_are_escaped_and_spaces_and_comments_kept() {
+    let t = CATALOGUE
+        .iter()
+        .find(|t| t.name == "escape-rule-octets")
+        .expect("listed");
+    let body_of = |b: &[u8]| {
+        (t.apply)(&Input {
+            body: b.to_vec(),
+            agent: "t".into(),
+            url: "http://example.test/".into(),
+        })
+        .map(|i| i.body)
+    };
+    assert_eq!(
+        body_of(b"User-agent: *\nDisallow: /\x1b|{%\n"),
+        Some(b"User-agent: *\nDisallow: /%1B%7C%7B%25\n".to_vec())
+    );
+    assert_eq!(
+        body_of(b"User-agent: a|b\nDisallow: /a b # x|y\nAllow: /%41\n"),
+        None,
+        "agent lines, spaces, comments and escapes are left alone"
+    );
+}

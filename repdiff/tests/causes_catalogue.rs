@@ -129,6 +129,7 @@ neutralises! {
     fix_misspelt_key: "fix-misspelt-key", "misspelt-keys-strict-or-lenient", "kd-23-dissallow-typo#1", "google";
     fix_key_prefix: "fix-key-prefix", "key-matched-by-prefix", "kd-22-disallowed-key#1", "google";
     escape_url_octets: "escape-url-octets", "url-parser-removes-tab-and-end-controls", "fuzz-url-parser-removes-characters#1", "texting-robots";
+    escape_rule_octets: "escape-rule-octets", "url-path-encoded-with-another-set-texting-robots", "fuzz-url-special-chars-encoded-differently#1", "texting-robots";
     absolute_url: "absolute-url", "fuzz-network-path-url-raises-python", "fuzz-network-path-url-raises-python#1", "cpython-3.11";
     agent_product_token: "agent-product-token", "ua-agent-compared-verbatim", "seed-17#1", "texting-robots";
     rename_substring_groups: "rename-substring-groups", "ua-substring-match-cpython", "seed-18#1", "cpython-3.11";
