@@ -251,6 +251,19 @@ pub const CATALOGUE: &[Transformation] = &[
         "a rule holding a control octet, `\"`, `{`, `|` or another ASCII octet RFC 3986 does not allow, or a `%` without two hex digits, matched raw or cut at the octet: percent-encoded as the reference reads it",
         escape_rule_octets,
     ),
+    // Appended (2026-12-04, the sweep after the first batch of second-sweep
+    // cases): two repairs some parsers make of values RFC 9309's ABNF does
+    // not allow, each the reading of one `either` query of the corpus.
+    t(
+        "cut-star-group-value",
+        "a user-agent value that is `*` followed by whitespace and more (`User-agent: * foobot`) read up to the space as the `*` group (fuzz-star-then-token-user-agent)",
+        cut_star_group_value,
+    ),
+    t(
+        "add-leading-slash",
+        "a rule that starts with neither `/` nor `*` (`Disallow: private`) repaired as `/private`, or resolved against the robots.txt URL, instead of matching nothing (rob-pattern-without-slash)",
+        add_leading_slash,
+    ),
 ];
 
 const fn t(
@@ -604,6 +617,31 @@ fn escape_rule_octets(i: &Input) -> Option<Input> {
         }
         out.extend_from_slice(comment);
         out
+    })
+}
+
+/// `* foobot` as a user-agent value becomes `*` (any comment kept): the
+/// value read up to its first whitespace, as Google's parser reads it.
+fn cut_star_group_value(i: &Input) -> Option<Input> {
+    map_values(
+        i,
+        |k| k == "user-agent",
+        |v| {
+            let cut = v.iter().position(|&b| b == b'#').unwrap_or(v.len());
+            let (value, comment) = v.split_at(cut);
+            let value = value.trim_ascii();
+            match value {
+                [b'*', w, ..] if w.is_ascii_whitespace() => [b" *", comment].concat(),
+                _ => v.to_vec(),
+            }
+        },
+    )
+}
+
+fn add_leading_slash(i: &Input) -> Option<Input> {
+    map_pattern(i, |p| match p.chars().next() {
+        None | Some('/' | '*' | '#') => p.to_string(),
+        Some(_) => format!("/{p}"),
     })
 }
 

@@ -164,3 +164,40 @@ fn disallowed_rule_octets_are_escaped_and_spaces_and_comments_kept() {
         "agent lines, spaces, comments and escapes are left alone"
     );
 }
+
+#[test]
+fn a_star_value_is_cut_at_its_space_and_a_bare_rule_gets_its_slash() {
+    let apply = |name: &str, body: &[u8]| {
+        let t = CATALOGUE.iter().find(|t| t.name == name).expect("listed");
+        (t.apply)(&Input {
+            body: body.to_vec(),
+            agent: "t".into(),
+            url: "http://example.test/".into(),
+        })
+        .map(|i| i.body)
+    };
+    assert_eq!(
+        apply(
+            "cut-star-group-value",
+            b"User-agent: * ow: x # c\nDisallow: /\n"
+        ),
+        Some(b"User-agent: *# c\nDisallow: /\n".to_vec())
+    );
+    assert_eq!(
+        apply("cut-star-group-value", b"User-agent: *\nUser-agent: *bot\n"),
+        None,
+        "a lone star and a star glued to a name stay"
+    );
+    assert_eq!(
+        apply("add-leading-slash", b"User-agent: *\nDisallow: private\n"),
+        Some(b"User-agent: *\nDisallow: /private\n".to_vec())
+    );
+    assert_eq!(
+        apply(
+            "add-leading-slash",
+            b"User-agent: *\nDisallow: /a\nAllow: *.gif\nDisallow: # c\nDisallow:\n"
+        ),
+        None,
+        "slash, star, comment-only and empty values stay"
+    );
+}

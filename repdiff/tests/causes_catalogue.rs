@@ -85,7 +85,7 @@ fn neutralises(name: &str, entry: &str, cell: &str, oracle: &str) {
 
 /// Transformations whose ledger cases are only shown by external oracles
 /// (Perl, Python subprocesses, the JVM): tested through their workers in
-/// xtask/tests/causes_external.rs.
+/// repdiff/tests/causes_external.rs.
 const THROUGH_WORKERS: &[&str] = &[
     "remove-inner-bom",
     "decode-utf16",
@@ -95,6 +95,7 @@ const THROUGH_WORKERS: &[&str] = &[
     "lowercase-agent",
     "token-agent",
     "drop-space-before-colon",
+    "add-leading-slash",
 ];
 
 macro_rules! neutralises {
@@ -130,6 +131,7 @@ neutralises! {
     fix_key_prefix: "fix-key-prefix", "key-matched-by-prefix", "kd-22-disallowed-key#1", "google";
     escape_url_octets: "escape-url-octets", "url-parser-removes-tab-and-end-controls", "fuzz-url-parser-removes-characters#1", "texting-robots";
     escape_rule_octets: "escape-rule-octets", "url-path-encoded-with-another-set-texting-robots", "fuzz-url-special-chars-encoded-differently#1", "texting-robots";
+    cut_star_group_value: "cut-star-group-value", "fuzz-star-then-token-user-agent", "fuzz-star-then-token-user-agent#1", "google";
     absolute_url: "absolute-url", "fuzz-network-path-url-raises-python", "fuzz-network-path-url-raises-python#1", "cpython-3.11";
     agent_product_token: "agent-product-token", "ua-agent-compared-verbatim", "seed-17#1", "texting-robots";
     rename_substring_groups: "rename-substring-groups", "ua-substring-match-cpython", "seed-18#1", "cpython-3.11";

@@ -151,3 +151,13 @@ fn drop_space_before_colon_neutralises_rerp_on_disallow_space_colon() {
         "robotexclusionrulesparser",
     );
 }
+
+#[test]
+fn add_leading_slash_neutralises_www_robotrules_on_a_bare_rule() {
+    neutralises(
+        "add-leading-slash",
+        "relative-rule-resolved-against-robots-url-www-robotrules",
+        "rob-pattern-without-slash#1",
+        "www-robotrules",
+    );
+}
