@@ -638,6 +638,9 @@ fn cut_star_group_value(i: &Input) -> Option<Input> {
     )
 }
 
+/// `private` as a rule becomes `/private`: the repair WWW::RobotRules makes
+/// by resolving the value against the robots.txt URL; a value that starts
+/// with `/`, `*` or a comment, or is empty, is left to other causes.
 fn add_leading_slash(i: &Input) -> Option<Input> {
     map_pattern(i, |p| match p.chars().next() {
         None | Some('/' | '*' | '#') => p.to_string(),
