@@ -52,6 +52,10 @@ import shutil
 import subprocess
 import sys
 
+# The Go suites' shared template filler, beside capture_py.py.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "suites"))
+import go_template  # noqa: E402
+
 SUITE = "temoto-robotstxt"
 MODULE = "github.com/temoto/robotstxt@v1.1.2"
 SHIM_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "go")
@@ -103,42 +107,6 @@ def die(msg):
     sys.exit(1)
 
 
-def filled(template, module_dir):
-    """repdiff's template with the lines that must repeat the library's own
-    text taken from the library as fetched, so the checkout never holds them:
-    `//repdiff:declaration repdiffX` becomes the declaration line that PATCHES
-    renames to repdiffX, `//repdiff:package` the package clause of the
-    patched file, `//repdiff:import PATH` the line of the library's own tests
-    that imports PATH. Anything missing stops the capture."""
-    def read(name):
-        with open(os.path.join(module_dir, name), encoding="utf-8") as f:
-            return f.read()
-
-    def declaration(m):
-        for name, old, new, _ in PATCHES:
-            if re.search(r"\b" + m.group(1) + r"\(", new):
-                return old
-        die(f"no PATCHES entry renames a function to {m.group(1)}")
-
-    def package(_):
-        found = re.search(r"^package \w+$", read(PATCHES[0][0]), re.M)
-        if not found:
-            die(f"{PATCHES[0][0]} has no package clause")
-        return found.group(0)
-
-    def imported(m):
-        for name in PINNED:
-            if name.endswith("_test.go"):
-                line = re.search(r'^\s*(?:[\w.]+\s+)?"' + re.escape(m.group(1)) + '"$', read(name), re.M)
-                if line:
-                    return line.group(0)
-        die(f"no test file of the library imports {m.group(1)}")
-
-    text = re.sub(r"^//repdiff:declaration (\w+)$", declaration, template, flags=re.M)
-    text = re.sub(r"^//repdiff:package$", package, text, flags=re.M)
-    return re.sub(r"^\s*//repdiff:import (\S+)$", imported, text, flags=re.M)
-
-
 def sha256(path):
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
@@ -170,7 +138,7 @@ def prepare(module_dir, src):
         with open(os.path.join(SHIM_DIR, name + ".in"), encoding="utf-8") as f:
             template = f.read()
         with open(os.path.join(src, name), "w", encoding="utf-8") as f:
-            f.write(filled(template, module_dir))
+            f.write(go_template.filled(template, module_dir, PATCHES, PINNED, die))
 
 
 def go_env(module_dir, work):

@@ -124,7 +124,10 @@ fn prepare(ctx: &Ctx, s: &GoSuite) -> Result<Prepared> {
             sha.to_string(),
         ));
     }
-    let mut shims = vec![shim(ctx, s.oracle, s.script)];
+    let mut shims = vec![
+        shim(ctx, s.oracle, s.script),
+        super::shared_shim(ctx, "go_template.py"),
+    ];
     let mut go_files: Vec<PathBuf> = std::fs::read_dir(&shim_dir)
         .into_iter()
         .flatten()
@@ -155,7 +158,10 @@ fn capture(ctx: &Ctx, s: &GoSuite, work: &Path) -> Result<Raw> {
     cmd.arg(shim(ctx, s.oracle, s.script))
         .arg(module_dir(ctx, s))
         .arg(work.join("run"))
-        .arg(&out_file);
+        .arg(&out_file)
+        // The script imports go_template.py from the checkout: no
+        // __pycache__ may be left there.
+        .env("PYTHONDONTWRITEBYTECODE", "1");
     let out = go_env(&mut cmd, ctx)
         .output()
         .map_err(|e| ctx.err(PIECE, format!("cannot run python3: {e}"), "install python3"))?;
