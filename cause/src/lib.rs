@@ -180,6 +180,13 @@ pub fn stacked_causes(pair: &mut dyn PairAsk, input: &Input) -> Option<[&'static
     None
 }
 
+/// How a stacked pair of causes is written, in the sweep's table and in the
+/// set of pairs the ledger knows: both sides write it here, so the two
+/// always meet.
+pub fn stacked_name([a, b]: [&'static str; 2]) -> String {
+    format!("{a}+{b}")
+}
+
 /// One pair's departure, named: the minimised input and its cause.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Named {
@@ -292,23 +299,63 @@ const MINIMISE_BUDGET: u64 = 1_500;
 /// half-minimised input still classifies.
 const MINIMISE_TIME: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// At most this many passes of [`minimise_pass`]: a pass that shortens the
+/// URL can let the next one cut a rule value further.
+const MINIMISE_PASSES: usize = 4;
+
 /// Shrink `input` while the pair keeps exactly the outcomes it gives now
-/// (see the module docs for the steps). Structure-preserving: lines are
-/// deleted whole and only values are cut, so a key is never misspelt by the
-/// shrinking itself.
+/// (see the module docs for the steps), pass after pass until a pass
+/// changes nothing. Structure-preserving: lines are deleted whole and only
+/// values are cut, so a key is never misspelt by the shrinking itself.
+///
+/// Passes run to a fixed point so that minimising a minimised input gives
+/// it back: a corpus case copied from the sweep's minimised input then
+/// classifies as the sweep's departure did, and the ledger entry holding
+/// that case names the same (oracle, cause) pair.
 pub fn minimise(pair: &mut dyn PairAsk, input: &Input) -> Input {
-    let want = pair.ask(input);
-    let asked = std::cell::Cell::new(0u64);
-    let started = std::time::Instant::now();
-    let spent = || asked.get() >= MINIMISE_BUDGET || started.elapsed() > MINIMISE_TIME;
+    let budget = Budget {
+        asked: std::cell::Cell::new(0),
+        started: std::time::Instant::now(),
+    };
+    let mut cur = minimise_pass(pair, input, input, &budget);
+    for _ in 1..MINIMISE_PASSES {
+        if budget.spent() {
+            break;
+        }
+        let next = minimise_pass(pair, input, &cur, &budget);
+        if next == cur {
+            break;
+        }
+        cur = next;
+    }
+    cur
+}
+
+/// What one [`minimise`] may still spend, over all its passes.
+struct Budget {
+    asked: std::cell::Cell<u64>,
+    started: std::time::Instant,
+}
+
+impl Budget {
+    fn spent(&self) -> bool {
+        self.asked.get() >= MINIMISE_BUDGET || self.started.elapsed() > MINIMISE_TIME
+    }
+}
+
+/// One pass of [`minimise`] over `from`, keeping the shape of `original`.
+fn minimise_pass(pair: &mut dyn PairAsk, original: &Input, from: &Input, budget: &Budget) -> Input {
+    let input = original;
+    let want = pair.ask(from);
+    let spent = || budget.spent();
     let mut holds = |cand: &Input| {
         if spent() {
             return false;
         }
-        asked.set(asked.get() + 1);
+        budget.asked.set(budget.asked.get() + 1);
         pair.ask(cand) == want
     };
-    let mut cur = input.clone();
+    let mut cur = from.clone();
     let normal = normalise_line_ends(&cur.body);
     if normal != cur.body && holds(&with_body(&cur, normal.clone())) {
         cur.body = normal;

@@ -179,6 +179,43 @@ fn minimised_seed_18_is_named_by_its_cause() {
     assert_eq!(named.cause, "rename-substring-groups");
     assert_eq!(pair.ask(&named.minimised), named.answers);
     assert!(named.minimised.body.len() <= input.body.len());
+    assert_eq!(
+        minimise(&mut pair, &named.minimised),
+        named.minimised,
+        "minimising a minimised input gives it back (a corpus case copied from it classifies alike)"
+    );
+}
+
+/// A ledger cell where two known features come stacked names the stacked
+/// pair, as the sweep does: cpython-3.15 on `User-Agent: foob# note 1`
+/// asked by `foobt` (the group name cut at `#` *and* matched as a
+/// substring) is `rename-substring-groups+cut-group-token`, which no single
+/// transformation neutralises.
+#[test]
+fn a_ledger_cell_with_two_stacked_features_names_both() {
+    let (corpus, ledger) = corpus_and_ledger();
+    let entry = ledger
+        .get("ua-substring-match-cpython")
+        .expect("entry in the ledger")
+        .clone();
+    assert!(
+        entry
+            .cases
+            .iter()
+            .any(|c| c == "sweep-comment-cut-group-name#1"),
+        "the entry explains the stacked cell"
+    );
+    let one = Ledger {
+        entries: vec![entry],
+    };
+    let mut all = vec![make(REFERENCE), make("cpython-3.15")];
+    let known = repdiff::triage::causes::ledger_cell_causes(&one, corpus, &mut all);
+    let stacked = (
+        "cpython-3.15".to_string(),
+        stacked_name(["rename-substring-groups", "cut-group-token"]),
+    );
+    assert!(known.contains_key(&stacked), "{known:?}");
+    assert!(!known.contains_key(&("cpython-3.15".to_string(), NEW.to_string())));
 }
 
 /// Google reads `disalow /*` (a misspelt key *and* no colon) as a rule:

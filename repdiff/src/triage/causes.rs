@@ -31,8 +31,9 @@ pub struct Opts {
 /// the per-entry tally (printed as `oracle: cause`).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CellCause {
-    /// The classifier's cause for the pair (reference, oracle).
-    Named { oracle: String, cause: &'static str },
+    /// The classifier's cause for the pair (reference, oracle): a catalogue
+    /// name, `new`, or two stacked names (`a+b`, [`cause::stacked_name`]).
+    Named { oracle: String, cause: String },
     /// The pair agrees on the cell: nothing to name.
     Agrees { oracle: String },
     /// The oracle did not start.
@@ -115,7 +116,7 @@ fn classify_entry(
                     }
                     CellCause::Named {
                         oracle,
-                        cause: n.cause,
+                        cause: stacked_or(&mut pair, &n),
                     }
                 }
             };
@@ -123,6 +124,18 @@ fn classify_entry(
         }
     }
     tally
+}
+
+/// The cell's cause as the sweep names the same departure: a `new` one
+/// that two catalogue transformations neutralise together is that stacked
+/// pair, so an entry explaining such a cell makes the sweep's `a+b` pair
+/// known for the oracle, as one explaining a single cause does for it.
+fn stacked_or(pair: &mut OraclePair<'_>, n: &cause::Named) -> String {
+    if n.cause != cause::NEW {
+        return n.cause.to_string();
+    }
+    cause::stacked_causes(pair, &n.minimised)
+        .map_or_else(|| n.cause.to_string(), cause::stacked_name)
 }
 
 /// Every (oracle, cause) the classifier gives the corpus cells the ledger
@@ -137,7 +150,7 @@ pub fn ledger_cell_causes(
     for e in &ledger.entries {
         for (k, n) in classify_entry(e, corpus, all, false) {
             if let CellCause::Named { oracle, cause } = k {
-                *out.entry((oracle, cause.to_string())).or_default() += n;
+                *out.entry((oracle, cause)).or_default() += n;
             }
         }
     }
@@ -183,7 +196,7 @@ pub fn either_query_causes(
                     engine::oracle::Label::Disallowed,
                 ];
                 if verdicts.contains(&n.answers.0) && verdicts.contains(&n.answers.1) {
-                    *out.entry((oracle.clone(), n.cause.to_string()))
+                    *out.entry((oracle.clone(), stacked_or(&mut pair, &n)))
                         .or_default() += 1;
                 }
             }

@@ -369,11 +369,13 @@ impl Sweep {
             .then(|| cause::stacked_causes(&mut pair, &named.minimised))
             .flatten()
         {
-            // Two known features stacked: known when the ledger names both.
+            // Two known features stacked: known when the ledger names both,
+            // or explains a cell where the two come stacked for the oracle.
             Some([a, b]) => {
                 let known = |c: &str| self.known.contains(&(oracle.to_string(), c.to_string()));
-                let in_ledger = known(a) && known(b);
-                ((oracle.to_string(), format!("{a}+{b}")), in_ledger)
+                let name = cause::stacked_name([a, b]);
+                let in_ledger = (known(a) && known(b)) || known(&name);
+                ((oracle.to_string(), name), in_ledger)
             }
             None => {
                 let key = (oracle.to_string(), named.cause.to_string());
@@ -426,7 +428,7 @@ fn markdown(s: &Sweep, names: &[String], reasons: &super::reasons::Reasons) -> S
         .filter(|((o, c), f)| reason(o, c, f).is_some())
         .count();
     md += &format!(
-        "**{} (oracle, cause) pairs the ledger does not name**: {} without a stated reason, {} with one ({}); {} pairs it does name (a ledger entry explains a cell with that cause for the oracle, or a verdict on an `either` query of the corpus, a reading RFC 9309 permits, has it). `new` = no catalogue transformation (docs/causes.md) neutralises the minimised pair, nor any two of them applied one after the other; `a+b` = only the two together do (two known features stacked in one input), known when the ledger names both for the oracle.\n\n| oracle | cause | named | in ledger | smallest minimised input (answers; body; agent; URL) | why unnamed |\n|---|---|---|---|---|---|\n",
+        "**{} (oracle, cause) pairs the ledger does not name**: {} without a stated reason, {} with one ({}); {} pairs it does name (a ledger entry explains a cell with that cause for the oracle, or a verdict on an `either` query of the corpus, a reading RFC 9309 permits, has it). `new` = no catalogue transformation (docs/causes.md) neutralises the minimised pair, nor any two of them applied one after the other; `a+b` = only the two together do (two known features stacked in one input), known when the ledger names both for the oracle or explains a cell where the two come stacked.\n\n| oracle | cause | named | in ledger | smallest minimised input (answers; body; agent; URL) | why unnamed |\n|---|---|---|---|---|---|\n",
         new.len(),
         new.len() - with_reason,
         with_reason,
