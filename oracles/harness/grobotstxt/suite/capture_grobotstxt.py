@@ -34,7 +34,6 @@ gets " [file:line]"); the examples by their Go names.
 """
 
 import collections
-import hashlib
 import json
 import os
 import re
@@ -44,7 +43,7 @@ import sys
 
 # The Go suites' shared template filler, beside capture_py.py.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "suites"))
-import go_template  # noqa: E402
+import go_capture  # noqa: E402
 
 SUITE = "grobotstxt"
 MODULE = "github.com/jimsmart/grobotstxt@v1.0.3"
@@ -96,65 +95,9 @@ def die(msg):
     sys.exit(1)
 
 
-def sha256(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
-def prepare(module_dir, src):
-    for name, want in PINNED.items():
-        got = sha256(os.path.join(module_dir, name))
-        if got != want:
-            die(f"{module_dir}/{name}: sha256 {got}, expected {want} ({MODULE})")
-    for name in ("go.mod", "go.sum"):
-        if sha256(os.path.join(SHIM_DIR, name)) != PINNED[name]:
-            die(f"{SHIM_DIR}/{name} is not the module's own {name}")
-    os.makedirs(src)
-    for name in PINNED:
-        origin = SHIM_DIR if name in ("go.mod", "go.sum") else module_dir
-        shutil.copyfile(os.path.join(origin, name), os.path.join(src, name))
-    for name, old, new, count in PATCHES:
-        path = os.path.join(src, name)
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        if text.count(old) != count:
-            die(f"{name}: {old!r} occurs {text.count(old)} times, expected {count}")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text.replace(old, new))
-    for name in ADDED:
-        # Kept as `<name>.in` in the checkout: repdiff's own Go, compiled
-        # only inside this work-dir copy of the module.
-        with open(os.path.join(SHIM_DIR, name + ".in"), encoding="utf-8") as f:
-            template = f.read()
-        with open(os.path.join(src, name), "w", encoding="utf-8") as f:
-            f.write(go_template.filled(template, module_dir, PATCHES, PINNED, die))
-
-
-def go_env(module_dir, work):
-    # MODULE_DIR is <GOMODCACHE>/github.com/jimsmart/grobotstxt@v1.0.3, and the
-    # build cache is <GOMODCACHE>/../gobuild (.cache/gomod, .cache/gobuild).
-    suffix = os.sep + MODULE.replace("/", os.sep)
-    if not module_dir.endswith(suffix):
-        die(f"{module_dir} is not a module cache directory of {MODULE}")
-    gomodcache = module_dir[: -len(suffix)]
-    env = dict(os.environ)
-    env.update({
-        "GOMODCACHE": gomodcache,
-        "GOCACHE": os.path.join(os.path.dirname(gomodcache), "gobuild"),
-        "GOPROXY": "off",
-        "GOSUMDB": "off",
-        "GOFLAGS": "-mod=readonly",
-        "GOTOOLCHAIN": "local",
-        "GOWORK": "off",
-        "GOENV": "off",
-        "CGO_ENABLED": "0",
-        "REPDIFF_EVENTS": os.path.join(work, "events.jsonl"),
-    })
-    return env
-
-
 def run_tests(module_dir, work, src):
-    env = go_env(module_dir, work)
+    env = dict(go_capture.go_env(sys.modules[__name__], module_dir),
+               REPDIFF_EVENTS=os.path.join(work, "events.jsonl"))
     cmd = ["go", "test", "-json", "-count=1", "-parallel", "1", ".",
            "-args", "-ginkgo.seed=1", "-ginkgo.noColor"]
     proc = subprocess.run(cmd, cwd=src, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -201,13 +144,6 @@ def go_outcomes(events):
                      and not l.startswith(("=== ", "--- "))]
             tests[name] = "failed: " + (" ".join(lines[:4])[:400] if lines else "(no message)")
     return tests, owner, ran
-
-
-def text_or_hex(raw, key):
-    try:
-        return {key: raw.decode("utf-8")}
-    except UnicodeDecodeError:
-        return {key + "_hex": raw.hex()}
 
 
 def build(events_file, go_tests, owner, ran):
@@ -263,8 +199,8 @@ def build(events_file, go_tests, owner, ran):
                          "the protocol asks for one agent")] += 1
             continue
         call = {"test": test, "body_hex": r["body_hex"], "allowed": r["allowed"]}
-        call.update(text_or_hex(agents[0], "agent"))
-        call.update(text_or_hex(bytes.fromhex(r["url_hex"]), "url"))
+        call.update(go_capture.text_or_hex(agents[0], "agent"))
+        call.update(go_capture.text_or_hex(bytes.fromhex(r["url_hex"]), "url"))
         calls.append(call)
     for name in sorted(tests):
         if name not in recorded:
@@ -283,7 +219,7 @@ def main():
     if os.path.exists(work):
         shutil.rmtree(work)
     src = os.path.join(work, "src")
-    prepare(module_dir, src)
+    go_capture.prepare(sys.modules[__name__], module_dir, src)
     events, version = run_tests(module_dir, work, src)
     go_tests, owner, ran = go_outcomes(events)
     tests, calls, skipped = build(os.path.join(work, "events.jsonl"), go_tests, owner, ran)

@@ -44,7 +44,6 @@ written as "http://example.test" (that base plus the empty path).
 """
 
 import collections
-import hashlib
 import json
 import os
 import re
@@ -54,7 +53,7 @@ import sys
 
 # The Go suites' shared template filler, beside capture_py.py.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "suites"))
-import go_template  # noqa: E402
+import go_capture  # noqa: E402
 
 SUITE = "temoto-robotstxt"
 MODULE = "github.com/temoto/robotstxt@v1.1.2"
@@ -107,67 +106,11 @@ def die(msg):
     sys.exit(1)
 
 
-def sha256(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
-
-
-def prepare(module_dir, src):
-    for name, want in PINNED.items():
-        got = sha256(os.path.join(module_dir, name))
-        if got != want:
-            die(f"{module_dir}/{name}: sha256 {got}, expected {want} ({MODULE})")
-    for name in ("go.mod", "go.sum"):
-        if sha256(os.path.join(SHIM_DIR, name)) != PINNED[name]:
-            die(f"{SHIM_DIR}/{name} is not the module's own {name}")
-    os.makedirs(src)
-    for name in PINNED:
-        origin = SHIM_DIR if name in ("go.mod", "go.sum") else module_dir
-        shutil.copyfile(os.path.join(origin, name), os.path.join(src, name))
-    for name, old, new, count in PATCHES:
-        path = os.path.join(src, name)
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        if text.count(old) != count:
-            die(f"{name}: {old!r} occurs {text.count(old)} times, expected {count}")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text.replace(old, new))
-    for name in ADDED:
-        # Kept as `<name>.in` in the checkout: repdiff's own Go, compiled
-        # only inside this work-dir copy of the module.
-        with open(os.path.join(SHIM_DIR, name + ".in"), encoding="utf-8") as f:
-            template = f.read()
-        with open(os.path.join(src, name), "w", encoding="utf-8") as f:
-            f.write(go_template.filled(template, module_dir, PATCHES, PINNED, die))
-
-
-def go_env(module_dir, work):
-    # MODULE_DIR is <GOMODCACHE>/github.com/temoto/robotstxt@v1.1.2, and the
-    # build cache is <GOMODCACHE>/../gobuild (.cache/gomod, .cache/gobuild).
-    suffix = os.sep + MODULE.replace("/", os.sep)
-    if not module_dir.endswith(suffix):
-        die(f"{module_dir} is not a module cache directory of {MODULE}")
-    gomodcache = module_dir[: -len(suffix)]
-    env = dict(os.environ)
-    env.update({
-        "GOMODCACHE": gomodcache,
-        "GOCACHE": os.path.join(os.path.dirname(gomodcache), "gobuild"),
-        "GOPROXY": "off",
-        "GOSUMDB": "off",
-        "GOFLAGS": "-mod=readonly",
-        "GOTOOLCHAIN": "local",
-        "GOWORK": "off",
-        "GOENV": "off",
-        "CGO_ENABLED": "0",
-    })
-    return env
-
-
 def run_tests(module_dir, work, src):
     """Builds the test binary, then runs each top-level test alone.
 
     Returns (runs, go version): one (test2json events, events file) per test."""
-    env = go_env(module_dir, work)
+    env = go_capture.go_env(sys.modules[__name__], module_dir)
     binary = os.path.join(work, "robotstxt.test")
     built = subprocess.run(["go", "test", "-c", "-o", binary, "."], cwd=src, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -224,13 +167,6 @@ def outcomes(events):
     return tests, owner
 
 
-def text_or_hex(raw, key):
-    try:
-        return {key: raw.decode("utf-8")}
-    except UnicodeDecodeError:
-        return {key + "_hex": raw.hex()}
-
-
 def load_runs(runs):
     """(sub)test outcomes of every run, and every recorded event with the
     (sub)test it was attributed to in its own run (parse ids are numbered
@@ -280,8 +216,8 @@ def build(records, tests):
             skips[(test, f"{r['api']} of the path {path!r}, which does not start with /")] += 1
             continue
         call = {"test": test, "body_hex": p["body_hex"], "allowed": r["allowed"]}
-        call.update(text_or_hex(bytes.fromhex(r["agent_hex"]), "agent"))
-        call.update(text_or_hex(path if path else BASE.encode(), "url"))
+        call.update(go_capture.text_or_hex(bytes.fromhex(r["agent_hex"]), "agent"))
+        call.update(go_capture.text_or_hex(path if path else BASE.encode(), "url"))
         calls.append(call)
     for p in parses.values():
         if (p["test"], p["parse"]) in queried:
@@ -314,7 +250,7 @@ def main():
     if os.path.exists(work):
         shutil.rmtree(work)
     src = os.path.join(work, "src")
-    prepare(module_dir, src)
+    go_capture.prepare(sys.modules[__name__], module_dir, src)
     runs, version = run_tests(module_dir, work, src)
     tests, records = load_runs(runs)
     calls, skipped = build(records, tests)

@@ -126,7 +126,7 @@ fn prepare(ctx: &Ctx, s: &GoSuite) -> Result<Prepared> {
     }
     let mut shims = vec![
         shim(ctx, s.oracle, s.script),
-        super::shared_shim(ctx, "go_template.py"),
+        super::shared_shim(ctx, "go_capture.py"),
     ];
     let mut go_files: Vec<PathBuf> = std::fs::read_dir(&shim_dir)
         .into_iter()
@@ -159,7 +159,7 @@ fn capture(ctx: &Ctx, s: &GoSuite, work: &Path) -> Result<Raw> {
         .arg(module_dir(ctx, s))
         .arg(work.join("run"))
         .arg(&out_file)
-        // The script imports go_template.py from the checkout: no
+        // The script imports go_capture.py from the checkout: no
         // __pycache__ may be left there.
         .env("PYTHONDONTWRITEBYTECODE", "1");
     let out = go_env(&mut cmd, ctx)

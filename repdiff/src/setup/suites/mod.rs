@@ -224,7 +224,7 @@ pub fn shim(ctx: &Ctx, oracle: &str, name: &str) -> PathBuf {
 }
 
 /// A capture shim several suites share (`capture_py.py`, for CPython's,
-/// protego's and robotspy's pytest and unittest runs; `go_template.py`, for
+/// protego's and robotspy's pytest and unittest runs; `go_capture.py`, for
 /// the two Go suites).
 pub fn shared_shim(ctx: &Ctx, name: &str) -> PathBuf {
     ctx.root.join("oracles/harness/suites").join(name)
