@@ -345,7 +345,6 @@ impl Budget {
 
 /// One pass of [`minimise`] over `from`, keeping the shape of `original`.
 fn minimise_pass(pair: &mut dyn PairAsk, original: &Input, from: &Input, budget: &Budget) -> Input {
-    let input = original;
     let want = pair.ask(from);
     let spent = || budget.spent();
     let mut holds = |cand: &Input| {
@@ -360,7 +359,7 @@ fn minimise_pass(pair: &mut dyn PairAsk, original: &Input, from: &Input, budget:
     if normal != cur.body && holds(&with_body(&cur, normal.clone())) {
         cur.body = normal;
     }
-    cur.body = shrink_lines(input, &cur, &mut holds, &spent);
+    cur.body = shrink_lines(original, &cur, &mut holds, &spent);
     cur.body = shrink_values(&cur, &mut holds, &spent);
     cur.url = shrink_url(&cur, &mut holds, &spent);
     let chars: Vec<char> = cur.agent.chars().collect();
@@ -377,7 +376,7 @@ fn minimise_pass(pair: &mut dyn PairAsk, original: &Input, from: &Input, budget:
         &spent,
     );
     cur.agent = agent.into_iter().collect();
-    cur.body = shrink_lines(input, &cur, &mut holds, &spent);
+    cur.body = shrink_lines(original, &cur, &mut holds, &spent);
     cur
 }
 

@@ -51,7 +51,8 @@ import shutil
 import subprocess
 import sys
 
-# The Go suites' shared template filler, beside capture_py.py.
+# What the Go suite captures share (pins, patches, templates, the offline Go
+# environment), beside capture_py.py.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "suites"))
 import go_capture  # noqa: E402
 
