@@ -864,10 +864,13 @@ fn read_answers(
     queries: usize,
     limits: &Limits,
 ) -> Result<Vec<Answer>, CallError> {
-    let mut starved = starved::Starvation::start(live.child.id(), timeout);
-    let line = match read_line_until(&mut live.stdout, timeout, limits.max_message, &mut || {
-        starved.more()
-    }) {
+    let mut starved = starved::Starvation::deferred(live.child.id(), timeout);
+    let line = match read_line_until(
+        &mut live.stdout,
+        timeout,
+        limits.max_message,
+        Some(&mut starved),
+    ) {
         Line::Text(line) => line,
         Line::Failed(e) => return Err(CallError::Died(format!("read error: {e}"))),
         Line::Timeout(_) => return Err(CallError::Timeout),
@@ -959,18 +962,21 @@ impl std::fmt::Display for Seen {
 /// longer than `max` bytes (without its newline) is [`Line::TooLong`] as
 /// soon as that many have come: at most `max` plus one pipe buffer is held.
 fn read_line(reader: &mut BufReader<ChildStdout>, timeout: Duration, max: usize) -> Line {
-    read_line_until(reader, timeout, max, &mut || None)
+    read_line_until(reader, timeout, max, None)
 }
 
-/// [`read_line`], whose deadline `more` may move on when it is reached
-/// (by the time the worker was kept from the CPU: [`starved`]).
+/// [`read_line`], whose deadline `starved` may move on when it is reached
+/// (by the time the worker was kept from the CPU: [`starved`]); it is
+/// armed once the line has been waited for a while.
 fn read_line_until(
     reader: &mut BufReader<ChildStdout>,
     timeout: Duration,
     max: usize,
-    more: &mut dyn FnMut() -> Option<Duration>,
+    mut starved: Option<&mut starved::Starvation>,
 ) -> Line {
-    let mut deadline = Instant::now() + timeout;
+    let start = Instant::now();
+    let mut deadline = start + timeout;
+    let arm_at = start + starved::Starvation::arm_after(timeout);
     let mut line = Vec::new();
     loop {
         let buffered = reader.buffer();
@@ -994,9 +1000,18 @@ fn read_line_until(
         line.extend_from_slice(buffered);
         let n = buffered.len();
         reader.consume(n);
-        let left = deadline.saturating_duration_since(Instant::now());
+        let now = Instant::now();
+        let left = deadline.saturating_duration_since(now);
+        let mut wait = left;
+        if let Some(s) = starved.as_deref_mut().filter(|s| !s.armed()) {
+            if now >= arm_at {
+                s.arm();
+            } else {
+                wait = wait.min(arm_at - now);
+            }
+        }
         if left.is_zero() {
-            match more() {
+            match starved.as_deref_mut().and_then(|s| s.more()) {
                 Some(extra) => {
                     deadline += extra;
                     continue;
@@ -1009,7 +1024,7 @@ fn read_line_until(
             events: libc::POLLIN,
             revents: 0,
         };
-        let ms = left.as_millis().clamp(1, i32::MAX as u128) as i32;
+        let ms = wait.as_millis().clamp(1, i32::MAX as u128) as i32;
         // SAFETY: one valid pollfd for the duration of the call.
         let ready = unsafe { libc::poll(&mut pfd, 1, ms) };
         if ready < 0 {

@@ -1,4 +1,5 @@
-//! Oracles on helper threads, a few inputs behind the fuzzing thread.
+//! Oracles on helper threads, up to a thousand inputs behind the fuzzing
+//! thread.
 //!
 //! Why: a libFuzzer process is single-threaded, and most oracles cost far
 //! more than the native ones libFuzzer's coverage sees. The four Python
@@ -17,9 +18,9 @@
 //! Nothing is sampled or dropped: the queues are bounded, so when a lane
 //! falls behind, the fuzzing thread waits (the wait is counted and
 //! reported per lane). What changes is timing: a disagreement that involves
-//! a laned oracle is triaged a few inputs later, so when a target stops on
-//! a new signature, libFuzzer's crash file is a later input; the finding's
-//! own `input.fuzz` is the one that disagreed. A hang likewise surfaces as a
+//! a laned oracle is triaged up to [`QUEUE`] x [`BATCH`] inputs later, so
+//! when a target stops on a new signature, libFuzzer's crash file is a later
+//! input; the finding's own `input.fuzz` is the one that disagreed. A hang likewise surfaces as a
 //! libFuzzer timeout on a later input (a worker's own timeout answers it
 //! first: see engine::worker).
 //!
@@ -37,8 +38,13 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// Batches handed on to one lane but not yet answered, at most.
-const QUEUE: usize = 4;
+/// Batches handed on to one lane but not yet answered, at most: 1,024
+/// inputs, about half a second of the loop. Why so deep: a worker that
+/// times out (250 ms) and restarts holds its lane for about 0.4 s, and with
+/// 4 batches in flight the fuzzing thread then waited on it while every
+/// other lane ran dry; with 64 the other lanes keep working and the slow one
+/// catches up after.
+const QUEUE: usize = 64;
 
 /// Inputs handed on together, and asked of a lane's oracles at once.
 pub const BATCH: usize = 16;

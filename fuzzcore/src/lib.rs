@@ -205,12 +205,18 @@ pub fn start_oracles(want: Option<&[&str]>) -> (Lineup, Vec<String>) {
 }
 
 /// How long a worker may take on one fuzz input (plus a quarter of it per
-/// query after the first: `Limits::budget`). A fuzz input is at most a few
-/// KiB, which every parser here answers in well under a millisecond; one
-/// that takes a second is a finding (a `timeout` answer, counted and
-/// triaged), and the default 5 s, times a batch of inputs, outlasted
-/// libFuzzer's own 10 s timeout on the fuzzing thread waiting for it.
-const WORKER_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
+/// query after the first: `Limits::budget`), unless
+/// `REPDIFF_FUZZ_WORKER_TIMEOUT_MS` says otherwise. A fuzz input is at most
+/// a few KiB, which every parser here answers in well under a millisecond
+/// (the sweeps' slowest worker median is webrobots' 0.4 ms); one that takes
+/// a quarter of a second is a finding (a `timeout` answer, counted and
+/// triaged). Why not longer: every timeout costs its whole length plus a
+/// restart of the worker, and webrobots' known exponential `*` matching
+/// (slow-star-backtracking-webrobots) meets one about every two seconds; at
+/// 1 s its lane held the loop for 27.6 s of 60, at 250 ms for 5 to 11 s.
+/// The deadline still moves on by the time the worker waited for a CPU
+/// (engine::worker::starved), so a loaded machine does not make timeouts.
+const WORKER_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// A worker started, or why not.
 type Started = Result<Box<dyn Oracle>, String>;
@@ -276,7 +282,10 @@ fn start_workers(
 /// One external oracle as a supervised worker with the loop's limits.
 fn start_worker(x: &oracles::manifest::External) -> Started {
     let limits = engine::worker::Limits {
-        timeout: WORKER_TIMEOUT,
+        timeout: std::env::var("REPDIFF_FUZZ_WORKER_TIMEOUT_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .map_or(WORKER_TIMEOUT, std::time::Duration::from_millis),
         ..engine::worker::Limits::default()
     };
     engine::worker::Supervised::start_with_env(&x.name, x.argv(), x.envs(), limits)

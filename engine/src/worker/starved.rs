@@ -8,6 +8,13 @@
 //! deadline is moved on by the wait the worker's busiest thread suffered,
 //! up to [`CAP`] times the timeout. A worker that hangs while sleeping
 //! waits in no queue and still times out on time.
+//!
+//! The baseline is taken only once a call has run for [`ARM_AFTER`]:
+//! reading the schedstat file of every thread of a JVM (twenty of them) on
+//! every call cost the fuzz loop's lane threads more CPU than the JVM spent
+//! parsing (4.4 s of 40 s per JVM lane), and a call that answers within a
+//! few milliseconds has no deadline to move. The wait before arming is not
+//! granted, at most [`ARM_AFTER`] of a call's timeout.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -15,33 +22,56 @@ use std::time::{Duration, Instant};
 /// The deadline moves at most to this many times the call's timeout.
 pub const CAP: u32 = 4;
 
-/// What a call had waited when it started, per thread of the worker.
+/// A call taking longer than this (or a tenth of its timeout, if less)
+/// reads the worker's run-queue waits; a faster one never does.
+pub const ARM_AFTER: Duration = Duration::from_millis(50);
+
+/// What a call had waited when it was armed, per thread of the worker.
 pub struct Starvation {
     pid: u32,
-    base: BTreeMap<u32, u64>,
+    /// `None` until [`Starvation::arm`].
+    base: Option<BTreeMap<u32, u64>>,
     granted: Duration,
     latest: Instant,
 }
 
 impl Starvation {
-    /// Taken when the call is sent; `timeout` is its budget.
-    pub fn start(pid: u32, timeout: Duration) -> Starvation {
+    /// Taken when the call is sent (`timeout` is its budget), armed later:
+    /// the caller arms it after [`Starvation::arm_after`].
+    pub fn deferred(pid: u32, timeout: Duration) -> Starvation {
         Starvation {
             pid,
-            base: run_delays(pid),
+            base: None,
             granted: Duration::ZERO,
             latest: Instant::now() + timeout.saturating_mul(CAP),
         }
     }
 
+    /// How long into a call of `timeout` to arm it.
+    pub fn arm_after(timeout: Duration) -> Duration {
+        ARM_AFTER.min(timeout / 10)
+    }
+
+    /// Read the run-queue waits so far, unless already read.
+    pub fn arm(&mut self) {
+        if self.base.is_none() {
+            self.base = Some(run_delays(self.pid));
+        }
+    }
+
+    pub fn armed(&self) -> bool {
+        self.base.is_some()
+    }
+
     /// At the deadline: how much longer the call may take, for the queue
-    /// wait not yet granted; `None` when there is none to grant (or no
-    /// /proc to read).
+    /// wait not yet granted; `None` when there is none to grant, the call
+    /// was never armed, or there is no /proc to read.
     pub fn more(&mut self) -> Option<Duration> {
+        let base = self.base.as_ref()?;
         let now = run_delays(self.pid);
         let waited = now
             .iter()
-            .map(|(tid, ns)| ns.saturating_sub(self.base.get(tid).copied().unwrap_or(0)))
+            .map(|(tid, ns)| ns.saturating_sub(base.get(tid).copied().unwrap_or(0)))
             .max()
             .map(Duration::from_nanos)?;
         let extra = waited.saturating_sub(self.granted);
@@ -79,6 +109,12 @@ fn run_delays(pid: u32) -> BTreeMap<u32, u64> {
 mod tests {
     use super::*;
 
+    fn armed(pid: u32, timeout: Duration) -> Starvation {
+        let mut s = Starvation::deferred(pid, timeout);
+        s.arm();
+        s
+    }
+
     /// A sleeping thread waits in no run queue: nothing to grant.
     #[test]
     fn a_sleeping_worker_is_granted_nothing() {
@@ -86,7 +122,7 @@ mod tests {
             .arg("5")
             .spawn()
             .expect("sleep");
-        let mut s = Starvation::start(child.id(), Duration::from_secs(1));
+        let mut s = armed(child.id(), Duration::from_secs(1));
         std::thread::sleep(Duration::from_millis(200));
         assert_eq!(s.more(), None);
         let _ = child.kill();
@@ -98,8 +134,9 @@ mod tests {
     #[test]
     fn queue_wait_is_granted_once_and_capped() {
         let me = std::process::id();
-        let mut long = Starvation::start(me, Duration::from_secs(1));
-        let mut short = Starvation::start(me, Duration::from_millis(5));
+        let mut long = armed(me, Duration::from_secs(1));
+        let mut short = armed(me, Duration::from_millis(5));
+        let mut unarmed = Starvation::deferred(me, Duration::from_secs(1));
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let spinners: Vec<_> = (0..cores * 4)
@@ -115,6 +152,7 @@ mod tests {
         std::thread::sleep(Duration::from_millis(300));
         let first = long.more();
         let capped = short.more();
+        let never_armed = unarmed.more();
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         for t in spinners {
             let _ = t.join();
@@ -123,5 +161,6 @@ mod tests {
         assert!(first <= Duration::from_secs(4), "{first:?} is past the cap");
         assert_eq!(long.more(), None, "the same wait was granted twice");
         assert_eq!(capped, None, "granted past the cap of a 5 ms call");
+        assert_eq!(never_armed, None, "granted a wait it never measured");
     }
 }
