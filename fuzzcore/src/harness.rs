@@ -559,8 +559,11 @@ impl Harness {
                     oracles: l.names().to_vec(),
                     answered: l.answered,
                     wait_micros: l.waited.as_micros() as u64,
+                    thread_cpu_micros: l.cpu.thread().as_micros() as u64,
+                    worker_cpu_micros: l.cpu.workers().as_micros() as u64,
                 })
                 .collect(),
+            process_cpu_micros: engine::worker::cpu::of_this_process().as_micros() as u64,
             reached_all: self.reached_all,
             left_out: self.left_out.clone(),
             oracle_micros: self

@@ -33,6 +33,7 @@
 use engine::oracle::{Answer, Oracle, Query};
 use pyo3::Python;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TryRecvError};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
@@ -63,6 +64,39 @@ pub struct Done {
     pub nanos: Vec<u128>,
 }
 
+/// CPU a lane has cost so far, kept by its thread for the fuzzing thread's
+/// statistics: what the report needs to say where a distinct input's CPU
+/// goes (and so what rate two cores can give at most), which exec/s alone
+/// cannot.
+#[derive(Default)]
+pub struct LaneCpu {
+    /// The lane thread's own CPU (its oracles' Rust side, the embedded
+    /// Python oracles, the worker protocol), in ns.
+    thread: AtomicU64,
+    /// Its worker processes' CPU (`Oracle::process_cpu`), in ns; read at
+    /// most once per [`LaneCpu::WORKER_EVERY`], since it scans /proc.
+    workers: AtomicU64,
+}
+
+impl LaneCpu {
+    const WORKER_EVERY: Duration = Duration::from_secs(1);
+
+    pub fn thread(&self) -> Duration {
+        Duration::from_nanos(self.thread.load(Ordering::Relaxed))
+    }
+
+    pub fn workers(&self) -> Duration {
+        Duration::from_nanos(self.workers.load(Ordering::Relaxed))
+    }
+
+    fn store(slot: &AtomicU64, d: Duration) {
+        slot.store(
+            u64::try_from(d.as_nanos()).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
+    }
+}
+
 /// What a lane's oracles run on: the embedded interpreter needs its
 /// thread state held for the thread's life; worker processes need nothing.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -82,6 +116,8 @@ pub struct Lane {
     in_flight: usize,
     thread: Option<JoinHandle<()>>,
     names: Vec<String>,
+    /// The lane's CPU so far.
+    pub cpu: Arc<LaneCpu>,
     /// Time the caller spent blocked on this lane's full queue or its
     /// answers.
     pub waited: Duration,
@@ -95,6 +131,8 @@ impl Lane {
         let names = oracles.iter().map(|o| o.name().to_string()).collect();
         let (jobs, job_rx) = mpsc::sync_channel::<Vec<Arc<Job>>>(QUEUE);
         let (done_tx, done) = mpsc::channel::<Done>();
+        let cpu = Arc::new(LaneCpu::default());
+        let lane_cpu = Arc::clone(&cpu);
         let thread = std::thread::Builder::new()
             .name(format!("repdiff-lane-{label}"))
             .spawn(move || {
@@ -108,9 +146,13 @@ impl Lane {
                     // of the fuzzing thread's core, per call (15% of this
                     // thread in the kernel).
                     Runtime::Python => Python::attach(|py| {
-                        serve(&job_rx, oracles, &done_tx, &|wait| py.detach(&mut *wait))
+                        serve(&job_rx, oracles, &done_tx, &lane_cpu, &|wait| {
+                            py.detach(&mut *wait)
+                        })
                     }),
-                    Runtime::Workers => serve(&job_rx, oracles, &done_tx, &|wait| wait()),
+                    Runtime::Workers => {
+                        serve(&job_rx, oracles, &done_tx, &lane_cpu, &|wait| wait())
+                    }
                 }
             })
             .unwrap_or_else(|e| panic!("repdiff-fuzz: cannot start the {label} lane: {e}"));
@@ -122,6 +164,7 @@ impl Lane {
             in_flight: 0,
             thread: Some(thread),
             names,
+            cpu,
             waited: Duration::ZERO,
             answered: 0,
         }
@@ -197,14 +240,17 @@ type Idle<'a> = dyn Fn(&mut Wait<'_>) -> Option<Vec<Arc<Job>>> + 'a;
 
 /// A lane thread's loop: take the next batch, ask each oracle for all of
 /// it, hand the answers back in order. `idle` runs the blocking wait for
-/// the next batch.
+/// the next batch. `cpu` is kept current after each batch.
 fn serve(
     jobs: &Mutex<Receiver<Vec<Arc<Job>>>>,
     mut oracles: Vec<Box<dyn Oracle>>,
     done: &mpsc::Sender<Done>,
+    cpu: &LaneCpu,
     idle: &Idle<'_>,
 ) {
     let rx = || jobs.lock().unwrap_or_else(|p| p.into_inner());
+    let thread0 = engine::worker::cpu::of_this_thread();
+    let mut workers_read: Option<Instant> = None;
     loop {
         // Bound first: the guard of a `match` scrutinee lives through
         // the arms, and the blocking arm locks again.
@@ -236,6 +282,15 @@ fn serve(
                 );
             }
             per_oracle.push(answers.into_iter());
+        }
+        LaneCpu::store(
+            &cpu.thread,
+            engine::worker::cpu::of_this_thread().saturating_sub(thread0),
+        );
+        if workers_read.is_none_or(|t| t.elapsed() >= LaneCpu::WORKER_EVERY) {
+            workers_read = Some(Instant::now());
+            let spent = oracles.iter().filter_map(|o| o.process_cpu()).sum();
+            LaneCpu::store(&cpu.workers, spent);
         }
         for _ in 0..group.len() {
             let answers = per_oracle.iter_mut().filter_map(Iterator::next).collect();
@@ -378,6 +433,48 @@ mod tests {
                 })
                 .collect()
         }
+    }
+
+    /// [`Len`] with a worker process's CPU to report.
+    struct Worker(Len);
+    impl Oracle for Worker {
+        fn name(&self) -> &str {
+            "worker"
+        }
+        fn about(&self) -> engine::oracle::About {
+            self.0.about()
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::default()
+        }
+        fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer> {
+            self.0.run(body, queries)
+        }
+        fn process_cpu(&self) -> Option<Duration> {
+            Some(Duration::from_millis(7))
+        }
+    }
+
+    /// A lane keeps its thread's CPU and its workers' for the statistics.
+    #[test]
+    fn a_lane_counts_its_thread_and_its_workers_cpu() {
+        let lane = Lane::start(
+            "workers",
+            Runtime::Workers,
+            vec![Box::new(Worker(Len)), Box::new(Len)],
+        );
+        let mut lanes: Lanes<()> = Lanes::new(vec![lane]);
+        for i in 0..100usize {
+            lanes.submit(vec![b'x'; i], query(), ());
+        }
+        while lanes.wait().is_some() {}
+        let cpu = &lanes.lanes()[0].cpu;
+        assert!(cpu.thread() > Duration::ZERO, "no thread CPU counted");
+        assert_eq!(
+            cpu.workers(),
+            Duration::from_millis(7),
+            "the workers' CPU is the sum of what the lane's oracles report"
+        );
     }
 
     fn query() -> Vec<Query> {

@@ -27,6 +27,14 @@ pub struct LaneRecord {
     pub answered: u64,
     /// Time the fuzzing thread waited on it.
     pub wait_micros: u64,
+    /// CPU of the lane's thread (part of the fuzzing process's); absent in
+    /// older files.
+    #[serde(default)]
+    pub thread_cpu_micros: u64,
+    /// CPU of its worker processes, restarts included; absent in older
+    /// files.
+    #[serde(default)]
+    pub worker_cpu_micros: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -52,6 +60,11 @@ pub struct DifferentialStats {
     pub lane: Vec<String>,
     /// Time the fuzzing thread waited on any lane.
     pub lane_wait_micros: u64,
+    /// CPU of the whole fuzzing process (every thread: libFuzzer, the
+    /// in-process oracles, the lanes); its workers' is in `lanes`. Absent
+    /// in older files.
+    #[serde(default)]
+    pub process_cpu_micros: u64,
     /// Each lane apart; absent in older files.
     #[serde(default)]
     pub lanes: Vec<LaneRecord>,
@@ -85,6 +98,14 @@ pub struct DifferentialStats {
     /// known error (beside `classes`: the share down-weighting reads).
     #[serde(default)]
     pub classes_known_error_only: BTreeMap<String, u64>,
+}
+
+impl DifferentialStats {
+    /// CPU of the process and of its lanes' workers: what its
+    /// `reached_all` inputs cost in all.
+    pub fn cpu_micros(&self) -> u64 {
+        self.process_cpu_micros + self.lanes.iter().map(|l| l.worker_cpu_micros).sum::<u64>()
+    }
 }
 
 /// One new cell key seen by a differential process.

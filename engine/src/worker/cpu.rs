@@ -49,12 +49,21 @@ pub fn of_group(pgid: i32) -> Duration {
 
 /// CPU time of the calling thread so far.
 pub fn of_this_thread() -> Duration {
+    clock(libc::CLOCK_THREAD_CPUTIME_ID)
+}
+
+/// CPU time of this process so far, every thread (not its children).
+pub fn of_this_process() -> Duration {
+    clock(libc::CLOCK_PROCESS_CPUTIME_ID)
+}
+
+fn clock(id: libc::clockid_t) -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
     // SAFETY: a valid timespec for the call to fill.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
+    if unsafe { libc::clock_gettime(id, &mut ts) } != 0 {
         return Duration::ZERO;
     }
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
@@ -109,11 +118,13 @@ mod tests {
     #[test]
     fn this_thread_counts_its_own_work() {
         let before = of_this_thread();
+        let process_before = of_this_process();
         let mut x = 0u64;
         for i in 0..20_000_000u64 {
             x = x.wrapping_mul(31).wrapping_add(i);
         }
         std::hint::black_box(x);
         assert!(of_this_thread() > before);
+        assert!(of_this_process() > process_before);
     }
 }

@@ -244,6 +244,9 @@ pub struct SpeedRow {
     pub distinct_per_sec: f64,
     /// Share of the wall time the fuzzing thread waited on its lanes.
     pub lane_wait: Option<f64>,
+    /// CPU of the fuzzing processes and their workers per distinct input
+    /// that reached every oracle, in µs (`None`: none reached them all).
+    pub cpu_per_input: Option<f64>,
     /// Seconds the mode ran.
     pub seconds: f64,
 }
@@ -251,6 +254,14 @@ pub struct SpeedRow {
 impl SpeedRow {
     pub fn total(&self) -> u64 {
         self.workers.iter().sum()
+    }
+
+    /// Distinct inputs per second `cores` cores could give at most at
+    /// this mode's CPU per input, were they never idle.
+    pub fn ceiling(&self, cores: usize) -> Option<f64> {
+        self.cpu_per_input
+            .filter(|c| *c > 0.0)
+            .map(|c| cores as f64 * 1e6 / c)
     }
 
     /// `a + b` for several -jobs workers, nothing for one process.
@@ -270,6 +281,8 @@ impl SpeedRow {
 #[derive(Debug, Clone, Default)]
 pub struct Speed {
     pub seconds: u64,
+    /// Cores of the machine it ran on.
+    pub cores: usize,
     pub rows: Vec<SpeedRow>,
 }
 
@@ -278,7 +291,7 @@ impl Speed {
         let mut out = format!("differential, {} s per mode, same run:", self.seconds);
         for r in &self.rows {
             out.push_str(&format!(
-                "\n  {:<66} {:>6} exec/s{} ({:.0} distinct inputs/s reached all {} oracles){}",
+                "\n  {:<66} {:>6} exec/s{} ({:.0} distinct inputs/s reached all {} oracles){}{}",
                 r.label,
                 r.total(),
                 r.workers_text()
@@ -288,7 +301,14 @@ impl Speed {
                 r.lane_wait.map_or(String::new(), |w| format!(
                     "; the fuzzing thread waited on lanes {:.0}% of the time",
                     w * 100.0
-                ))
+                )),
+                r.cpu_per_input.zip(r.ceiling(self.cores)).map_or(
+                    String::new(),
+                    |(c, most)| format!(
+                        "; {c:.0} us of CPU per distinct input, at most {most:.0}/s on {} cores",
+                        self.cores
+                    )
+                )
             ));
         }
         out
@@ -342,6 +362,7 @@ pub fn speed(secs: u64) -> Result<Speed, String> {
     ];
     let mut out = Speed {
         seconds: secs,
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
         rows: Vec::new(),
     };
     for (i, mode) in MODES.iter().enumerate() {
@@ -411,11 +432,14 @@ pub fn speed(secs: u64) -> Result<Speed, String> {
         };
         let oracles = differential().next().map_or(0, |d| d.oracles.len());
         let wait: u64 = differential().map(|d| d.lane_wait_micros).sum();
+        let cpu: u64 = differential().map(|d| d.cpu_micros()).sum();
+        let reached: u64 = differential().map(|d| d.reached_all).sum();
         let mut row = SpeedRow {
             label: mode.label.to_string(),
             oracles,
             distinct_per_sec: distinct_rate(&stats, s.seconds),
             lane_wait: (mode.lane && s.seconds > 0.0).then(|| wait as f64 / 1e6 / s.seconds),
+            cpu_per_input: (reached > 0 && cpu > 0).then(|| cpu as f64 / reached as f64),
             seconds: s.seconds,
             workers: Vec::new(),
         };

@@ -74,11 +74,25 @@ struct Totals {
     reached_all: u64,
     /// Every oracle in a differential loop, in triage order.
     oracles: Vec<String>,
-    /// lane label -> its oracles, inputs answered, and the fuzzing
-    /// thread's wait on it (µs).
-    lanes: BTreeMap<String, (Vec<String>, u64, u64)>,
+    /// lane label -> what it did, summed over the processes.
+    lanes: BTreeMap<String, LaneTotals>,
+    /// CPU of the differential processes, every thread (µs).
+    process_cpu_micros: u64,
     /// Registered oracles some differential process ran without, and why.
     left_out: BTreeMap<String, String>,
+}
+
+/// One lane over every differential process (µs throughout).
+#[derive(Debug, Default)]
+struct LaneTotals {
+    oracles: Vec<String>,
+    answered: u64,
+    /// The fuzzing threads' wait on it.
+    wait: u64,
+    /// Its threads' CPU, part of `Totals::process_cpu_micros`.
+    thread_cpu: u64,
+    /// Its worker processes' CPU.
+    worker_cpu: u64,
 }
 
 fn totals(stats: &[ProcessStats]) -> Totals {
@@ -101,11 +115,14 @@ fn totals(stats: &[ProcessStats]) -> Totals {
                 t.oracles.push(o.clone());
             }
         }
+        t.process_cpu_micros += d.process_cpu_micros;
         for l in &d.lanes {
             let e = t.lanes.entry(l.label.clone()).or_default();
-            e.0.clone_from(&l.oracles);
-            e.1 += l.answered;
-            e.2 += l.wait_micros;
+            e.oracles.clone_from(&l.oracles);
+            e.answered += l.answered;
+            e.wait += l.wait_micros;
+            e.thread_cpu += l.thread_cpu_micros;
+            e.worker_cpu += l.worker_cpu_micros;
         }
         t.left_out
             .extend(d.left_out.iter().map(|(k, v)| (k.clone(), v.clone())));
@@ -297,11 +314,12 @@ fn report_json(
         "date": day, "started": stamp, "minutes": r.minutes, "jobs": r.jobs,
         "wall_seconds": r.wall_seconds, "fuzz_seconds": r.fuzz_seconds,
         "speed": r.speed.as_ref().map(|s| json!({
-            "seconds_per_mode": s.seconds,
+            "seconds_per_mode": s.seconds, "cores": s.cores,
             "modes": s.rows.iter().map(|m| json!({
                 "mode": m.label, "oracles": m.oracles, "exec_per_sec": m.total(),
                 "workers_exec_per_sec": m.workers, "distinct_per_sec": m.distinct_per_sec.round(),
                 "lane_wait_share": m.lane_wait, "seconds": m.seconds,
+                "cpu_micros_per_distinct_input": m.cpu_per_input.map(f64::round),
             })).collect::<Vec<_>>(),
         })),
         "coverage": r.coverage.as_ref().map(|c| json!({
@@ -315,9 +333,11 @@ fn report_json(
         "differential": {"execs": t.execs, "repeats": t.repeats, "disagreements": t.disagreements, "downweighted": t.downweighted, "reached_all": t.reached_all},
         "loop": {
             "oracles": t.oracles,
-            "lanes": t.lanes.iter().map(|(label, (o, answered, wait))| json!({
-                "lane": label, "oracles": o, "answered": answered, "wait_micros": wait,
+            "lanes": t.lanes.iter().map(|(label, l)| json!({
+                "lane": label, "oracles": l.oracles, "answered": l.answered, "wait_micros": l.wait,
+                "thread_cpu_micros": l.thread_cpu, "worker_cpu_micros": l.worker_cpu,
             })).collect::<Vec<_>>(),
+            "process_cpu_micros": t.process_cpu_micros,
             "left_out": t.left_out,
         },
         "per_oracle": per_oracle,
@@ -364,13 +384,14 @@ fn md_speed(r: &Report) -> String {
     };
     md.push_str(&format!(
         "`differential`, {} s per mode, one mode after the other in this run, same corpus:\n\n\
-         | mode | oracles | exec/s (libFuzzer) | distinct inputs/s reaching every oracle | fuzzing thread waited on lanes |\n\
-         |---|---|---|---|---|\n",
-        s.seconds
+         | mode | oracles | exec/s (libFuzzer) | distinct inputs/s reaching every oracle | fuzzing thread waited on lanes | CPU per distinct input | at most, on {} cores |\n\
+         |---|---|---|---|---|---|---|\n",
+        s.seconds,
+        s.cores
     ));
     for m in &s.rows {
         md.push_str(&format!(
-            "| {} | {} | {}{} | {:.0} | {} |\n",
+            "| {} | {} | {}{} | {:.0} | {} | {} | {} |\n",
             m.label,
             m.oracles,
             m.total(),
@@ -378,7 +399,11 @@ fn md_speed(r: &Report) -> String {
                 .map_or(String::new(), |w| format!(" ({w})")),
             m.distinct_per_sec,
             m.lane_wait
-                .map_or("-".to_string(), |w| format!("{:.0}%", w * 100.0))
+                .map_or("-".to_string(), |w| format!("{:.0}%", w * 100.0)),
+            m.cpu_per_input
+                .map_or("-".to_string(), |c| format!("{c:.0} µs")),
+            m.ceiling(s.cores)
+                .map_or("-".to_string(), |c| format!("{c:.0}/s")),
         ));
     }
     md.push_str(
@@ -389,7 +414,9 @@ fn md_speed(r: &Report) -> String {
          Python lane runs the four embedded Python oracles, and each external oracle (a worker \
          process) has a lane of its own that takes the queued inputs in groups; every input reaches \
          every lane, in order. The modes after the first leave oracles out to show what they cost, \
-         not as ways to run.\n\n",
+         not as ways to run. CPU per distinct input is the fuzzing processes' CPU (every thread) and \
+         their worker processes' (restarts included) over the inputs that reached every oracle; \
+         \"at most\" is the rate the machine's cores would give at that cost were they never idle.\n\n",
     );
     md
 }
@@ -500,16 +527,30 @@ fn md_loop(r: &Report, t: &Totals) -> String {
     );
     if !t.lanes.is_empty() {
         md.push_str(
-            "| lane | oracles | inputs answered | fuzzing thread waited |\n|---|---|---|---|\n",
+            "| lane | oracles | inputs answered | fuzzing thread waited | lane thread CPU | worker CPU | CPU per input answered |\n\
+             |---|---|---|---|---|---|---|\n",
         );
-        for (label, (o, answered, wait)) in &t.lanes {
+        for (label, l) in &t.lanes {
+            let per_input = if l.answered > 0 {
+                format!(
+                    "{:.0} µs",
+                    (l.thread_cpu + l.worker_cpu) as f64 / l.answered as f64
+                )
+            } else {
+                "-".to_string()
+            };
             md.push_str(&format!(
-                "| {label} | {} | {answered} | {:.1} s |\n",
-                o.join(", "),
-                *wait as f64 / 1e6
+                "| {label} | {} | {} | {:.1} s | {:.1} s | {:.1} s | {per_input} |\n",
+                l.oracles.join(", "),
+                l.answered,
+                l.wait as f64 / 1e6,
+                l.thread_cpu as f64 / 1e6,
+                l.worker_cpu as f64 / 1e6,
             ));
         }
-        md.push_str("\nThe oracles not on a lane run on the fuzzing thread.\n\n");
+        md.push_str("\nThe oracles not on a lane run on the fuzzing thread.");
+        md.push_str(&md_cpu(t, r.speed.as_ref().map(|s| s.cores)));
+        md.push_str("\n\n");
     }
     if !t.left_out.is_empty() {
         md.push_str("Not in the loop:\n\n");
@@ -521,6 +562,33 @@ fn md_loop(r: &Report, t: &Totals) -> String {
     md.truncate(md.trim_end().len());
     md.push('\n');
     md
+}
+
+/// Where the loop's CPU went, per distinct input that reached every
+/// oracle: the fuzzing threads, the lane threads, the workers; and the
+/// rate `cores` would give at that cost.
+fn md_cpu(t: &Totals, cores: Option<usize>) -> String {
+    let lanes: u64 = t.lanes.values().map(|l| l.thread_cpu).sum();
+    let workers: u64 = t.lanes.values().map(|l| l.worker_cpu).sum();
+    if t.process_cpu_micros == 0 || t.reached_all == 0 {
+        return String::new();
+    }
+    let per_input = (t.process_cpu_micros + workers) as f64 / t.reached_all as f64;
+    let ceiling = cores.map_or(String::new(), |n| {
+        format!(
+            "; at that cost {n} cores give at most {:.0} such inputs/s",
+            n as f64 * 1e6 / per_input
+        )
+    });
+    format!(
+        " The differential processes used {:.1} s of CPU ({:.1} s of it on lane threads, \
+         {:.1} s on the fuzzing threads and the rest) and their workers {:.1} s: {per_input:.0} µs \
+         per distinct input that reached every oracle{ceiling}.",
+        t.process_cpu_micros as f64 / 1e6,
+        lanes as f64 / 1e6,
+        t.process_cpu_micros.saturating_sub(lanes) as f64 / 1e6,
+        workers as f64 / 1e6,
+    )
 }
 
 fn md_signatures(r: &Report, t: &Totals, judged: &Judged) -> String {
@@ -680,7 +748,7 @@ mod tests {
     const STATS: &[(&str, &str)] = &[
         (
             "differential-1.json",
-            r#"{"target":"differential","pid":1,"oracles":["rfc9309","google","cpython-3.11"],"execs":1000,"repeats":100,"queries":4000,"disagreements":70,"known":{"{google,rfc9309}=allowed | {cpython-3.11}=disallowed @ allow[*]/exact":5,"{google}=allowed | {rfc9309}=disallowed @ disallow[]/star":2},"new":{"d3d169d53f93":{"new":"google: allowed->disallowed @ allow/star","hits":3}},"failures":{"cpython-3.11":{"error":4}},"lane":["cpython-3.11"],"lane_wait_micros":1500,"lanes":[{"label":"python","oracles":["cpython-3.11"],"answered":875,"wait_micros":1500}],"reached_all":875,"left_out":{"webrobots":"REPDIFF_FUZZ_EXTERNAL=0 (only the built-ins run)"},"oracle_micros":{"rfc9309":300,"google":500,"cpython-3.11":1200},"classes":{"octet/nul":40,"url/port":300,"agent/product-token":900},"classes_divergent":{"octet/nul":5,"url/port":9},"downweighted":25,"downweighted_classes":1}"#,
+            r#"{"target":"differential","pid":1,"oracles":["rfc9309","google","cpython-3.11"],"execs":1000,"repeats":100,"queries":4000,"disagreements":70,"known":{"{google,rfc9309}=allowed | {cpython-3.11}=disallowed @ allow[*]/exact":5,"{google}=allowed | {rfc9309}=disallowed @ disallow[]/star":2},"new":{"d3d169d53f93":{"new":"google: allowed->disallowed @ allow/star","hits":3}},"failures":{"cpython-3.11":{"error":4}},"lane":["cpython-3.11"],"lane_wait_micros":1500,"lanes":[{"label":"python","oracles":["cpython-3.11"],"answered":875,"wait_micros":1500,"thread_cpu_micros":250000,"worker_cpu_micros":0}],"process_cpu_micros":1000000,"reached_all":875,"left_out":{"webrobots":"REPDIFF_FUZZ_EXTERNAL=0 (only the built-ins run)"},"oracle_micros":{"rfc9309":300,"google":500,"cpython-3.11":1200},"classes":{"octet/nul":40,"url/port":300,"agent/product-token":900},"classes_divergent":{"octet/nul":5,"url/port":9},"downweighted":25,"downweighted_classes":1}"#,
         ),
         (
             "differential_bytes-2.json",
@@ -746,6 +814,7 @@ mod tests {
             fuzz_seconds: 88.8,
             speed: Some(Speed {
                 seconds: 10,
+                cores: 2,
                 rows: vec![
                     SpeedRow {
                         label: "one".into(),
@@ -753,6 +822,7 @@ mod tests {
                         workers: vec![900],
                         distinct_per_sec: 812.4,
                         lane_wait: Some(0.25),
+                        cpu_per_input: Some(1250.0),
                         seconds: 10.0,
                     },
                     SpeedRow {
@@ -761,6 +831,7 @@ mod tests {
                         workers: vec![400, 450],
                         distinct_per_sec: 700.0,
                         lane_wait: None,
+                        cpu_per_input: None,
                         seconds: 10.0,
                     },
                 ],
