@@ -20,9 +20,9 @@
 //! reported per lane). What changes is timing: a disagreement that involves
 //! a laned oracle is triaged up to [`QUEUE`] x [`BATCH`] inputs later, so
 //! when a target stops on a new signature, libFuzzer's crash file is a later
-//! input; the finding's own `input.fuzz` is the one that disagreed. A hang likewise surfaces as a
-//! libFuzzer timeout on a later input (a worker's own timeout answers it
-//! first: see engine::worker).
+//! input; the finding's own `input.fuzz` is the one that disagreed. A hang
+//! likewise surfaces as a libFuzzer timeout on a later input (a worker's own
+//! timeout answers it first: see engine::worker).
 //!
 //! The Python adapters' Rust code is coverage-instrumented (it lives in the
 //! `oracles` crate with `rfc9309`); run on a lane, its counters land in
