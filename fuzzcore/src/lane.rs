@@ -18,7 +18,7 @@
 //! Nothing is sampled or dropped: the queues are bounded, so when a lane
 //! falls behind, the fuzzing thread waits (the wait is counted and
 //! reported per lane). What changes is timing: a disagreement that involves
-//! a laned oracle is triaged up to [`QUEUE`] x [`BATCH`] inputs later, so
+//! a laned oracle is triaged up to `QUEUE` x [`BATCH`] inputs later, so
 //! when a target stops on a new signature, libFuzzer's crash file is a later
 //! input; the finding's own `input.fuzz` is the one that disagreed. A hang
 //! likewise surfaces as a libFuzzer timeout on a later input (a worker's own
