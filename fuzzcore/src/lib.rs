@@ -215,7 +215,8 @@ pub fn start_oracles(want: Option<&[&str]>) -> (Lineup, Vec<String>) {
 /// (slow-star-backtracking-webrobots) meets one about every two seconds; at
 /// 1 s its lane held the loop for 27.6 s of 60, at 250 ms for 5 to 11 s.
 /// The deadline still moves on by the time the worker waited for a CPU
-/// (engine::worker::starved), so a loaded machine does not make timeouts.
+/// (engine::worker::starved, up to 4 times the timeout), so a loaded
+/// machine is not mistaken for a slow parser.
 const WORKER_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(250);
 
 /// A worker started, or why not.
@@ -279,13 +280,24 @@ fn start_workers(
     out
 }
 
+/// [`WORKER_TIMEOUT`], or `REPDIFF_FUZZ_WORKER_TIMEOUT_MS`; a value that
+/// is not a positive number of milliseconds stops the target, naming it.
+fn worker_timeout() -> std::time::Duration {
+    let Ok(v) = std::env::var("REPDIFF_FUZZ_WORKER_TIMEOUT_MS") else {
+        return WORKER_TIMEOUT;
+    };
+    match v.trim().parse::<u64>() {
+        Ok(ms) if ms > 0 => std::time::Duration::from_millis(ms),
+        _ => panic!(
+            "repdiff-fuzz: REPDIFF_FUZZ_WORKER_TIMEOUT_MS=`{v}` is not a positive number of milliseconds"
+        ),
+    }
+}
+
 /// One external oracle as a supervised worker with the loop's limits.
 fn start_worker(x: &oracles::manifest::External) -> Started {
     let limits = engine::worker::Limits {
-        timeout: std::env::var("REPDIFF_FUZZ_WORKER_TIMEOUT_MS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .map_or(WORKER_TIMEOUT, std::time::Duration::from_millis),
+        timeout: worker_timeout(),
         ..engine::worker::Limits::default()
     };
     engine::worker::Supervised::start_with_env(&x.name, x.argv(), x.envs(), limits)
