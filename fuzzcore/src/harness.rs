@@ -411,13 +411,17 @@ impl Harness {
     }
 
     /// Wait for every input still on the lanes and triage it (at exit: a
-    /// new signature is saved and reported, not panicked on).
+    /// new signature is saved and reported, not panicked on), then close
+    /// the lanes: at exit, nothing is handed on after.
     fn drain(&mut self) {
         while let Some((p, job, done)) = self.lanes.wait() {
             if let Some(msg) = self.complete(p, &job, done) {
                 eprintln!("repdiff-fuzz: at exit: {msg}");
             }
         }
+        // Each lane's last CPU reading, so the report's CPU per input
+        // counts the run's final second too.
+        self.lanes.close(Duration::from_secs(2));
         self.flush();
     }
 

@@ -224,6 +224,21 @@ impl Lane {
         Some(d)
     }
 
+    /// Take no more inputs: the thread makes its last CPU reading and
+    /// ends. Waits for it until `by` (the thread is not joined: a Python
+    /// lane at process exit must not hang the exit on the GIL).
+    fn close(&mut self, by: Instant) {
+        self.jobs = None;
+        loop {
+            let left = by.saturating_duration_since(Instant::now());
+            match self.done.recv_timeout(left) {
+                // An answer nobody asked for any more: read past it.
+                Ok(_) => continue,
+                Err(_) => return, // ended (disconnected) or out of time
+            }
+        }
+    }
+
     fn died(&self) -> ! {
         panic!(
             "repdiff-fuzz: the {} lane's thread died (see its panic above)",
@@ -251,16 +266,22 @@ fn serve(
     let rx = || jobs.lock().unwrap_or_else(|p| p.into_inner());
     let thread0 = engine::worker::cpu::of_this_thread();
     let mut workers_read: Option<Instant> = None;
+    // Closing: one last read, so the statistics count every batch.
+    let last = |oracles: &[Box<dyn Oracle>]| {
+        let thread = engine::worker::cpu::of_this_thread().saturating_sub(thread0);
+        LaneCpu::store(&cpu.thread, thread);
+        LaneCpu::store(&cpu.workers, workers_cpu(oracles));
+    };
     loop {
         // Bound first: the guard of a `match` scrutinee lives through
         // the arms, and the blocking arm locks again.
         let next = rx().try_recv();
         let group = match next {
             Ok(batch) => batch,
-            Err(TryRecvError::Disconnected) => return,
+            Err(TryRecvError::Disconnected) => return last(&oracles),
             Err(TryRecvError::Empty) => match idle(&mut || rx().recv().ok()) {
                 Some(batch) => batch,
-                None => return,
+                None => return last(&oracles),
             },
         };
         let inputs: Vec<(&[u8], &[Query])> = group
@@ -289,8 +310,7 @@ fn serve(
         );
         if workers_read.is_none_or(|t| t.elapsed() >= LaneCpu::WORKER_EVERY) {
             workers_read = Some(Instant::now());
-            let spent = oracles.iter().filter_map(|o| o.process_cpu()).sum();
-            LaneCpu::store(&cpu.workers, spent);
+            LaneCpu::store(&cpu.workers, workers_cpu(&oracles));
         }
         for _ in 0..group.len() {
             let answers = per_oracle.iter_mut().filter_map(Iterator::next).collect();
@@ -303,6 +323,11 @@ fn serve(
             }
         }
     }
+}
+
+/// The CPU of a lane's worker processes so far (a scan of /proc).
+fn workers_cpu(oracles: &[Box<dyn Oracle>]) -> Duration {
+    oracles.iter().filter_map(|o| o.process_cpu()).sum()
 }
 
 impl Drop for Lane {
@@ -382,6 +407,18 @@ impl<T> Lanes<T> {
         self.next(true)
     }
 
+    /// End every lane, waiting at most `grace` for their last CPU
+    /// readings; the lanes take no input after.
+    pub fn close(&mut self, grace: Duration) {
+        let by = Instant::now() + grace;
+        for lane in &mut self.lanes {
+            lane.jobs = None; // all at once: they end in parallel
+        }
+        for lane in &mut self.lanes {
+            lane.close(by);
+        }
+    }
+
     fn next(&mut self, block: bool) -> Option<(T, Arc<Job>, Vec<Done>)> {
         if self.pending.len() == self.unsent.len() {
             return None; // nothing handed on yet
@@ -435,8 +472,8 @@ mod tests {
         }
     }
 
-    /// [`Len`] with a worker process's CPU to report.
-    struct Worker(Len);
+    /// [`Len`] with a worker process's CPU to report: 1 ms per input run.
+    struct Worker(Len, AtomicU64);
     impl Oracle for Worker {
         fn name(&self) -> &str {
             "worker"
@@ -448,32 +485,42 @@ mod tests {
             Capabilities::default()
         }
         fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer> {
+            self.1.fetch_add(1, Ordering::Relaxed);
             self.0.run(body, queries)
         }
         fn process_cpu(&self) -> Option<Duration> {
-            Some(Duration::from_millis(7))
+            Some(Duration::from_millis(self.1.load(Ordering::Relaxed)))
         }
     }
 
-    /// A lane keeps its thread's CPU and its workers' for the statistics.
+    /// A lane keeps its thread's CPU and its workers' for the statistics,
+    /// and on closing reads them once more: the workers are read at most
+    /// once a second, so without that last reading the batches after the
+    /// first (here well under a second) would be missing.
     #[test]
     fn a_lane_counts_its_thread_and_its_workers_cpu() {
         let lane = Lane::start(
             "workers",
             Runtime::Workers,
-            vec![Box::new(Worker(Len)), Box::new(Len)],
+            vec![
+                Box::new(Worker(Len, AtomicU64::new(0))),
+                Box::new(Worker(Len, AtomicU64::new(1000))),
+                Box::new(Len),
+            ],
         );
         let mut lanes: Lanes<()> = Lanes::new(vec![lane]);
         for i in 0..100usize {
             lanes.submit(vec![b'x'; i], query(), ());
         }
         while lanes.wait().is_some() {}
+        lanes.close(Duration::from_secs(10));
         let cpu = &lanes.lanes()[0].cpu;
         assert!(cpu.thread() > Duration::ZERO, "no thread CPU counted");
         assert_eq!(
             cpu.workers(),
-            Duration::from_millis(7),
-            "the workers' CPU is the sum of what the lane's oracles report"
+            Duration::from_millis(1200),
+            "the workers' CPU is the sum of what the lane's oracles report, \
+             read after the last batch"
         );
     }
 
