@@ -164,6 +164,54 @@ fn beside(dest: &Path, suffix: &str) -> PathBuf {
     dir.join(format!(".{name}.{}{suffix}.tmp", std::process::id()))
 }
 
+/// Remove what a killed repdiff left beside `dest`: its staged
+/// `.NAME.PID.tmp`, and its `.NAME.PID.old.tmp` (put back as `dest` when a
+/// SIGKILL came between the renames and `dest` is missing). Only for pids
+/// no longer running, so a run beside us keeps its own.
+fn sweep_stale(dest: &Path) {
+    let dir = dest.parent().unwrap_or(Path::new("."));
+    let Some(name) = dest.file_name().and_then(|n| n.to_str()) else {
+        return;
+    };
+    let prefix = format!(".{name}.");
+    let Ok(listing) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in listing.flatten() {
+        let file = entry.file_name();
+        let Some(middle) = file
+            .to_str()
+            .and_then(|f| f.strip_prefix(&prefix))
+            .and_then(|f| f.strip_suffix(".tmp"))
+        else {
+            continue;
+        };
+        let (pid, old) = match middle.strip_suffix(".old") {
+            Some(pid) => (pid, true),
+            None => (middle, false),
+        };
+        let Ok(pid) = pid.parse::<i32>() else {
+            continue;
+        };
+        if pid <= 0 || alive(pid) {
+            continue;
+        }
+        let path = entry.path();
+        if old && std::fs::symlink_metadata(dest).is_err() {
+            let _ = std::fs::rename(&path, dest);
+        } else {
+            remove_any(&path);
+        }
+    }
+}
+
+/// Is process `pid` running (or a zombie, or someone else's)?
+fn alive(pid: i32) -> bool {
+    // SAFETY: signal 0 only checks that the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
 struct Entry {
     staged: PathBuf,
     dest: PathBuf,
@@ -191,6 +239,7 @@ impl Switch {
     fn create(&mut self, dest: &Path, dir: bool) -> std::io::Result<PathBuf> {
         let parent = dest.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(parent)?;
+        sweep_stale(dest);
         let staged = beside(dest, "");
         let _h = hold();
         if dir {
@@ -352,6 +401,31 @@ mod tests {
         s.file(&d.join("b.md"), b"new b").unwrap();
         s.file(&d.join("c.txt"), b"new c").unwrap();
         s
+    }
+
+    /// A SIGKILLed run's temporaries (pid no longer running) go with the
+    /// next write of the same file: its staged copy is removed, and an old
+    /// file moved aside before a missing destination is put back first; a
+    /// live process's temporaries stay.
+    #[test]
+    fn a_write_removes_what_a_killed_run_left() {
+        let d = scratch("stale");
+        let dead = 999_999_999; // above any pid_max: never running
+        std::fs::write(d.join(format!(".compat.json.{dead}.tmp")), "half").unwrap();
+        std::fs::write(d.join(format!(".compat.md.{dead}.old.tmp")), "old md").unwrap();
+        let mine = ".compat.json.1.tmp"; // pid 1 (init) is running
+        std::fs::write(d.join(mine), "init's").unwrap();
+        write_atomic(&d.join("compat.json"), b"new").unwrap();
+        let md_aside = format!(".compat.md.{dead}.old.tmp");
+        assert_eq!(listing(&d), [mine, md_aside.as_str(), "compat.json"]);
+        // compat.md is missing: its moved-aside old file comes back, and the
+        // new one replaces it as a whole.
+        sweep_stale(&d.join("compat.md"));
+        assert_eq!(
+            std::fs::read_to_string(d.join("compat.md")).unwrap(),
+            "old md"
+        );
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]

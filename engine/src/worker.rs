@@ -29,6 +29,8 @@
 pub mod cpu;
 mod group;
 mod pipeline;
+mod sentinel;
+pub mod starting;
 mod starved;
 
 pub use group::{kill_all_workers, stop_workers_on_signal};
@@ -280,10 +282,14 @@ pub struct Limits {
     /// of it for each query after the first ([`Limits::budget`]) before the
     /// worker is killed and the batch marked `Timeout`.
     pub timeout: Duration,
-    /// The time from start to the greeting line, separate from `timeout`:
-    /// a harness that cannot start (a mistyped command, a missing module)
-    /// is told within it, naming what it printed. 5 s fits every oracle we
-    /// run (the slowest, a JVM, greets in about 1 s on an idle machine).
+    /// The time a starting worker may spend idle before its greeting line,
+    /// separate from `timeout`: a harness that cannot start (a mistyped
+    /// command, a missing module) is told within it, naming what it
+    /// printed. Time the worker spends busy (on a CPU, or waiting in the
+    /// run queue for one) moves the deadline on, up to
+    /// [`starting::CAP`] times this ([`starting`]): a JVM starting beside a
+    /// build is slow, not dead. 5 s fits every oracle we run (the slowest,
+    /// a JVM, greets in about 1 s on an idle machine).
     /// A restart that fails to greet gives the worker up for the run
     /// instead of trying again, so one oracle costs at most one such wait
     /// after its first start.
@@ -649,12 +655,24 @@ impl Supervised {
         let death = |live: &mut Live, patience, running| {
             describe_death(live, patience, running, l.memory_limit)
         };
-        let line = match read_line(&mut live.stdout, l.greeting_timeout, l.max_message) {
+        let began = Instant::now();
+        let pgid = live.pgid();
+        let mut starting = starting::Starting::new(pgid, l.greeting_timeout);
+        let line = match read_line_until(
+            &mut live.stdout,
+            pgid,
+            l.greeting_timeout,
+            l.max_message,
+            Deadline::Greeting(&mut starting),
+        ) {
             Line::Text(line) => line,
             Line::Timeout(seen) => {
                 return Err(protocol_failure(format!(
-                    "worker did not greet within {}: {}; it printed {seen}",
+                    "worker did not greet within {} (idle that long, or busy past {}x it; \
+                     waited {:.1} s in all): {}; it printed {seen}",
                     seconds(l.greeting_timeout),
+                    starting::CAP,
+                    began.elapsed().as_secs_f64(),
                     death(live, ALIVE, "worker stopped answering"),
                 )))
             }
@@ -865,11 +883,13 @@ fn read_answers(
     limits: &Limits,
 ) -> Result<Vec<Answer>, CallError> {
     let mut starved = starved::Starvation::deferred(live.child.id(), timeout);
+    let pgid = live.pgid();
     let line = match read_line_until(
         &mut live.stdout,
+        pgid,
         timeout,
         limits.max_message,
-        Some(&mut starved),
+        Deadline::Call(&mut starved),
     ) {
         Line::Text(line) => line,
         Line::Failed(e) => return Err(CallError::Died(format!("read error: {e}"))),
@@ -956,27 +976,49 @@ impl std::fmt::Display for Seen {
     }
 }
 
-/// Read one line from the worker within `timeout`, on the calling thread:
+/// How a line's deadline may move once it is reached.
+enum Deadline<'a> {
+    /// A call: by the time the worker waited for a CPU ([`starved`]),
+    /// armed once the line has been waited for a while.
+    Call(&'a mut starved::Starvation),
+    /// A greeting: by the time the starting worker was busy
+    /// ([`starting`]), so only an idle worker times out.
+    Greeting(&'a mut starting::Starting),
+}
+
+impl Deadline<'_> {
+    fn more(&mut self) -> Option<Duration> {
+        match self {
+            Deadline::Call(s) => s.more(),
+            Deadline::Greeting(s) => s.more(),
+        }
+    }
+}
+
+/// How often a wait for a line checks whether the worker has exited: a
+/// worker whose child still holds its stdout never gives end of file, and
+/// its exit must be a crash now, not a timeout later.
+const EXIT_CHECK: Duration = Duration::from_millis(100);
+
+/// Read one line from worker `pid` within `timeout`, on the calling thread:
 /// `poll(2)` waits for the pipe, so no reader thread (and no thread hand-off
 /// per call) stands between the worker's answer and the runner. A line
 /// longer than `max` bytes (without its newline) is [`Line::TooLong`] as
 /// soon as that many have come: at most `max` plus one pipe buffer is held.
-fn read_line(reader: &mut BufReader<ChildStdout>, timeout: Duration, max: usize) -> Line {
-    read_line_until(reader, timeout, max, None)
-}
-
-/// [`read_line`], whose deadline `starved` may move on when it is reached
-/// (by the time the worker was kept from the CPU: [`starved`]); it is
-/// armed once the line has been waited for a while.
+/// The deadline moves as `deadline` says when it is reached; a worker that
+/// has exited is [`Line::Eof`] once its pipe has nothing more, whoever else
+/// still holds the pipe open.
 fn read_line_until(
     reader: &mut BufReader<ChildStdout>,
+    pid: i32,
     timeout: Duration,
     max: usize,
-    mut starved: Option<&mut starved::Starvation>,
+    mut deadline_rule: Deadline<'_>,
 ) -> Line {
     let start = Instant::now();
     let mut deadline = start + timeout;
     let arm_at = start + starved::Starvation::arm_after(timeout);
+    let mut exited = false;
     let mut line = Vec::new();
     loop {
         let buffered = reader.buffer();
@@ -1002,16 +1044,18 @@ fn read_line_until(
         reader.consume(n);
         let now = Instant::now();
         let left = deadline.saturating_duration_since(now);
-        let mut wait = left;
-        if let Some(s) = starved.as_deref_mut().filter(|s| !s.armed()) {
-            if now >= arm_at {
-                s.arm();
-            } else {
-                wait = wait.min(arm_at - now);
+        let mut wait = left.min(EXIT_CHECK);
+        if let Deadline::Call(s) = &mut deadline_rule {
+            if !s.armed() {
+                if now >= arm_at {
+                    s.arm();
+                } else {
+                    wait = wait.min(arm_at - now);
+                }
             }
         }
         if left.is_zero() {
-            match starved.as_deref_mut().and_then(|s| s.more()) {
+            match deadline_rule.more() {
                 Some(extra) => {
                     deadline += extra;
                     continue;
@@ -1035,6 +1079,12 @@ fn read_line_until(
             return Line::Failed(e);
         }
         if ready == 0 {
+            // Nothing came within a whole check after the worker exited:
+            // what is left holding its stdout is not the worker.
+            if exited {
+                return Line::Eof(Seen::of(&line));
+            }
+            exited = group::exit_of(pid).is_some();
             continue; // the deadline check above decides
         }
         match reader.fill_buf() {

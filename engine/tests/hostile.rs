@@ -737,3 +737,64 @@ fn a_death_or_a_hang_in_a_group_costs_that_input_only() {
     drop(w);
     h.assert_nothing_left();
 }
+
+/// Issue 52: a harness that exits while a child it started still holds its
+/// stdout is a crash as soon as it exits (it was a timeout after the whole
+/// call budget), with its exit status.
+#[test]
+fn a_harness_that_exits_while_its_child_holds_stdout_is_a_crash_at_once() {
+    let h = Harness::new(
+        "exit-child",
+        "sh",
+        "echo \"$GREETING\"\nread l\nsleep 1000 &\nexit 3\n",
+    );
+    let limits = Limits {
+        timeout: Duration::from_secs(30),
+        ..Limits::default()
+    };
+    let (r, _) = h.launch(limits);
+    let mut s = r.expect("it greets");
+    let t0 = Instant::now();
+    let answers = s.run(b"User-agent: *\n", &queries(1));
+    let took = t0.elapsed();
+    let details = crash_details(&answers);
+    assert!(
+        details[0].contains("exit status: 3"),
+        "{details:?} (took {took:?})"
+    );
+    assert!(took < Duration::from_secs(5), "took {took:?}: {details:?}");
+    drop(s);
+    h.assert_nothing_left();
+}
+
+/// Issue 52, "slow is not dead": a harness busy for longer than the
+/// greeting timeout before it greets (a JVM starting on a loaded machine)
+/// starts; one that sleeps as long is refused on time.
+#[test]
+fn a_busy_start_outlasts_the_greeting_timeout_and_a_sleeping_one_does_not() {
+    let limits = Limits {
+        greeting_timeout: Duration::from_secs(1),
+        ..Limits::default()
+    };
+    let busy = Harness::new(
+        "busy-start",
+        "sh",
+        "end=$(( $(date +%s) + 3 ))\nwhile [ $(date +%s) -lt $end ]; do :; done\n\
+         echo \"$GREETING\"\nwhile read l; do :; done\n",
+    );
+    let (r, took) = busy.launch(limits);
+    assert!(
+        r.is_ok(),
+        "a busy start was refused after {took:?}: {:?}",
+        r.err().map(|e| e.unavailable.reason)
+    );
+    assert!(took >= Duration::from_secs(2), "it greeted after {took:?}");
+    drop(r);
+    let idle = Harness::new("idle-start", "sh", "sleep 3\necho \"$GREETING\"\n");
+    let (r, took) = idle.launch(limits);
+    let reason = r.err().map(|e| e.unavailable.reason).unwrap_or_default();
+    assert!(reason.contains("did not greet within 1 s"), "{reason}");
+    assert!(took < Duration::from_secs(3), "took {took:?}: {reason}");
+    busy.assert_nothing_left();
+    idle.assert_nothing_left();
+}

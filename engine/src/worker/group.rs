@@ -13,9 +13,11 @@
 //!   drop stops its group;
 //! - SIGINT, SIGTERM, SIGHUP: [`stop_workers_on_signal`], installed by the
 //!   binaries at start-up, stops every group in the registry and exits;
-//! - `std::process::exit` or SIGKILL of repdiff itself: not covered (no
-//!   destructor runs); a worker then sees its stdin close, and a well-kept
-//!   one exits on that.
+//! - `std::process::exit` or SIGKILL of repdiff itself, where no code of
+//!   ours runs: the [`sentinel`] process, told of every group as it is
+//!   registered and unregistered, sees repdiff's end of its pipe close and
+//!   SIGKILLs every group still registered, a worker busy in a request and
+//!   a harness's children included.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -39,20 +41,23 @@ fn groups() -> MutexGuard<'static, Vec<i32>> {
     GROUPS.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Record a new worker's group. False when repdiff is stopping: the caller
-/// must then stop the worker itself.
+/// Record a new worker's group (with the sentinel too). False when
+/// repdiff is stopping: the caller must then stop the worker itself.
 pub(super) fn register(pgid: i32) -> bool {
     let mut g = groups();
     if STOPPING.load(Ordering::SeqCst) {
         return false;
     }
     g.push(pgid);
+    super::sentinel::watch(pgid);
     true
 }
 
 /// Forget a group; called after its SIGKILL and before its leader is reaped.
 pub(super) fn unregister(pgid: i32) {
-    groups().retain(|&g| g != pgid);
+    let mut g = groups();
+    g.retain(|&p| p != pgid);
+    super::sentinel::forget(pgid);
 }
 
 fn signal_group(pgid: i32, sig: i32) {
