@@ -13,6 +13,11 @@
 //!    (`REPDIFF_PYO3_SYS_VERSION`) and its LIBDIR (`REPDIFF_PYO3_LIBDIR`).
 //!    `src/python/mod.rs` refuses to run when the embedded interpreter's
 //!    `sys.version` differs from the recorded one.
+//! 3. Its home (`sys.base_prefix`, `REPDIFF_PYO3_HOME`): an embedded
+//!    interpreter finds its standard library from the `python3` it looks up
+//!    on PATH, so with Debian's 3.11.2 first on PATH (or none) the 3.11.7
+//!    library loaded Debian's modules and failed on `_csv`.
+//!    `src/python/mod.rs` starts the interpreter with this home instead.
 
 pub fn build() {
     println!("cargo::rerun-if-changed=build/python.rs");
@@ -34,18 +39,27 @@ mod imp {
         pyo3_build_config::add_libpython_rpath_link_args();
         let exe = config.executable().unwrap_or_default().to_string();
         let lib_dir = config.lib_dir().unwrap_or_default().to_string();
-        let sys_version = if exe.is_empty() {
+        // Two prefixes, then the version (which may itself hold a newline).
+        let script =
+            "import sys; print(sys.base_prefix); print(sys.base_exec_prefix); print(sys.version)";
+        let out = if exe.is_empty() {
             String::new()
         } else {
-            match Command::new(&exe)
-                .args(["-c", "import sys; print(sys.version)"])
-                .output()
-            {
+            match Command::new(&exe).args(["-c", script]).output() {
                 Ok(out) if out.status.success() => {
-                    String::from_utf8_lossy(&out.stdout).trim().to_string()
+                    String::from_utf8_lossy(&out.stdout).into_owned()
                 }
                 _ => String::new(),
             }
+        };
+        let mut lines = out.lines();
+        let (prefix, exec_prefix) = (lines.next().unwrap_or(""), lines.next().unwrap_or(""));
+        let sys_version = lines.collect::<Vec<_>>().join("\n").trim().to_string();
+        // PYTHONHOME's form: `prefix`, or `prefix:exec_prefix` when they differ.
+        let home = if prefix == exec_prefix || exec_prefix.is_empty() {
+            prefix.to_string()
+        } else {
+            format!("{prefix}:{exec_prefix}")
         };
         if sys_version.is_empty() {
             println!(
@@ -56,5 +70,6 @@ mod imp {
         env("REPDIFF_PYO3_PYTHON", &exe);
         env("REPDIFF_PYO3_LIBDIR", &lib_dir);
         env("REPDIFF_PYO3_SYS_VERSION", &sys_version);
+        env("REPDIFF_PYO3_HOME", &home);
     }
 }

@@ -149,7 +149,7 @@ struct RunOpts {
     no_setup: bool,
     /// Write the committed snapshot reports/census/ (only a run of every
     /// oracle over the whole default input; refused if an oracle is missing)
-    #[arg(long, conflicts_with_all = ["inputs", "oracles", "shard", "limit", "out", "dry_run"])]
+    #[arg(long, conflicts_with_all = ["inputs", "oracles", "shard", "limit", "out", "dry_run", "skip_oracles"])]
     publish: bool,
 }
 
@@ -176,14 +176,17 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
     if args.dry_run {
         return dry_run(&inputs, args.shard, args.limit);
     }
+    // The input is opened before the output folder is made or locked: a
+    // refused input leaves nothing behind.
+    let records = census::input::open(&inputs).map_err(|e| Usage(e.0))?;
+    let wanted = args.workers.wanted(&args.oracles, &[])?;
     let _lock = paths::lock_dir(&out)?;
     let pending = engine::output::pending(format!(
         "{} (census.json, census.md, heatmap.svg, speed.json)",
         out.display()
     ));
-    let records = census::input::open(&inputs).map_err(|e| Usage(e.0))?;
     let limits = args.workers.limits(args.timeout);
-    let mut sel = select::start(&args.oracles, &[], false, limits);
+    let mut sel = select::start(&wanted, &[], false, limits);
     for u in &sel.unavailable {
         log::error!("{u}");
     }
@@ -240,7 +243,11 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
         .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
     drop(pending);
     print_headline(&census, &out);
-    Ok(if sel.unavailable.is_empty() { 0 } else { 1 })
+    Ok(if sel.unavailable.is_empty() {
+        0
+    } else {
+        crate::cli::EXIT_NOT_RUN
+    })
 }
 
 /// More instances of the selected oracles whose registry entry asks for

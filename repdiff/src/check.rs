@@ -51,6 +51,15 @@ pub struct Opts {
     /// Do not run setup first
     #[arg(long)]
     pub no_setup: bool,
+    /// Ask the agent and URL as given, even an empty agent or a URL that
+    /// does not parse (a probe of how parsers take bad input)
+    #[arg(long)]
+    pub raw: bool,
+    /// The largest robots.txt asked about, in KiB; a larger one is refused
+    /// (Google parses only the first 500 KiB; RFC 9309 §2.5 lets every
+    /// crawler stop there)
+    #[arg(long, value_name = "KIB", default_value_t = 4096)]
+    pub max_size: u64,
 }
 
 struct Job {
@@ -77,18 +86,89 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     }
     crate::http::check_fetch_timeout();
     let limits = opts.workers.limits(opts.timeout);
-    let sel = select::start(&opts.oracles, &extra, opts.in_process, limits);
+    let wanted = opts.workers.wanted(&opts.oracles, &extra)?;
+    let sel = select::start(&wanted, &extra, opts.in_process, limits);
     let (rows, bad_answers) = ask_all(sel.oracles, &job);
     if opts.json {
         print_json(&rows, &sel.unavailable, &job);
     } else {
         print_human(&rows, &sel.unavailable, &job);
     }
-    Ok(if sel.unavailable.is_empty() && !bad_answers {
-        0
+    let failed: Vec<&str> = rows
+        .iter()
+        .filter(|(_, _, answers)| {
+            answers
+                .iter()
+                .any(|a| matches!(a.outcome, Outcome::Timeout | Outcome::Crash { .. }))
+        })
+        .map(|(name, _, _)| name.as_str())
+        .collect();
+    if !failed.is_empty() {
+        log::error!(
+            "no answer (timeout or crash) from: {}; the verdicts above are incomplete",
+            failed.join(", ")
+        );
+    }
+    Ok(
+        if sel.unavailable.is_empty() && !bad_answers && failed.is_empty() {
+            0
+        } else {
+            crate::cli::EXIT_NOT_RUN
+        },
+    )
+}
+
+/// An agent and a URL a crawler could send: a non-blank agent and an
+/// absolute http(s) URL with a host. Anything else is refused unless
+/// `--raw` says it is a probe: a parser's answer to a malformed question
+/// says nothing about what it does for a crawler.
+fn check_question(agent: &str, url: &str) -> Result<(), Usage> {
+    if agent.trim().is_empty() {
+        return Err(Usage(format!(
+            "--agent {agent:?} is blank: no crawler sends that; give a product token \
+             (e.g. Googlebot), or add --raw to ask it as a probe"
+        )));
+    }
+    match url::Url::parse(url) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => Ok(()),
+        Ok(u) => Err(Usage(format!(
+            "--url {url:?} is not an http(s) URL with a host (scheme `{}`): give the whole \
+             URL a crawler would fetch (e.g. https://example.com/path), or add --raw",
+            u.scheme()
+        ))),
+        Err(e) => Err(Usage(format!(
+            "--url {url:?} does not parse as a URL ({e}): give the whole URL a crawler would \
+             fetch (e.g. https://example.com/path), or add --raw to ask it as a probe"
+        ))),
+    }
+}
+
+/// Read the robots.txt, refusing one past `max_kib` before it is held
+/// whole: a 50 MiB file cost 756 MB of workers' memory and eight timeouts.
+fn read_body(robots: &str, max_kib: u64) -> Result<Vec<u8>, Usage> {
+    let limit = max_kib.saturating_mul(1024);
+    let mut reader: Box<dyn Read> = if robots == "-" {
+        Box::new(std::io::stdin())
     } else {
-        1
-    })
+        Box::new(
+            std::fs::File::open(robots)
+                .map_err(|e| Usage(format!("cannot read robots file {robots}: {e}")))?,
+        )
+    };
+    let mut body = Vec::new();
+    reader
+        .by_ref()
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut body)
+        .map_err(|e| Usage(format!("cannot read robots file {robots}: {e}")))?;
+    if body.len() as u64 > limit {
+        return Err(Usage(format!(
+            "{robots} is over {max_kib} KiB (--max-size): Google's crawler parses only its \
+             first 500 KiB and RFC 9309 §2.5 lets every crawler stop there, so most would \
+             ignore the rest; ask about the first 500 KiB, or raise --max-size"
+        )));
+    }
+    Ok(body)
 }
 
 /// Every oracle's answers to the job; true when one answered the wrong
@@ -158,16 +238,10 @@ fn adhoc_job(opts: &Opts) -> Result<Job, Usage> {
     let robots = required(&opts.robots, "robots")?;
     let agent = required(&opts.agent, "agent")?;
     let url = required(&opts.url, "url")?;
-    let body = if robots == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .map_err(|e| Usage(format!("cannot read robots.txt from stdin: {e}")))?;
-        buf
-    } else {
-        std::fs::read(&robots)
-            .map_err(|e| Usage(format!("cannot read robots file {robots}: {e}")))?
-    };
+    if !opts.raw {
+        check_question(&agent, &url)?;
+    }
+    let body = read_body(&robots, opts.max_size)?;
     Ok(Job {
         title: format!(
             "agent {agent:?}, url {url:?}, robots {robots} ({} bytes)",

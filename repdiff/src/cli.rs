@@ -9,6 +9,13 @@ use std::path::PathBuf;
 #[derive(Debug)]
 pub struct Usage(pub String);
 
+/// The exit status of a run in which some parser was not asked or did not
+/// answer: an oracle that could not start (and was not left out with
+/// `--skip-oracle`), or, in `check`, a `timeout` or `crash` cell. Neither 0
+/// (a pass) nor 1 (the parsers disagree): a script must not read a run that
+/// is missing parsers as either.
+pub const EXIT_NOT_RUN: i32 = 3;
+
 /// What differs between the binaries that run the product commands.
 pub struct Host {
     /// How the help and the hints name the program (`repdiff`, `repdiff`).
@@ -187,17 +194,56 @@ impl Product {
 /// stays each command's own `--timeout`.
 #[derive(Debug, Clone, Args)]
 pub struct WorkerFlags {
-    /// Seconds a worker has to greet after it starts (a harness that cannot
-    /// start is told within this, naming what it printed)
+    /// Seconds a starting worker may be idle before it greets (a harness
+    /// that cannot start is told within this, naming what it printed); time
+    /// it spends busy, or waiting for a CPU, does not count, up to 12 times
+    /// this in all
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
     pub greeting_timeout: std::time::Duration,
     /// Each worker's data-segment limit in MiB, 0 for none (a worker past
     /// it dies as one crash cell instead of taking the machine's memory)
     #[arg(long, value_name = "MIB", default_value_t = 4096)]
     pub memory_limit: u64,
+    /// Leave this oracle out (repeatable): the run says it was not asked,
+    /// instead of failing because it cannot start
+    #[arg(long = "skip-oracle", value_name = "NAME")]
+    pub skip_oracles: Vec<String>,
 }
 
 impl WorkerFlags {
+    /// The oracles to start for `--oracle` names `names` (empty: every
+    /// registered one and every `--oracle-cmd` one), without the skipped
+    /// ones. Says on stderr which were left out.
+    pub fn wanted(
+        &self,
+        names: &[String],
+        extra: &[crate::registry::External],
+    ) -> Result<Vec<String>, Usage> {
+        if self.skip_oracles.is_empty() {
+            return Ok(names.to_vec());
+        }
+        crate::select::validate(&self.skip_oracles, extra)?;
+        let all: Vec<String> = if names.is_empty() {
+            let mut all = crate::select::known_names();
+            all.extend(extra.iter().map(|e| e.name.clone()));
+            all
+        } else {
+            names.to_vec()
+        };
+        let kept: Vec<String> = all
+            .into_iter()
+            .filter(|n| !self.skip_oracles.contains(n))
+            .collect();
+        if kept.is_empty() {
+            return Err(Usage("--skip-oracle left no oracle to ask".into()));
+        }
+        log::warn!(
+            "not asked (--skip-oracle): {}",
+            self.skip_oracles.join(", ")
+        );
+        Ok(kept)
+    }
+
     /// The engine's limits with this call timeout and these flags.
     pub fn limits(&self, timeout: std::time::Duration) -> engine::worker::Limits {
         engine::worker::Limits {

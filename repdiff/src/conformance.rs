@@ -64,6 +64,7 @@ impl Opts {
     /// A filtered run is partial: it never lands in reports/run/latest.
     fn filtered(&self) -> bool {
         !self.oracles.is_empty()
+            || !self.workers.skip_oracles.is_empty()
             || !self.oracle_cmds.is_empty()
             || !self.cases.is_empty()
             || !self.files.is_empty()
@@ -88,7 +89,8 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         (host.ensure_setup)();
     }
     crate::http::check_fetch_timeout();
-    let sel = select::start(&opts.oracles, &extra, opts.in_process, limits);
+    let wanted = opts.workers.wanted(&opts.oracles, &extra)?;
+    let sel = select::start(&wanted, &extra, opts.in_process, limits);
     let refs = select::start(&profiles, &[], opts.in_process, limits);
     for u in sel.unavailable.iter().chain(&refs.unavailable) {
         log::error!("{u}");
@@ -111,9 +113,10 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     let untriaged = print_untriaged(&result);
     print_stale(&result, opts.strict);
     print_next_step(&result, &out_dir, host);
-    let failed = untriaged > 0
-        || !result.unavailable.is_empty()
-        || (opts.strict && !result.stale.is_empty());
+    if !result.unavailable.is_empty() {
+        return Ok(crate::cli::EXIT_NOT_RUN);
+    }
+    let failed = untriaged > 0 || (opts.strict && !result.stale.is_empty());
     Ok(if failed { 1 } else { 0 })
 }
 

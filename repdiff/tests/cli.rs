@@ -278,3 +278,185 @@ fn triage_causes_parses_beside_the_global_verbose() {
     assert!(out.status.success(), "{:?}: {err}", out.status);
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// `repdiff ARGS` with `PATH` set to `path`.
+fn repdiff_with_path(args: &[&str], path: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_repdiff"))
+        .args(args)
+        .current_dir(std::env::temp_dir())
+        .env_remove("REPDIFF_ROOT")
+        .env_remove("PYTHONHOME")
+        .env("PATH", path)
+        .stdin(Stdio::null())
+        .output()
+        .expect("repdiff runs")
+}
+
+/// Issue 52: the embedded interpreter finds its own standard library,
+/// whatever `python3` is on PATH: Debian's 3.11.2 first (it made every
+/// Python oracle fail with `No module named '_csv'`), or none at all.
+#[test]
+fn the_python_oracles_answer_with_debians_python_first_on_path_and_with_none() {
+    let robots = std::env::temp_dir().join(format!("repdiff-py-path-{}.txt", std::process::id()));
+    std::fs::write(&robots, "User-agent: bot\nDisallow: /\n").expect("robots");
+    let robots = robots.display().to_string();
+    let empty = std::env::temp_dir().join(format!("repdiff-no-python-{}", std::process::id()));
+    std::fs::create_dir_all(&empty).expect("empty dir");
+    assert!(
+        Path::new("/usr/bin/python3").exists(),
+        "this test needs Debian's /usr/bin/python3 (apt-get install python3)"
+    );
+    let debian_first = format!("/usr/bin:{}", std::env::var("PATH").unwrap_or_default());
+    for path in [debian_first.as_str(), &empty.display().to_string()] {
+        let mut args = vec!["check", "--no-setup", "--json", "--robots", &robots];
+        args.extend(["--agent", "bot", "--url", "https://example.com/x"]);
+        for o in ["cpython-3.11", "cpython-3.15", "protego", "protego-0.6.1"] {
+            args.extend(["--oracle", o]);
+        }
+        let out = repdiff_with_path(&args, path);
+        let text = String::from_utf8_lossy(&out.stdout);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "PATH={path}\n{text}\n{err}");
+        let doc: serde_json::Value = serde_json::from_str(&text).expect("one JSON object");
+        for o in ["cpython-3.11", "cpython-3.15", "protego", "protego-0.6.1"] {
+            assert_eq!(
+                doc["oracles"][o]["outcome"], "disallowed",
+                "PATH={path}: {o}\n{text}\n{err}"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+/// Issue 52: exit codes a script can trust. A blank agent or a URL that
+/// does not parse is refused (2) unless `--raw`; an over-size file is
+/// refused (2) saying what crawlers would do; a cell that is a timeout is
+/// exit 3, never 0.
+#[test]
+fn check_refuses_bad_questions_and_exits_3_on_a_timeout() {
+    let dir = std::env::temp_dir().join(format!("repdiff-check-codes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let robots = dir.join("robots.txt");
+    std::fs::write(&robots, "User-agent: *\nDisallow: /\n").expect("robots");
+    let robots = robots.display().to_string();
+    let ask = |agent: &str, url: &str, more: &[&str]| {
+        let mut args = vec![
+            "check",
+            "--no-setup",
+            "--oracle",
+            "rfc9309",
+            "--robots",
+            &robots,
+        ];
+        args.extend(["--agent", agent, "--url", url]);
+        args.extend(more);
+        repdiff(&args, b"")
+    };
+    for (agent, url, says) in [
+        ("", "https://example.com/", "blank"),
+        ("  ", "https://example.com/", "blank"),
+        ("bot", "not a url", "does not parse"),
+        ("bot", "/just/a/path", "does not parse"),
+        ("bot", "ftp://example.com/x", "not an http(s) URL"),
+    ] {
+        let out = ask(agent, url, &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{agent:?} {url:?}: {err}");
+        assert!(err.contains(says) && err.contains("--raw"), "{err}");
+        let raw = ask(agent, url, &["--raw"]);
+        assert_eq!(raw.status.code(), Some(0), "--raw {agent:?} {url:?}");
+    }
+    let big = dir.join("big.txt");
+    let mut body = b"User-agent: *\n".to_vec();
+    body.resize(600 * 1024, b'#');
+    std::fs::write(&big, &body).expect("big");
+    let big = big.display().to_string();
+    let mut args = vec![
+        "check",
+        "--no-setup",
+        "--oracle",
+        "rfc9309",
+        "--robots",
+        &big,
+    ];
+    args.extend([
+        "--agent",
+        "bot",
+        "--url",
+        "https://example.com/",
+        "--max-size",
+        "512",
+    ]);
+    let out = repdiff(&args, b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("500 KiB") && err.contains("--max-size"),
+        "{err}"
+    );
+    // A harness that greets and never answers: a timeout cell, exit 3.
+    let greeting = dir.join("greeting.json");
+    std::fs::write(&greeting, format!("{SLOW_GREETING}\n")).expect("greeting");
+    let cmd = format!("slow=cat '{}'; sleep 1000", greeting.display());
+    let mut args = vec!["check", "--no-setup", "--timeout", "0.5", "--json"];
+    args.extend([
+        "--oracle-cmd",
+        &cmd,
+        "--oracle",
+        "slow",
+        "--oracle",
+        "rfc9309",
+    ]);
+    args.extend([
+        "--robots",
+        &robots,
+        "--agent",
+        "bot",
+        "--url",
+        "https://example.com/",
+    ]);
+    let out = repdiff(&args, b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{text}\n{err}");
+    assert!(text.contains("\"timeout\""), "{text}");
+    assert!(err.contains("no answer") && err.contains("slow"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const SLOW_GREETING: &str = r#"{"v":2,"hello":{"name":"slow","library":"slow","version":"0","language":"sh","runtime":{"name":"sh","version":"0"},"provenance":{"registry":"local","package":"slow","version":"0"},"capabilities":{"can_fetch":true,"crawl_delay":false,"request_rate":false,"sitemaps":false,"http_fetch":false}}}"#;
+
+/// Issue 52: a census whose input does not exist creates nothing: no
+/// `--out` folder, no lock.
+#[test]
+fn a_census_of_a_missing_folder_creates_nothing() {
+    let dir = std::env::temp_dir().join(format!("repdiff-census-none-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    let out = dir.join("out");
+    let missing = dir.join("no-such-folder");
+    let o = repdiff(
+        &[
+            "census",
+            "--no-setup",
+            "--oracle",
+            "rfc9309",
+            "--out",
+            &out.display().to_string(),
+            &missing.display().to_string(),
+        ],
+        b"",
+    );
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(
+        !out.exists(),
+        "the refused census created {}",
+        out.display()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -259,3 +259,127 @@ fn publish_replaces_the_whole_set_and_leaves_nothing_staged() {
     }
     let _ = std::fs::remove_dir_all(&t);
 }
+
+const SIGKILL: i32 = 9;
+
+const SLEEPY_GREETING: &str = r#"{"v":2,"hello":{"name":"sleepy","library":"sleepy","version":"0","language":"sh","runtime":{"name":"sh","version":"0"},"provenance":{"registry":"local","package":"sleepy","version":"0"},"capabilities":{"can_fetch":true,"crawl_delay":false,"request_rate":false,"sitemaps":false,"http_fetch":false}}}"#;
+
+/// Issue 52: nothing of a SIGKILLed repdiff runs a second later, however
+/// busy its workers were: poll for up to 1 s after it is reaped.
+fn assert_gone_within_a_second(r: &mut Running, mark: &Path, what: &str) {
+    let status = r.wait(30);
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(SIGKILL),
+        "{what}: {status:?}"
+    );
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+    loop {
+        let left = survivors(mark);
+        if left.is_empty() {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "{what}: still running 1 s after repdiff was SIGKILLed:\n{}",
+            left.join("\n")
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// conformance with a harness busy inside a request (not reading its
+/// stdin), a JVM and a Ruby worker beside it.
+#[test]
+fn conformance_sigkilled_leaves_no_worker_running() {
+    let t = scratch("sigkill-conf");
+    let stall = stall_harness(&t);
+    let mut args = s(&["conformance", "--no-setup", "--timeout", "60"]);
+    args.extend([
+        "--oracle-cmd".into(),
+        format!("stall={}", stall.script.display()),
+    ]);
+    args.extend(s(&["--oracle", "stall", "--oracle", "crawler-commons"]));
+    args.extend(s(&["--oracle", "webrobots", "--case", "seed-*"]));
+    args.extend(s(&["--out", &path(&t.join("out"))]));
+    let mut r = start(&args, &t, &[]);
+    assert!(
+        wait_until(60, || stall.started.exists()),
+        "the stalling harness never answered:\n{}",
+        r.stderr()
+    );
+    r.signal(SIGKILL);
+    assert_gone_within_a_second(&mut r, &t, "conformance");
+    let _ = std::fs::remove_dir_all(&t);
+}
+
+/// check with a `--oracle-cmd` harness that greets and then sleeps inside
+/// its first request: `sh -c` forks it, so the shell and its `sleep` are
+/// two processes of the worker's group.
+#[test]
+fn check_sigkilled_mid_request_leaves_no_worker_running() {
+    let t = scratch("sigkill-check");
+    let greeted = t.join("greeted");
+    let harness = t.join("sleepy.sh");
+    let greeting = t.join("greeting.json");
+    std::fs::write(&greeting, format!("{SLEEPY_GREETING}\n")).expect("greeting");
+    script(
+        &harness,
+        &format!(
+            "cat '{}'\nIFS= read -r line\ntouch '{}'\nsleep 1000\n",
+            greeting.display(),
+            greeted.display()
+        ),
+    );
+    let robots = t.join("robots.txt");
+    std::fs::write(&robots, "User-agent: *\nDisallow: /\n").expect("robots");
+    let mut args = s(&["check", "--no-setup", "--timeout", "60", "--oracle-cmd"]);
+    args.push(format!("sleepy={}", harness.display()));
+    args.extend(s(&["--oracle", "sleepy", "--robots", &path(&robots)]));
+    args.extend(s(&["--agent", "bot", "--url", "https://example.com/x"]));
+    let mut r = start(&args, &t, &[]);
+    assert!(
+        wait_until(60, || greeted.exists()),
+        "the harness never got its request:\n{}",
+        r.stderr()
+    );
+    r.signal(SIGKILL);
+    assert_gone_within_a_second(&mut r, &t, "check");
+    let _ = std::fs::remove_dir_all(&t);
+}
+
+/// census held on a FIFO mid-input, with a JVM, a Perl and a Ruby worker
+/// (each started with its census helpers).
+#[test]
+fn census_sigkilled_leaves_no_worker_running() {
+    let t = scratch("sigkill-census");
+    let input = t.join("input");
+    census_input(&input, CENSUS_FILES);
+    let fifo = input.join("zz-held.example");
+    mkfifo(&fifo);
+    let mut args = s(&["census", "--no-setup", "--oracle", "rfc9309"]);
+    args.extend(s(&[
+        "--oracle",
+        "crawler-commons",
+        "--oracle",
+        "www-robotrules",
+    ]));
+    args.extend(s(&[
+        "--oracle",
+        "webrobots",
+        "--out",
+        &path(&t.join("out")),
+    ]));
+    args.push(path(&input));
+    let mut r = start(&args, &t, &[]);
+    let held = fifo_reader_arrived(&fifo, 60);
+    assert!(
+        held.is_some(),
+        "the census never read the FIFO:\n{}",
+        r.stderr()
+    );
+    r.signal(SIGKILL);
+    assert_gone_within_a_second(&mut r, &t, "census");
+    drop(held);
+    let _ = std::fs::remove_dir_all(&t);
+}

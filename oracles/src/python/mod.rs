@@ -32,6 +32,53 @@ pub const PYO3_SYS_VERSION: &str = env!("REPDIFF_PYO3_SYS_VERSION");
 /// Its LIBDIR, the directory of the libpython every final binary must rpath.
 pub const PYO3_LIBDIR: &str = env!("REPDIFF_PYO3_LIBDIR");
 
+/// The linked interpreter's home (`sys.base_prefix`), where its standard
+/// library lives; empty when the build could not ask it.
+pub const PYO3_HOME: &str = env!("REPDIFF_PYO3_HOME");
+
+/// Start the embedded interpreter with [`PYO3_HOME`] as its home, before
+/// PyO3 would start it on its own. Left alone, an embedded CPython finds
+/// its standard library from the `python3` on PATH: with Debian's 3.11.2
+/// first (or no python3 at all), the 3.11.7 library we link loaded another
+/// standard library and every Python oracle failed with `No module named
+/// '_csv'`, a message that said nothing of PATH. A `PYTHONHOME` the user
+/// set is kept. The configuration is the interpreter's own, not an
+/// environment variable of this process, so no harness started later
+/// inherits it.
+pub fn start_interpreter() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if PYO3_HOME.is_empty() || std::env::var_os("PYTHONHOME").is_some() {
+            return;
+        }
+        let Ok(home) = CString::new(PYO3_HOME) else {
+            return;
+        };
+        use pyo3::ffi;
+        // SAFETY: the documented PyConfig sequence (init, set, initialise,
+        // clear) on a config we own, before any other use of the C API in
+        // this process (every Python oracle starts here, under this Once);
+        // as PyO3's own initialisation does, the GIL is released after.
+        unsafe {
+            if ffi::Py_IsInitialized() != 0 {
+                return;
+            }
+            let mut config = std::mem::MaybeUninit::<ffi::PyConfig>::uninit();
+            let cfg = config.as_mut_ptr();
+            ffi::PyConfig_InitPythonConfig(cfg);
+            (*cfg).install_signal_handlers = 0;
+            let set = ffi::PyConfig_SetBytesString(cfg, &raw mut (*cfg).home, home.as_ptr());
+            if ffi::PyStatus_Exception(set) == 0 {
+                let _ = ffi::Py_InitializeFromConfig(cfg);
+            }
+            ffi::PyConfig_Clear(cfg);
+            if ffi::Py_IsInitialized() != 0 {
+                ffi::PyEval_SaveThread();
+            }
+        }
+    });
+}
+
 /// A Python oracle whose files setup provides is repaired by setup,
 /// after `first` (may be empty).
 pub fn setup_missing(
@@ -80,6 +127,7 @@ pub fn runtime_of(sys_version: &str) -> engine::oracle::Runtime {
 /// `sys.version` of the embedded interpreter and the libpython file mapped
 /// into this process.
 pub fn runtime() -> PyResult<(String, String)> {
+    start_interpreter();
     Python::attach(|py| glue(py)?.call_method0("runtime")?.extract())
 }
 

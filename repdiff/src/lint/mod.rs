@@ -63,6 +63,8 @@ pub struct Opts {
     /// Do not run setup first
     #[arg(long)]
     pub no_setup: bool,
+    #[command(flatten)]
+    pub workers: crate::cli::WorkerFlags,
 }
 
 /// A question on which some oracle failed (an error, a crash, a timeout):
@@ -111,19 +113,22 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     if !opts.no_setup {
         (host.ensure_setup)();
     }
+    let wanted = opts.workers.wanted(&opts.oracles, &extra)?;
     let sel = select::start(
-        &opts.oracles,
+        &wanted,
         &extra,
         opts.in_process,
-        panel::limits(opts.timeout),
+        opts.workers.limits(opts.timeout),
     );
-    let named_missing = !opts.oracles.is_empty() && !sel.unavailable.is_empty();
+    // A parser that could not start was not asked: its verdicts could be
+    // the very split the file has, so the run is no pass (issue 52).
+    let not_run = !sel.unavailable.is_empty();
+    for u in &sel.unavailable {
+        log::error!("{u}");
+    }
     if sel.oracles.len() < 2 {
-        for u in &sel.unavailable {
-            log::error!("{u}");
-        }
         log::error!("fewer than two oracles could start: nothing to compare");
-        return Ok(1);
+        return Ok(crate::cli::EXIT_NOT_RUN);
     }
     let mut panel = panel::Panel::new(sel.oracles);
     let asked = Asked {
@@ -138,11 +143,42 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     } else {
         render::text(&report);
     }
-    Ok(if report.disagreements() > 0 || named_missing {
-        1
-    } else {
-        0
-    })
+    let silent: std::collections::BTreeSet<&str> = report
+        .failures
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.label,
+                engine::oracle::Label::Crash | engine::oracle::Label::Timeout
+            )
+        })
+        .map(|f| f.oracle.as_str())
+        .collect();
+    if !silent.is_empty() {
+        log::error!(
+            "no answer (timeout or crash) on some questions from: {} (exit {})",
+            silent.iter().copied().collect::<Vec<_>>().join(", "),
+            crate::cli::EXIT_NOT_RUN
+        );
+    }
+    if not_run {
+        log::error!(
+            "{} parser(s) could not start and were not asked: {} (exit {}; \
+             --skip-oracle NAME leaves one out on purpose)",
+            report.unavailable.len(),
+            report
+                .unavailable
+                .iter()
+                .map(|u| u.oracle.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            crate::cli::EXIT_NOT_RUN
+        );
+    }
+    if not_run || !silent.is_empty() {
+        return Ok(crate::cli::EXIT_NOT_RUN);
+    }
+    Ok(if report.disagreements() > 0 { 1 } else { 0 })
 }
 
 /// What a lint asks beyond the file's own questions, and how long it may
