@@ -110,13 +110,13 @@ pub enum Product {
     /// Runs every case of cases/corpus/ through every oracle (or those named),
     /// compares each answer with the case's RFC 9309 expectation, and explains
     /// every deviation or disagreement by an entry of cases/divergences.yaml.
-    Conformance(crate::conformance::Opts),
+    Conformance(Box<crate::conformance::Opts>),
     /// Ask every oracle about one robots.txt, agent and URL (or one case)
     ///
     /// Asks every available oracle (or those named) whether UA may fetch URL
     /// under the robots.txt in FILE (read as raw bytes; `-` reads stdin), or
     /// replays the queries of one corpus case (`--case ID[#N]`).
-    Check(crate::check::Opts),
+    Check(Box<crate::check::Opts>),
     /// Which lines of a robots.txt do the parsers read differently, why, and a rewrite
     ///
     /// Asks every available oracle (or those named) the questions a crawler
@@ -125,7 +125,7 @@ pub enum Product {
     /// it does not name and each --agent; reports each question on which
     /// parsers disagree, grouped by the line(s) that make the difference,
     /// with the cause and, where one exists, a rewrite that makes them agree.
-    Lint(crate::lint::Opts),
+    Lint(Box<crate::lint::Opts>),
     /// The multi-parser tester in a browser, and its JSON API, on loopback
     ///
     /// Starts every available oracle (or those named) once, as supervised
@@ -137,6 +137,15 @@ pub enum Product {
     Report(crate::report_site::Opts),
     /// List every registered oracle and how it is started (--json)
     Oracles(crate::select::ListOpts),
+    /// Which oracles can run here, what each needs, and the fix for the rest (--json)
+    ///
+    /// Starts every registered oracle once and says, one line each, the
+    /// runtime program it needs (java, node, ruby, perl, or built in),
+    /// whether that program is there, whether the oracle is ready, and for
+    /// one that is not, why and what fixes it (the Debian package of a
+    /// missing runtime). Installs nothing: `setup` does. Exit status 0 when
+    /// every oracle is ready, else 3.
+    Doctor(crate::doctor::Opts),
     /// Every oracle over real robots.txt files (protego's test data, a tar, WARC); `census merge DIR...`
     #[command(long_about = crate::census_cmd::HELP)]
     Census(Box<crate::census_cmd::Opts>),
@@ -174,12 +183,13 @@ impl Product {
         let _ = PROGRAM.set(host.program);
         match self {
             Product::Setup => Ok(crate::setup::main()),
-            Product::Conformance(o) => crate::conformance::main(o, host),
-            Product::Check(o) => crate::check::main(o, host),
-            Product::Lint(o) => crate::lint::main(o, host),
+            Product::Conformance(o) => crate::conformance::main(*o, host),
+            Product::Check(o) => crate::check::main(*o, host),
+            Product::Lint(o) => crate::lint::main(*o, host),
             Product::Serve(o) => crate::serve::main(o, host),
             Product::Report(o) => crate::report_site::main(o),
             Product::Oracles(o) => crate::select::list(&o),
+            Product::Doctor(o) => crate::doctor::main(o),
             Product::Census(o) => crate::census_cmd::main(*o, host),
             Product::Suites(o) => crate::suites::main(o, host),
             Product::Findings(o) => crate::findings::main(o),

@@ -113,7 +113,8 @@ fn check_each(command: &str, extra: &[&str]) {
             text.contains("docs/protocol.md"),
             "{command} with {name}: the fix line names the protocol\n{text}"
         );
-        assert_eq!(out.status.code(), Some(1), "{command} with {name}\n{text}");
+        // Exit 3: a parser was not asked (README, "Exit status").
+        assert_eq!(out.status.code(), Some(3), "{command} with {name}\n{text}");
         assert_nothing_left(&dir, &format!("{command} with {name}"));
     }
     let _ = std::fs::remove_dir_all(&dir);

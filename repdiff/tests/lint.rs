@@ -185,3 +185,29 @@ fn bad_arguments_exit_2() {
         "one oracle has nothing to compare"
     );
 }
+
+/// Issue 52 (and the site-owner tools' "never a false pass"): a parser
+/// that never greets makes lint exit 3, naming it, even on a file every
+/// parser that did start reads alike; `--skip-oracle` leaves it out on
+/// purpose, and the run then passes and says it was not asked.
+#[test]
+fn a_parser_that_never_greets_is_exit_3_never_a_pass() {
+    let never = "never=sleep 1000";
+    let body = b"User-agent: *\nDisallow: /private/\n";
+    let base = ["--oracle-cmd", never, "--greeting-timeout", "0.5"];
+    let mut args = base.to_vec();
+    args.extend(["--oracle", "never", "-"]);
+    let out = lint(&args, body);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("never") && err.contains("did not greet"),
+        "{err}"
+    );
+    let mut args = base.to_vec();
+    args.extend(["--oracle", "never", "--skip-oracle", "never", "-"]);
+    let out = lint(&args, body);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("not asked (--skip-oracle): never"), "{err}");
+}

@@ -86,30 +86,11 @@ fn ensure_apt(ctx: &Ctx, verbose: bool, pins: &[&AptPin]) -> Result<()> {
         "apt-get update && apt-get install -y --no-install-recommends {}",
         missing.join(" ")
     );
-    let is_root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
-    if !is_root {
+    if !super::is_root() {
         return Err(ctx.err(PIECE, format!("missing: {}", missing.join(", ")), fix));
     }
     log::info!("setup: external: apt-get install {}", missing.join(" "));
-    run(
-        ctx,
-        PIECE,
-        Command::new("apt-get").args(["update", "-qq"]),
-        &fix,
-    )?;
-    run(
-        ctx,
-        PIECE,
-        Command::new("apt-get")
-            .args(["install", "-y", "-qq", "--no-install-recommends"])
-            .args(&missing)
-            .env("DEBIAN_FRONTEND", "noninteractive"),
-        &fix,
-    )?;
-    Ok(())
+    super::apt_install(ctx, PIECE, &["--no-install-recommends"], &missing, &fix)
 }
 
 /// The integrity npm recorded for `package` in the cache's hidden lockfile.

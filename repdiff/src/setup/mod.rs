@@ -10,6 +10,7 @@ pub mod google;
 pub mod jvm_go;
 pub mod protego_sdist;
 pub mod python;
+pub mod runtimes;
 pub mod suites;
 pub mod tools;
 pub mod warc_sample;
@@ -182,6 +183,7 @@ pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
 
 fn steps() -> Vec<(&'static str, Step)> {
     vec![
+        ("runtimes", runtimes::ensure),
         ("apt", apt_packages),
         ("python", python::ensure),
         ("google", google::ensure),
@@ -195,7 +197,9 @@ fn steps() -> Vec<(&'static str, Step)> {
 
 pub const HELP: &str = "Fetch and verify every third-party parser, test suite and data set \
 (idempotent), pinned by version and sha256, into the setup cache (.cache/ or --cache DIR). Steps: \
-apt, python, google, external, suites, census-data, warc-sample, test-tools; REPDIFF_SETUP_SKIP=step,step skips \
+runtimes (the oracles' java, node, ruby, perl and setup's mvn, npm, go; installed from Debian's \
+packages as root), apt, python, google, external, suites, census-data, warc-sample, test-tools; \
+REPDIFF_SETUP_SKIP=step,step skips \
 some (here and in the setup other commands run first). An installed repdiff sets up the checkout \
 given by --root.";
 
@@ -248,11 +252,7 @@ fn apt_packages(ctx: &Ctx, verbose: bool) -> Result<()> {
         return Ok(());
     }
     let fix = format!("apt-get update && apt-get install -y {}", missing.join(" "));
-    let is_root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| o.stdout.starts_with(b"0\n"));
-    if !is_root {
+    if !is_root() {
         return Err(ctx.err(
             "apt",
             format!("missing Debian packages: {}", missing.join(", ")),
@@ -260,20 +260,42 @@ fn apt_packages(ctx: &Ctx, verbose: bool) -> Result<()> {
         ));
     }
     log::info!("  apt: installing {}", missing.join(", "));
+    let missing: Vec<String> = missing.into_iter().map(String::from).collect();
+    apt_install(ctx, "apt", &[], &missing, &fix)
+}
+
+/// Whether this process runs as root, so `apt-get install` works as it is.
+pub fn is_root() -> bool {
+    Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout.starts_with(b"0\n"))
+}
+
+/// `apt-get update`, then `apt-get install -y -qq FLAGS PACKAGES`
+/// non-interactively (as root), failing as `piece` with `fix`.
+pub fn apt_install(
+    ctx: &Ctx,
+    piece: &str,
+    flags: &[&str],
+    packages: &[String],
+    fix: &str,
+) -> Result<()> {
     run(
         ctx,
-        "apt",
-        Command::new("apt-get").arg("update").arg("-qq"),
-        &fix,
+        piece,
+        Command::new("apt-get").args(["update", "-qq"]),
+        fix,
     )?;
     run(
         ctx,
-        "apt",
+        piece,
         Command::new("apt-get")
             .args(["install", "-y", "-qq"])
-            .args(&missing)
+            .args(flags)
+            .args(packages)
             .env("DEBIAN_FRONTEND", "noninteractive"),
-        &fix,
+        fix,
     )?;
     Ok(())
 }
