@@ -452,7 +452,12 @@ fn compare_all(
                 query: qi,
                 signature: Signature::of(row.iter().map(|(n, a)| (*n, &a.outcome))),
             });
-            let minority = split_minority(&cq.expect, &row);
+            let minority = split_minority(&cq.expect, &row, |name, outcome| {
+                ledger
+                    .entries
+                    .iter()
+                    .any(|e| e.covers(name, &case.id, qi, outcome))
+            });
             for (name, answer) in row {
                 let mut status = compare(&cq.expect, &answer.outcome);
                 if status == Status::Match && minority.contains(name) {
@@ -559,28 +564,35 @@ pub fn compare(expect: &Expect, outcome: &Outcome) -> Status {
 /// oracles is still a divergence: the oracles outside the largest class are
 /// the ones that need explaining (ties go to `allowed`, RFC 9309 §2.2.2's
 /// default when nothing matches).
-fn split_minority<'a>(expect: &Expect, row: &[(&'a str, &Answer)]) -> BTreeSet<&'a str> {
+fn split_minority<'a>(
+    expect: &Expect,
+    row: &[(&'a str, &Answer)],
+    explained: impl Fn(&str, &Outcome) -> bool,
+) -> BTreeSet<&'a str> {
     if *expect != Expect::Verdict(Verdict::Either) {
         return BTreeSet::new();
     }
-    let allowed: Vec<&str> = row
-        .iter()
-        .filter(|(_, a)| a.outcome == Outcome::Allowed)
-        .map(|(n, _)| *n)
-        .collect();
-    let disallowed: Vec<&str> = row
-        .iter()
-        .filter(|(_, a)| a.outcome == Outcome::Disallowed)
-        .map(|(n, _)| *n)
-        .collect();
+    let side = |want: Outcome| -> Vec<(&'a str, &Answer)> {
+        row.iter()
+            .filter(|(_, a)| a.outcome == want)
+            .map(|(n, a)| (*n, *a))
+            .collect()
+    };
+    let allowed = side(Outcome::Allowed);
+    let disallowed = side(Outcome::Disallowed);
     if allowed.is_empty() || disallowed.is_empty() {
         return BTreeSet::new();
     }
-    if disallowed.len() > allowed.len() {
-        allowed.into_iter().collect()
-    } else {
-        disallowed.into_iter().collect()
-    }
+    // The ledger, not the head count, says which side departs: with some
+    // oracles left out, the side it explains can outnumber the other.
+    let whole = |s: &[(&str, &Answer)]| s.iter().all(|(n, a)| explained(n, &a.outcome));
+    let allowed_splits = match (whole(&allowed), whole(&disallowed)) {
+        (true, false) => true,
+        (false, true) => false,
+        _ => disallowed.len() > allowed.len(),
+    };
+    let split = if allowed_splits { allowed } else { disallowed };
+    split.into_iter().map(|(n, _)| n).collect()
 }
 
 /// An entry is in scope when one of its oracles ran and one of its cases was
@@ -624,5 +636,28 @@ mod tests {
         assert_eq!(t.total, Duration::from_millis((0..50).sum()));
         let kept: Vec<usize> = t.slowest.iter().map(|s| s.0).collect();
         assert_eq!(kept, vec![49, 48, 47]);
+    }
+
+    #[test]
+    fn on_an_either_query_the_side_the_ledger_explains_is_the_split_one() {
+        let (a, d) = (
+            Answer::from(Outcome::Allowed),
+            Answer::from(Outcome::Disallowed),
+        );
+        let row = [("p", &a), ("q", &a), ("r", &d), ("s", &d), ("t", &d)];
+        let either = Expect::Verdict(Verdict::Either);
+        // Nothing explained: the fewer are the split.
+        let by_count = split_minority(&either, &row, |_, _| false);
+        assert_eq!(by_count, BTreeSet::from(["p", "q"]));
+        // The ledger explains the larger side whole (the smaller side's
+        // usual company was left out of the run): that side is the split.
+        let explained = split_minority(&either, &row, |n, _| ["r", "s", "t"].contains(&n));
+        assert_eq!(explained, BTreeSet::from(["r", "s", "t"]));
+        // A partly explained side does not move the split.
+        let partly = split_minority(&either, &row, |n, _| n == "r");
+        assert_eq!(partly, BTreeSet::from(["p", "q"]));
+        // Not an either query: no split at all.
+        let fixed = Expect::Verdict(Verdict::Allowed);
+        assert!(split_minority(&fixed, &row, |_, _| true).is_empty());
     }
 }
