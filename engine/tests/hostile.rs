@@ -776,10 +776,14 @@ fn a_busy_start_outlasts_the_greeting_timeout_and_a_sleeping_one_does_not() {
         greeting_timeout: Duration::from_secs(1),
         ..Limits::default()
     };
+    // bash's SECONDS keeps the loop in one process, as a JVM's start is: a
+    // loop that forks `date` spends its run-queue wait in children reaped
+    // between two readings, which the idle clock cannot see (loaded runs of
+    // the test command failed here on 2026-12-06 with that loop).
     let busy = Harness::new(
         "busy-start",
-        "sh",
-        "end=$(( $(date +%s) + 3 ))\nwhile [ $(date +%s) -lt $end ]; do :; done\n\
+        "bash",
+        "while (( SECONDS < 3 )); do :; done\n\
          echo \"$GREETING\"\nwhile read l; do :; done\n",
     );
     let (r, took) = busy.launch(limits);
