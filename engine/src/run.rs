@@ -561,9 +561,11 @@ pub fn compare(expect: &Expect, outcome: &Outcome) -> Status {
 }
 
 /// On an `either` query any verdict is acceptable, but a split between
-/// oracles is still a divergence: the oracles outside the largest class are
-/// the ones that need explaining (ties go to `allowed`, RFC 9309 §2.2.2's
-/// default when nothing matches).
+/// oracles is still a divergence. The side the ledger explains whole is the
+/// one that departs (with oracles left out it can be the larger side);
+/// otherwise the oracles outside the largest class are the ones that need
+/// explaining (ties go to `allowed`, RFC 9309 §2.2.2's default when nothing
+/// matches).
 fn split_minority<'a>(
     expect: &Expect,
     row: &[(&'a str, &Answer)],
@@ -572,27 +574,27 @@ fn split_minority<'a>(
     if *expect != Expect::Verdict(Verdict::Either) {
         return BTreeSet::new();
     }
-    let side = |want: Outcome| -> Vec<(&'a str, &Answer)> {
+    let side = |want: &Outcome| -> Vec<&'a str> {
         row.iter()
-            .filter(|(_, a)| a.outcome == want)
-            .map(|(n, a)| (*n, *a))
+            .filter(|(_, a)| a.outcome == *want)
+            .map(|(n, _)| *n)
             .collect()
     };
-    let allowed = side(Outcome::Allowed);
-    let disallowed = side(Outcome::Disallowed);
+    let (allowed, disallowed) = (side(&Outcome::Allowed), side(&Outcome::Disallowed));
     if allowed.is_empty() || disallowed.is_empty() {
         return BTreeSet::new();
     }
-    // The ledger, not the head count, says which side departs: with some
-    // oracles left out, the side it explains can outnumber the other.
-    let whole = |s: &[(&str, &Answer)]| s.iter().all(|(n, a)| explained(n, &a.outcome));
-    let allowed_splits = match (whole(&allowed), whole(&disallowed)) {
+    let whole = |names: &[&str], outcome: &Outcome| names.iter().all(|n| explained(n, outcome));
+    let allowed_splits = match (
+        whole(&allowed, &Outcome::Allowed),
+        whole(&disallowed, &Outcome::Disallowed),
+    ) {
         (true, false) => true,
         (false, true) => false,
         _ => disallowed.len() > allowed.len(),
     };
     let split = if allowed_splits { allowed } else { disallowed };
-    split.into_iter().map(|(n, _)| n).collect()
+    split.into_iter().collect()
 }
 
 /// An entry is in scope when one of its oracles ran and one of its cases was
