@@ -277,6 +277,7 @@ pub const TAGS: &[&str] = &[
     "metamorphic",
     "robustness",
     "google-leniency",
+    "ai-preferences",
 ];
 
 fn is_kebab(id: &str) -> bool {
