@@ -126,6 +126,11 @@ pub enum InputClass {
     AbnfSitemap,
     /// Another record (`crawl-delay`, `host`...): §2.2.4's "other records".
     AbnfOtherRecord,
+    /// One of the records written for AI use (aipref's `Content-Usage`,
+    /// Cloudflare's `Content-Signal`, RSL's `License`, the expired
+    /// `DisallowAITraining`/`AllowAITraining`): other records to RFC 9309,
+    /// a rule to aipref-attach, a prefix-matched key to Google's parser.
+    AbnfAiPreference,
     // Where an unusual octet (a control, NUL, NEL, a Unicode space or
     // format character, a BOM, a byte that is not UTF-8, a `%` without two
     // hex digits) stands.
@@ -220,6 +225,7 @@ impl InputClass {
         InputClass::AbnfPatternNoSlash,
         InputClass::AbnfSitemap,
         InputClass::AbnfOtherRecord,
+        InputClass::AbnfAiPreference,
         InputClass::AtLineStart,
         InputClass::AtKey,
         InputClass::AtSeparator,
@@ -293,6 +299,7 @@ impl InputClass {
             AbnfPatternNoSlash => "abnf/pattern-no-slash",
             AbnfSitemap => "abnf/sitemap",
             AbnfOtherRecord => "abnf/other-record",
+            AbnfAiPreference => "abnf/ai-preference",
             AtLineStart => "at/line-start",
             AtKey => "at/key",
             AtSeparator => "at/separator",
@@ -490,6 +497,11 @@ fn abnf_classes(body: &[u8], out: &mut BTreeSet<InputClass>) {
                 out.insert(AbnfSitemap);
             }
             "" => {}
+            "content-usage" | "content-signal" | "license" | "disallowaitraining"
+            | "allowaitraining" => {
+                out.insert(AbnfOtherRecord);
+                out.insert(AbnfAiPreference);
+            }
             _ => {
                 out.insert(AbnfOtherRecord);
             }
@@ -857,6 +869,10 @@ mod tests {
             (
                 b"sitemap: /s\ncrawl-delay: 1\n",
                 &[AbnfSitemap, AbnfOtherRecord],
+            ),
+            (
+                b"user-agent: a\nContent-Usage: train-ai=n\n",
+                &[AbnfOtherRecord, AbnfAiPreference, AbnfKeyCase],
             ),
             (b"disallow : /\n", &[AbnfWsBeforeColon]),
             (b"\x00disallow: /\n", &[AtLineStart, AtKey]),

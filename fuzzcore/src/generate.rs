@@ -327,6 +327,11 @@ const OTHER_KEYS: &[&str] = &[
     "UserAgent",
     "Agent",
     "",
+    "Content-Usage",
+    "Content-Signal",
+    "License",
+    "DisallowAITraining",
+    "AllowAITraining",
 ];
 const OTHER_VALUES: &[&str] = &[
     "5",
@@ -339,6 +344,10 @@ const OTHER_VALUES: &[&str] = &[
     "*",
     "foobot",
     "x y",
+    "train-ai=n",
+    "/ai-ok/ train-ai=y",
+    "search=yes, ai-train=no",
+    "https://example.test/license.xml",
 ];
 const FILLS: &[&str] = &[
     "", "x", "abc", "/", "a/b", "%2F", "*", "$", "\u{e4}", "fish",

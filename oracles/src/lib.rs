@@ -187,6 +187,12 @@ pub fn profiles() -> Vec<Entry> {
             harness: None,
         },
         Entry {
+            name: profiles::aipref::NAME,
+            runtime: "rust",
+            make: || Ok(Box::new(profiles::aipref::Aipref::new())),
+            harness: None,
+        },
+        Entry {
             name: profiles::googlebot::NAME,
             runtime: "google",
             make: profiles::googlebot::make,

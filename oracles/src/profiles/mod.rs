@@ -1,10 +1,12 @@
-//! Expectation profiles: four generations of robots.txt rules, each an
-//! executable reference that runs as an oracle and explains every verdict
+//! Expectation profiles: four generations of robots.txt rules and one
+//! proposed update, each an executable reference that runs as an oracle and explains every verdict
 //! with the text it applied.
 //!
 //! - `rfc9309`: the project's reference ([`crate::rfc9309`]), unchanged.
 //! - `robots-1996`: draft-koster-robots-00 ([`classic`], 1996 edition).
 //! - `robots-1994`: "A Standard for Robot Exclusion" ([`classic`], 1994).
+//! - `aipref`: RFC 9309 with draft-ietf-aipref-attach-05's `Content-Usage`
+//!   rule ([`aipref`]).
 //! - `googlebot`: Google's published description of how it interprets
 //!   robots.txt, with Google's open-source library as parser and matcher
 //!   ([`googlebot`]).
@@ -15,6 +17,7 @@
 //! parsers with them (the report's oracle x profile matrix) instead of
 //! triaging them.
 
+pub mod aipref;
 pub mod classic;
 pub mod googlebot;
 mod status;

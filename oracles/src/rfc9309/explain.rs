@@ -216,6 +216,13 @@ fn readings(o: &mut Out, robots: &Robots, v: &Verdict<'_>, path: &[u8]) {
     if notes.bom {
         o.s(", ").s(r.byte_order_mark.label());
     }
+    if notes.usage_rules > 0 {
+        o.s(", ")
+            .s(r.content_usage.label())
+            .s(" (")
+            .n(notes.usage_rules.into())
+            .s(" Content-Usage rules)");
+    }
     if notes.dropped_rules > 0 {
         o.s(", ")
             .n(notes.dropped_rules.into())

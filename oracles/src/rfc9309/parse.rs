@@ -9,8 +9,8 @@
 use super::agent::group_token;
 use super::matching::{normalise, Side};
 use super::readings::{
-    ByteOrderMark, InnerDollar, InvalidUtf8, NoColon, OrphanRules, PatternJunk, PatternStart,
-    Readings,
+    ByteOrderMark, ContentUsage, InnerDollar, InvalidUtf8, NoColon, OrphanRules, PatternJunk,
+    PatternStart, Readings,
 };
 
 /// A range of the arena.
@@ -127,6 +127,9 @@ pub struct ParseNotes {
     /// (§2.2.4 other records, e.g. `Crawl-delay`), or not parseable
     /// (§2.3.1.5). None of them ends or starts a group.
     pub other_lines: u32,
+    /// `Content-Usage` lines read as rules of their group
+    /// ([`ContentUsage::Rule`]).
+    pub usage_rules: u32,
 }
 
 /// A parsed robots.txt body.
@@ -322,6 +325,12 @@ impl Robots {
                     robots.rule_line(&mut cursor, line_no, allow, value, quirks, &mut notes);
                 }
                 Key::Sitemap => robots.sitemap_line(value),
+                Key::Other
+                    if readings.content_usage == ContentUsage::Rule
+                        && key.eq_ignore_ascii_case(b"content-usage") =>
+                {
+                    robots.usage_line(&mut cursor, &mut notes)
+                }
                 Key::Other => notes.other_lines += 1,
             }
         }
@@ -415,6 +424,18 @@ impl Robots {
         let rule = self.push_rule(allow, line_no, value, quirks);
         self.rules.push(rule);
         self.groups[g].end = self.rules.len() as u32;
+    }
+
+    /// aipref-attach §3: a `Content-Usage` rule belongs to the group being
+    /// read and, being a rule, closes its run of user-agent lines. Before
+    /// any group it is a rule in no group, which §2.2.2 says to ignore.
+    fn usage_line(&mut self, cur: &mut Cursor, notes: &mut ParseNotes) {
+        if cur.group.is_none() {
+            notes.orphan_rules += 1;
+            return;
+        }
+        cur.has_rules = true;
+        notes.usage_rules += 1;
     }
 
     /// §2.2.4: not part of any group, so it neither ends nor starts one ("a

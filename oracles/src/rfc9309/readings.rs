@@ -54,6 +54,11 @@ pub struct Readings {
     /// §2.2 `path-pattern = "/" ...`, yet §5.1 writes `Disallow: *.gif$`:
     /// a pattern that does not start with `/`.
     pub pattern_start: PatternStart,
+    /// §2.2.4 "Parsing of other records MUST NOT interfere with the parsing
+    /// of explicitly defined records", against draft-ietf-aipref-attach-05
+    /// §3 `rule =/ content-usage`: is a `Content-Usage` line an other record
+    /// or a rule of its group?
+    pub content_usage: ContentUsage,
 }
 
 /// 500 KiB, the smallest parsing limit §2.5 allows.
@@ -77,6 +82,7 @@ impl Default for Readings {
             no_colon: NoColon::Ignored,
             robots_txt_query: RobotsTxtQuery::PathComponent,
             pattern_start: PatternStart::AsWritten,
+            content_usage: ContentUsage::OtherRecord,
         }
     }
 }
@@ -274,6 +280,29 @@ pub enum PatternStart {
     AsWritten,
     /// Outside the §2.2 `path-pattern` grammar: ignored.
     RuleIgnored,
+}
+
+/// A `Content-Usage` line (draft-ietf-aipref-attach-05).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ContentUsage {
+    /// Default, RFC 9309 as published: an other record (§2.2.4), which
+    /// neither ends nor starts a group.
+    OtherRecord,
+    /// aipref-attach §3: a rule of the group it is in, so, like an
+    /// Allow/Disallow line, it ends the group's run of user-agent lines
+    /// (§2.1: a user-agent line after a rule starts a new group). It never
+    /// decides a `can_fetch` verdict ("Allow and Disallow rules determine
+    /// what resources can be crawled", §3.1).
+    Rule,
+}
+
+impl ContentUsage {
+    pub fn label(self) -> &'static str {
+        match self {
+            ContentUsage::OtherRecord => "content-usage=other-record",
+            ContentUsage::Rule => "content-usage=rule (aipref-attach)",
+        }
+    }
 }
 
 impl Specificity {
