@@ -12,6 +12,7 @@
 //! counts are mergeable sums ([`tally`]) so a census can be split into
 //! shards on many machines and merged into the report one run would give.
 
+pub mod adoption;
 pub mod input;
 pub mod pair;
 mod pipeline;

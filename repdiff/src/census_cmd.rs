@@ -10,6 +10,7 @@ use engine::worker::Limits;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub mod adoption;
 pub mod warc_sample;
 
 /// The census's default input: the robots.txt files real websites served
@@ -74,6 +75,11 @@ pub struct Opts {
 
 #[derive(Debug, Subcommand)]
 enum Sub {
+    /// Apply each edit of census/edits/ai-preferences.yaml (Cloudflare's
+    /// managed block, Content-Usage, License, ...) to every file the way it
+    /// is deployed and ask the file's as-written questions before and
+    /// after: per (edit, parser), the sites where a verdict flips
+    Adoption(adoption::AdoptionOpts),
     /// Combine shard outputs (each a DIR with census.json) into one report
     Merge {
         /// Shard output folders
@@ -155,6 +161,7 @@ struct RunOpts {
 
 pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     match opts.sub {
+        Some(Sub::Adoption(a)) => adoption::run(a, host),
         Some(Sub::Merge { dirs, out }) => merge(&dirs, out),
         Some(Sub::Queries { inputs, limit, out }) => queries(&inputs, limit, out),
         Some(Sub::Speed { oracles, limit }) => speed(&oracles, limit),

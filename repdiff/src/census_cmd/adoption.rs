@@ -1,0 +1,104 @@
+//! `census adoption`: the census crate's adoption run over the real
+//! oracles, the edits read from `census/edits/` (docs/census.md).
+
+use super::{expected_files, inputs};
+use crate::cli::{Host, Usage, WorkerFlags};
+use crate::{paths, select};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug, clap::Args)]
+pub struct AdoptionOpts {
+    /// Directories, .tar/.tar.gz or .warc/.warc.gz files [default: protego's test data]
+    #[arg(value_name = "INPUT")]
+    inputs: Vec<PathBuf>,
+    /// The edits to apply [default: census/edits/ai-preferences.yaml]
+    #[arg(long, value_name = "FILE")]
+    edits: Option<PathBuf>,
+    /// Only this oracle (repeatable)
+    #[arg(long = "oracle", value_name = "NAME")]
+    oracles: Vec<String>,
+    /// Stop after the first N input files
+    #[arg(long, value_name = "N")]
+    limit: Option<u64>,
+    /// Where to write adoption.json and adoption.md [default: reports/run/adoption/]
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Seconds per worker call before it is given up on (plus a quarter
+    /// per query after the first)
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::cli::seconds)]
+    timeout: Duration,
+    #[command(flatten)]
+    workers: WorkerFlags,
+    /// Do not run setup first
+    #[arg(long)]
+    no_setup: bool,
+    /// Write the committed snapshot reports/census/adoption.{json,md} (only
+    /// a run of every oracle over the whole default input and edits;
+    /// refused if an oracle is missing)
+    #[arg(long, conflicts_with_all = ["inputs", "oracles", "limit", "out", "edits"])]
+    publish: bool,
+}
+
+pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, Usage> {
+    select::validate(&args.oracles, &[])?;
+    let edits_path = args
+        .edits
+        .unwrap_or_else(|| paths::root().join("census/edits/ai-preferences.yaml"));
+    // Edits and input are read before setup, workers or the output folder:
+    // a refused one leaves nothing behind.
+    let edits = census::adoption::load(&edits_path).map_err(Usage)?;
+    if !args.no_setup {
+        (host.ensure_setup)();
+    }
+    let (inputs, input_label) = inputs(&args.inputs)?;
+    let records = census::input::open(&inputs).map_err(|e| Usage(e.0))?;
+    let out = match args.out {
+        Some(out) => out,
+        None if args.publish => paths::published_census_dir(),
+        None => paths::run_dir().join("adoption"),
+    };
+    let wanted = args.workers.wanted(&args.oracles, &[])?;
+    let _lock = paths::lock_dir(&out)?;
+    let pending =
+        engine::output::pending(format!("{} (adoption.json, adoption.md)", out.display()));
+    let mut sel = select::start(&wanted, &[], false, args.workers.limits(args.timeout));
+    for u in &sel.unavailable {
+        log::error!("{u}");
+    }
+    if args.publish && !sel.unavailable.is_empty() {
+        return Err(Usage(
+            "--publish: the published adoption census covers every oracle; fix the ones above first".into(),
+        ));
+    }
+    log::info!(
+        "census adoption: {} edit(s) from {}, {} oracle(s)",
+        edits.len(),
+        edits_path.display(),
+        sel.oracles.len()
+    );
+    let adoption = census::adoption::run(
+        records,
+        &mut sel.oracles,
+        &edits,
+        input_label,
+        args.limit,
+        expected_files(&inputs, args.limit, None),
+    )
+    .map_err(|e| Usage(e.0))?;
+    census::adoption::write_outputs(&out, &adoption)
+        .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
+    drop(pending);
+    for e in &adoption.edits {
+        println!(
+            "{:<36} {} of {} sites change a verdict for some parser",
+            e.edit.id, e.sites_any, adoption.files
+        );
+    }
+    println!("report: {}", out.join("adoption.md").display());
+    Ok(if sel.unavailable.is_empty() {
+        0
+    } else {
+        crate::cli::EXIT_NOT_RUN
+    })
+}
