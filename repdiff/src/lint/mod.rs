@@ -9,6 +9,7 @@
 //! prints text or JSON (docs/lint.md).
 
 pub mod group;
+pub mod hazards;
 pub mod input;
 pub mod panel;
 pub mod plain;
@@ -89,6 +90,8 @@ pub struct Report {
     /// Disagreements the budget left no time to minimise.
     pub unexamined: Vec<Disagreement>,
     pub failures: Vec<Failure>,
+    /// The lines written for AI use and what they do ([`hazards`]).
+    pub hazards: Vec<hazards::Hazard>,
 }
 
 impl Report {
@@ -238,6 +241,7 @@ pub fn examine(
     }
     progress.done();
     Report {
+        hazards: hazards::hazards(&file.body),
         lines: cause::lines(&file.body),
         file,
         oracles: panel.names.clone(),

@@ -25,6 +25,8 @@ struct View<'r> {
     groups: Vec<GroupView<'r>>,
     unexamined: Vec<QuestionView<'r>>,
     failures: Vec<FailureView<'r>>,
+    /// Lines written for AI use, what each does, its rewrite.
+    hazards: &'r [super::hazards::Hazard],
 }
 
 #[derive(Serialize)]
@@ -157,6 +159,7 @@ fn view(r: &Report) -> View<'_> {
                 outcome: &f.label,
             })
             .collect(),
+        hazards: &r.hazards,
     }
 }
 
@@ -283,6 +286,12 @@ pub fn text(r: &Report) {
             "note: the file is not valid UTF-8 (line {}, column {}): RFC 9309 wants UTF-8, and parsers read such bytes differently",
             p.line, p.column
         );
+    }
+    for h in v.hazards {
+        println!("\nline {} `{}`: {}", h.line, h.key, h.what);
+        if let Some(rw) = &h.rewrite {
+            println!("  rewrite: {rw}");
+        }
     }
     for g in &v.groups {
         print_group(g);
