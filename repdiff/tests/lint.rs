@@ -211,3 +211,39 @@ fn a_parser_that_never_greets_is_exit_3_never_a_pass() {
     assert_eq!(out.status.code(), Some(0), "{err}");
     assert!(err.contains("not asked (--skip-oracle): never"), "{err}");
 }
+
+#[test]
+fn cloudflare_s_prepended_block_and_disallow_ai_training_are_named_with_lines_and_rewrites() {
+    // Cloudflare's managed block prepended to a site's own file (two `*`
+    // groups), and DisallowAITraining in the site's group: the hazards
+    // come from the file; Google's parser then splits from the reference
+    // on the DisallowAITraining line, as the hazard says.
+    let body = b"User-Agent: *\nContent-signal: search=yes, ai-train=no\nAllow: /\n\nUser-agent: GPTBot\nDisallow: /\n\n# END Cloudflare Managed Content\nUser-agent: *\nDisallowAITraining: /\nDisallow: /lp\n";
+    let out = lint(&["--json", "-"], body);
+    let v = json(&out);
+    let hazards = v["hazards"].as_array().expect("hazards");
+    let at = |line: u64| {
+        hazards
+            .iter()
+            .find(|h| h["line"] == line)
+            .unwrap_or_else(|| panic!("no hazard at line {line}: {hazards:?}"))
+    };
+    assert!(
+        at(9)["what"].as_str().unwrap().contains("lines 1, 9"),
+        "{hazards:?}"
+    );
+    assert_eq!(
+        at(9)["rewrite"],
+        "merge the `*` groups into the one at line 1"
+    );
+    assert!(at(10)["what"]
+        .as_str()
+        .unwrap()
+        .contains("`Disallow: /` to Google's parser"));
+    assert_eq!(hazards.len(), 2, "{hazards:?}");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "google and rfc9309 split on line 10"
+    );
+}
