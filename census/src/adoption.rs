@@ -417,7 +417,7 @@ pub fn markdown(a: &Adoption) -> String {
         a.questions,
         a.oracles.len()
     );
-    out.push_str("| edit | sites changed (any parser) | parsers that change | source |\n|---|---:|---|---|\n");
+    out.push_str("| edit | sites changed (any parser) | parsers that change (sites) | answers that became or stopped being no verdict (unjudged questions) | source |\n|---|---:|---|---|---|\n");
     for e in &a.edits {
         let mut movers: Vec<&Row> = a
             .rows
@@ -430,13 +430,29 @@ pub fn markdown(a: &Adoption) -> String {
             .map(|r| format!("{} {}", r.oracle, r.sites))
             .collect::<Vec<_>>()
             .join(", ");
+        let mut unjudged: Vec<&Row> = a
+            .rows
+            .iter()
+            .filter(|r| r.edit == e.edit.id && r.unjudged > 0)
+            .collect();
+        unjudged.sort_by(|x, y| y.unjudged.cmp(&x.unjudged).then(x.oracle.cmp(&y.oracle)));
+        let unjudged = unjudged
+            .iter()
+            .map(|r| format!("{} {}", r.oracle, r.unjudged))
+            .collect::<Vec<_>>()
+            .join(", ");
         out.push_str(&format!(
-            "| `{}` {} | {} of {} | {} | {} |\n",
+            "| `{}` {} | {} of {} | {} | {} | {} |\n",
             e.edit.id,
             e.edit.title,
             e.sites_any,
             a.files,
             if list.is_empty() { "none".into() } else { list },
+            if unjudged.is_empty() {
+                "none".into()
+            } else {
+                unjudged
+            },
             e.edit.source
         ));
     }
@@ -472,6 +488,22 @@ pub fn markdown(a: &Adoption) -> String {
         }
     }
     out
+}
+
+/// Read an `adoption.json` back (to render it again).
+pub fn read(path: &Path) -> Result<Adoption, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let a: Adoption = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not an adoption.json: {e}", path.display()))?;
+    if a.format != FORMAT {
+        return Err(format!(
+            "{}: format {:?}, expected {FORMAT:?}",
+            path.display(),
+            a.format
+        ));
+    }
+    Ok(a)
 }
 
 /// Write `adoption.json` and `adoption.md` into `dir` as one set.
@@ -581,5 +613,35 @@ mod tests {
         assert_eq!(row.examples[0].before, "allowed");
         assert!(!compare(&mut row, "h", &asked, &before, &before));
         assert_eq!(row.sites, 1);
+    }
+
+    #[test]
+    fn a_written_report_reads_back_and_renders_its_unjudged_answers() {
+        let a = Adoption {
+            format: FORMAT.into(),
+            input: "two files".into(),
+            files: 2,
+            questions: 9,
+            oracles: vec![],
+            edits: vec![EditSummary {
+                edit: edit(Placement::Prepend, "Allow: /llms.txt"),
+                sites_any: 1,
+            }],
+            rows: vec![Row {
+                edit: "e".into(),
+                oracle: "temoto".into(),
+                sites: 0,
+                questions: 0,
+                unjudged: 7,
+                examples: vec![],
+            }],
+        };
+        let dir = std::env::temp_dir().join(format!("adoption-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        write_outputs(&dir, &a).unwrap();
+        assert_eq!(read(&dir.join("adoption.json")).unwrap(), a);
+        let md = std::fs::read_to_string(dir.join("adoption.md")).unwrap();
+        assert!(md.contains("| 1 of 2 | none | temoto 7 |"), "{md}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -38,9 +38,21 @@ pub struct AdoptionOpts {
     /// refused if an oracle is missing)
     #[arg(long, conflicts_with_all = ["inputs", "oracles", "limit", "out", "edits"])]
     publish: bool,
+    /// Render this adoption.json's adoption.md again beside it (no oracle
+    /// is asked): for a report written before the page changed
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["inputs", "oracles", "limit", "out", "edits", "publish"])]
+    render: Option<PathBuf>,
 }
 
 pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, Usage> {
+    if let Some(json) = &args.render {
+        let adoption = census::adoption::read(json).map_err(Usage)?;
+        let dir = json.parent().unwrap_or(std::path::Path::new("."));
+        census::adoption::write_outputs(dir, &adoption)
+            .map_err(|e| Usage(format!("cannot write {}: {e}", dir.display())))?;
+        println!("report: {}", dir.join("adoption.md").display());
+        return Ok(0);
+    }
     select::validate(&args.oracles, &[])?;
     let edits_path = args
         .edits
