@@ -155,6 +155,18 @@ fn the_bot_mybot_split_through_the_api_with_lint_and_its_ledger_links() {
     let (status, text) = http(&s.addr, "GET", writeup, b"");
     assert_eq!(status, 200);
     assert!(text.contains("substring"), "{text}");
+    // The lines written for AI use come back as hazards, for the page.
+    let (status, linted) = post(
+        &s.addr,
+        "/api/lint",
+        &serde_json::json!({"robots": "User-agent: *\nDisallowAITraining: /\n", "agents": ["Googlebot"]}),
+    );
+    assert_eq!(status, 200, "{linted}");
+    assert_eq!(linted["lint"]["hazards"][0]["line"], 2, "{linted}");
+    assert_eq!(
+        linted["lint"]["hazards"][0]["key"], "DisallowAITraining",
+        "{linted}"
+    );
     assert_eq!(http(&s.addr, "GET", "/findings/../Cargo.toml", b"").0, 404);
     assert_eq!(http(&s.addr, "GET", "/nothing", b"").0, 404);
     assert_eq!(http(&s.addr, "GET", "/api/check", b"").0, 405);
