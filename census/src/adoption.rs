@@ -392,9 +392,6 @@ impl<I: Iterator<Item = Result<Record, InputError>>> Iterator for Versions<'_, I
             }
             asked.insert(asked.len() - self.edits.len(), written);
             files.insert(files.len() - self.edits.len(), r);
-            if files.len() >= BATCH_FILES * (self.edits.len() + 1) {
-                break;
-            }
         }
         (!files.is_empty()).then_some(Ok(Work {
             files,

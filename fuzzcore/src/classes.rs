@@ -497,13 +497,11 @@ fn abnf_classes(body: &[u8], out: &mut BTreeSet<InputClass>) {
                 out.insert(AbnfSitemap);
             }
             "" => {}
-            "content-usage" | "content-signal" | "license" | "disallowaitraining"
-            | "allowaitraining" => {
-                out.insert(AbnfOtherRecord);
-                out.insert(AbnfAiPreference);
-            }
             _ => {
                 out.insert(AbnfOtherRecord);
+                if oracles::profiles::aipref::AI_RECORD_KEYS.contains(&key) {
+                    out.insert(AbnfAiPreference);
+                }
             }
         }
         if unusual(value) {

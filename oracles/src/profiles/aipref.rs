@@ -13,6 +13,18 @@ use engine::oracle::{About, Answer, Capabilities, Oracle, Query};
 
 pub const NAME: &str = "aipref";
 
+/// The keys of the records written for AI use, lower-cased: aipref's
+/// `Content-Usage`, Cloudflare's `Content-Signal`, RSL's `License`, and
+/// draft-canel-robots-ai-control-00's two (cases/corpus/ai-preferences.yaml
+/// cites each). One list for the fuzz classes and lint's hazards.
+pub const AI_RECORD_KEYS: &[&str] = &[
+    "content-usage",
+    "content-signal",
+    "license",
+    "disallowaitraining",
+    "allowaitraining",
+];
+
 /// The reference under the draft's reading.
 pub struct Aipref {
     reference: Rfc9309,

@@ -8,6 +8,7 @@
 //! measured on `cases/corpus/ai-preferences.yaml` (its ledger entry) and is
 //! shown even when the file's questions happen not to reach it.
 
+use oracles::profiles::aipref::AI_RECORD_KEYS as AI_KEYS;
 use serde::Serialize;
 
 /// One line and what it does.
@@ -22,15 +23,6 @@ pub struct Hazard {
     /// same way, where one is known.
     pub rewrite: Option<String>,
 }
-
-/// The AI keys, lower-cased.
-const AI_KEYS: &[&str] = &[
-    "content-usage",
-    "content-signal",
-    "license",
-    "disallowaitraining",
-    "allowaitraining",
-];
 
 /// A record line: 1-based number, key as written, lower-cased key, value.
 struct Rec {
