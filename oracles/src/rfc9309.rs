@@ -13,6 +13,8 @@
 //! - [`access`]: §2.3 the fetch policy ([`fetch_policy`]).
 //! - [`explain`]: the one-line account of a verdict.
 //! - [`readings`]: the documented options.
+//! - [`usage`]: draft-ietf-aipref-attach-05's second stage, the usage
+//!   preference a `Content-Usage` rule gives a URL.
 //!
 //! Not RFC 9309, so answered `Unsupported`: `crawl_delay` and `request_rate`
 //! (§2.2.4 lets crawlers interpret other records; this reading interprets
@@ -25,10 +27,12 @@ pub mod fetch;
 pub mod matching;
 pub mod parse;
 pub mod readings;
+pub mod usage;
 
 pub use access::{fetch_policy, fetch_policy_with, AccessDecision};
-pub use parse::{Chosen, ParseNotes, Robots, Rule, Selection};
+pub use parse::{Chosen, ParseNotes, Robots, Rule, Selection, UsageRule};
 pub use readings::*;
+pub use usage::{Preference, Preferences, UsageOutcome};
 
 use crate::panic_guard::guard;
 use engine::oracle::{Answer, Ask, Capabilities, Oracle, Outcome, Query, Value};

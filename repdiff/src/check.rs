@@ -4,6 +4,8 @@
 use crate::cli::{seconds, Host, Usage};
 use crate::{paths, select};
 use engine::oracle::{Answer, Ask, Outcome, Query};
+use oracles::profiles::aipref;
+use oracles::rfc9309::UsageOutcome;
 use std::io::Read;
 use std::time::Duration;
 
@@ -11,6 +13,10 @@ const AFTER_HELP: &str = "\
 --json prints exactly one object:
   {\"oracles\": {\"<name>\": {\"version\": ..., \"outcome\": ..., \"detail\": ...}}}
 with outcome one of allowed|disallowed|error|crash|timeout|unsupported.
+When the file has a Content-Usage line, the object also has
+  \"usage\": {\"draft\": ..., \"queries\": [{\"kind\": \"rules\"|\"no_rule\"|\"not_crawlable\", ...}]}
+the usage preference draft-ietf-aipref-attach-05 gives each question
+(train-ai and search: allow|disallow|unknown, and the deciding lines).
 --oracle-cmd NAME='COMMAND' adds any program that speaks docs/protocol.md
 (run by `sh -c`), e.g. --oracle-cmd mine='python3 oracles/harness/example.py'.";
 
@@ -347,11 +353,34 @@ fn print_json(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &J
                                "detail": format!("oracle unavailable: {} (fix: {})", u.reason, u.fix_line(crate::cli::program()))}),
         );
     }
-    println!("{}", serde_json::json!({ "oracles": oracles }));
+    let mut doc = serde_json::json!({ "oracles": oracles });
+    if let Some(usage) = usage_of(job) {
+        doc["usage"] = serde_json::json!({"draft": aipref::DRAFT, "queries": usage});
+    }
+    println!("{doc}");
+}
+
+/// The usage preference of each can_fetch question (`None` for the
+/// others), when the file has a `Content-Usage` rule.
+fn usage_of(job: &Job) -> Option<Vec<Option<UsageOutcome>>> {
+    let questions: Vec<(&str, &str)> = job
+        .queries
+        .iter()
+        .map(|q| (q.agent.as_str(), q.url.as_str()))
+        .collect();
+    let answers = aipref::usage_preferences(&job.body, &questions)?;
+    Some(
+        job.queries
+            .iter()
+            .zip(answers)
+            .map(|(q, a)| (q.ask == Ask::CanFetch).then_some(a))
+            .collect(),
+    )
 }
 
 fn print_human(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &Job) {
     println!("{}", job.title);
+    let usage = usage_of(job);
     for (i, q) in job.queries.iter().enumerate() {
         println!(
             "\n{} agent={:?} url={:?}{}",
@@ -376,6 +405,9 @@ fn print_human(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &
             if !a.explain.is_empty() {
                 println!("  {:<16} why: {}", "", a.explain);
             }
+        }
+        if let Some(u) = usage.as_ref().and_then(|u| u[i].as_ref()) {
+            println!("  usage preference ({}): {}", aipref::DRAFT, u.describe());
         }
     }
     for u in unavailable {

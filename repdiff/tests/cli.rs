@@ -186,6 +186,62 @@ fn profiles_answer_check_and_are_no_conformance_subjects() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("expectation profile"));
 }
 
+/// `check --json` gives, beside the verdicts, the usage preference
+/// draft-ietf-aipref-attach-05 gives the question (§3.4's example file),
+/// and gives none where the file has no `Content-Usage` line.
+#[test]
+fn check_shows_the_usage_preference_of_a_content_usage_file() {
+    let root = checkout().canonicalize().expect("checkout");
+    let root = root.to_str().expect("utf-8 path");
+    let ask = |body: &[u8], agent: &str, path: &str| {
+        let url = format!("https://example.com{path}");
+        let out = repdiff(
+            &[
+                "check",
+                "--root",
+                root,
+                "--no-setup",
+                "--robots",
+                "-",
+                "--agent",
+                agent,
+                "--url",
+                &url,
+                "--oracle",
+                "rfc9309",
+                "--json",
+            ],
+            body,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one object");
+        assert!(doc["oracles"]["rfc9309"]["outcome"].is_string(), "{doc}");
+        doc["usage"].clone()
+    };
+    let example = b"User-Agent: *\nAllow: /\nDisallow: /never/\nContent-Usage: train-ai=n\n\
+        Content-Usage: /ai-ok/ train-ai=y\n\nUser-Agent: ExampleBot\nAllow: /\nContent-Usage: train-ai=y\n";
+    let usage = ask(example, "OtherBot", "/test");
+    assert_eq!(usage["draft"], "draft-ietf-aipref-attach-05");
+    let first = &usage["queries"][0];
+    assert_eq!(first["kind"], "rules", "{usage}");
+    assert_eq!(first["preferences"]["train-ai"], "disallow");
+    assert_eq!(first["preferences"]["search"], "unknown");
+    assert_eq!(first["lines"], serde_json::json!([4]));
+    assert_eq!(
+        ask(example, "OtherBot", "/ai-ok/x")["queries"][0]["preferences"]["train-ai"],
+        "allow"
+    );
+    assert_eq!(
+        ask(example, "OtherBot", "/never/x")["queries"][0]["kind"],
+        "not_crawlable"
+    );
+    assert!(ask(b"User-agent: *\nDisallow: /x\n", "OtherBot", "/").is_null());
+}
+
 /// The census names the cause of each top signature by triage: a file
 /// where Google does not decode `%7E` (and rfc9309 does) is minimised to
 /// that rule and query, named `decode-unreserved-escapes`, and linked to

@@ -8,7 +8,7 @@
 //! does; on a file without `Content-Usage` the two profiles agree.
 
 use super::profile_about;
-use crate::rfc9309::{ContentUsage, Readings, Rfc9309};
+use crate::rfc9309::{ContentUsage, Readings, Rfc9309, Robots, UsageOutcome};
 use engine::oracle::{About, Answer, Capabilities, Oracle, Query};
 
 pub const NAME: &str = "aipref";
@@ -25,6 +25,32 @@ pub const AI_RECORD_KEYS: &[&str] = &[
     "allowaitraining",
 ];
 
+/// The draft whose second stage [`usage_preferences`] answers.
+pub const DRAFT: &str = "draft-ietf-aipref-attach-05";
+
+/// The usage preference the draft gives each `(agent, url)` in `body`, in
+/// order, or `None` when the body has no `Content-Usage` rule (so a tool
+/// shows the question only where the file asks it).
+pub fn usage_preferences(body: &[u8], questions: &[(&str, &str)]) -> Option<Vec<UsageOutcome>> {
+    let robots = Robots::parse(body, &readings());
+    if robots.usage_rules().is_empty() {
+        return None;
+    }
+    Some(
+        questions
+            .iter()
+            .map(|(agent, url)| robots.usage(agent, url).1)
+            .collect(),
+    )
+}
+
+fn readings() -> Readings {
+    Readings {
+        content_usage: ContentUsage::Rule,
+        ..Readings::default()
+    }
+}
+
 /// The reference under the draft's reading.
 pub struct Aipref {
     reference: Rfc9309,
@@ -33,10 +59,7 @@ pub struct Aipref {
 impl Aipref {
     pub fn new() -> Aipref {
         Aipref {
-            reference: Rfc9309::new(Readings {
-                content_usage: ContentUsage::Rule,
-                ..Readings::default()
-            }),
+            reference: Rfc9309::new(readings()),
         }
     }
 }
@@ -55,7 +78,7 @@ impl Oracle for Aipref {
     fn about(&self) -> About {
         profile_about(
             NAME,
-            "draft-ietf-aipref-attach-05",
+            DRAFT,
             "RFC 9309 with Content-Usage as a rule (draft-ietf-aipref-attach-05, 19 August 2026)",
         )
     }

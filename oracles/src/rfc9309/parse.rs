@@ -148,7 +148,25 @@ pub struct Robots {
     star: Vec<u32>,
     /// `Sitemap:` values, in the arena.
     sitemaps: Vec<Span>,
+    /// `Content-Usage` rules, in file order (read under
+    /// [`ContentUsage::Rule`] only).
+    pub(super) usage: Vec<UsageRule>,
     pub(super) notes: ParseNotes,
+}
+
+/// One `Content-Usage` rule (draft-ietf-aipref-attach-05 §3): "a path
+/// and a usage preference".
+#[derive(Debug, Clone, Copy)]
+pub struct UsageRule {
+    /// 1-based line number in the body.
+    pub line: u32,
+    /// The group it belongs to (an index of `Robots::groups`).
+    pub group: u32,
+    /// The path, normalised like an Allow/Disallow pattern (§3.1 "the same
+    /// percent-encoding rules"); empty when absent, which matches every path.
+    path: Span,
+    /// The statement of preference as written (aipref-vocab §6 bytes).
+    statement: Span,
 }
 
 #[inline]
@@ -283,6 +301,7 @@ impl Robots {
             token_groups: Vec::new(),
             star: Vec::new(),
             sitemaps: Vec::new(),
+            usage: Vec::new(),
             notes: ParseNotes::default(),
         };
         let mut cursor = Cursor::default();
@@ -329,7 +348,7 @@ impl Robots {
                     if readings.content_usage == ContentUsage::Rule
                         && key.eq_ignore_ascii_case(b"content-usage") =>
                 {
-                    robots.usage_line(&mut cursor, &mut notes)
+                    robots.usage_line(&mut cursor, line_no, value, &mut notes)
                 }
                 Key::Other => notes.other_lines += 1,
             }
@@ -429,13 +448,44 @@ impl Robots {
     /// aipref-attach §3: a `Content-Usage` rule belongs to the group being
     /// read and, being a rule, closes its run of user-agent lines. Before
     /// any group it is a rule in no group, which §2.2.2 says to ignore.
-    fn usage_line(&mut self, cur: &mut Cursor, notes: &mut ParseNotes) {
-        if cur.group.is_none() {
+    /// §3.2: a value starting with `/` is a path up to the first SP or
+    /// HTAB, then the statement; any other value is the statement alone.
+    fn usage_line(&mut self, cur: &mut Cursor, line_no: u32, value: &[u8], notes: &mut ParseNotes) {
+        let Some(g) = cur.group else {
             notes.orphan_rules += 1;
             return;
-        }
+        };
         cur.has_rules = true;
         notes.usage_rules += 1;
+        let (path, statement) = match value.first() {
+            Some(b'/') => {
+                let end = value.iter().position(|&b| is_ws(b)).unwrap_or(value.len());
+                (&value[..end], trim(&value[end..]))
+            }
+            _ => (&value[..0], value),
+        };
+        let start = self.arena.len() as u32;
+        normalise(
+            path,
+            Side::Pattern,
+            self.readings.query_reserved,
+            &mut self.arena,
+        );
+        let path = Span {
+            start,
+            end: self.arena.len() as u32,
+        };
+        self.arena.extend_from_slice(statement);
+        let statement = Span {
+            start: path.end,
+            end: self.arena.len() as u32,
+        };
+        self.usage.push(UsageRule {
+            line: line_no,
+            group: g as u32,
+            path,
+            statement,
+        });
     }
 
     /// §2.2.4: not part of any group, so it neither ends nor starts one ("a
@@ -531,6 +581,21 @@ impl Robots {
     #[inline]
     pub fn pattern(&self, rule: &Rule) -> &[u8] {
         &self.arena[rule.pattern.start as usize..rule.pattern.end as usize]
+    }
+
+    /// A `Content-Usage` rule's normalised path (empty: every path).
+    pub fn usage_path(&self, rule: &UsageRule) -> &[u8] {
+        self.text(rule.path)
+    }
+
+    /// A `Content-Usage` rule's statement of preference, as written.
+    pub fn usage_statement(&self, rule: &UsageRule) -> &[u8] {
+        self.text(rule.statement)
+    }
+
+    /// Every `Content-Usage` rule, in file order.
+    pub fn usage_rules(&self) -> &[UsageRule] {
+        &self.usage
     }
 
     /// A rule's path as written in the file.
