@@ -167,6 +167,29 @@ fn the_bot_mybot_split_through_the_api_with_lint_and_its_ledger_links() {
         linted["lint"]["hazards"][0]["key"], "DisallowAITraining",
         "{linted}"
     );
+    // A Content-Usage file: each question carries its usage preference.
+    let (status, checked) = post(
+        &s.addr,
+        "/api/check",
+        &serde_json::json!({"robots": "User-agent: *\nContent-Usage: train-ai=n\nDisallow: /x\n",
+                            "agents": ["GPTBot"], "urls": ["https://e.test/a", "https://e.test/x"]}),
+    );
+    assert_eq!(status, 200, "{checked}");
+    assert_eq!(checked["usage_draft"], "draft-ietf-aipref-attach-05");
+    let usage = &checked["queries"][0]["usage"];
+    assert_eq!(usage["preferences"]["train-ai"], "disallow", "{checked}");
+    assert!(
+        usage["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("line 2"),
+        "{checked}"
+    );
+    assert_eq!(checked["queries"][1]["usage"]["kind"], "not_crawlable");
+    assert!(
+        answer["usage_draft"].is_null(),
+        "no usage without Content-Usage"
+    );
     assert_eq!(http(&s.addr, "GET", "/findings/../Cargo.toml", b"").0, 404);
     assert_eq!(http(&s.addr, "GET", "/nothing", b"").0, 404);
     assert_eq!(http(&s.addr, "GET", "/api/check", b"").0, 405);

@@ -7,6 +7,7 @@ use super::pool::{Done, Pool, Refused, Work};
 use crate::lint;
 use base64::Engine as _;
 use engine::oracle::{Answer, Ask, Query};
+use oracles::profiles::aipref;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -103,15 +104,50 @@ pub fn check(pool: &Pool, limits: &Limits, req: &Request) -> Reply {
         Ok(q) => q,
         Err(r) => return r,
     };
+    let usage = usage_of(&body, &queries);
     let work = Work::Check {
         body,
         queries: queries.clone(),
     };
     match pool.submit(work, limits.request_time) {
-        Ok(Done::Checked(per_oracle)) => Reply::ok(checked(&pool.names, &queries, &per_oracle)),
+        Ok(Done::Checked(per_oracle)) => {
+            let mut json = checked(&pool.names, &queries, &per_oracle);
+            if let Some(usage) = usage {
+                json["usage_draft"] = aipref::DRAFT.into();
+                for (row, u) in json["queries"]
+                    .as_array_mut()
+                    .into_iter()
+                    .flatten()
+                    .zip(usage)
+                {
+                    row["usage"] = u;
+                }
+            }
+            Reply::ok(json)
+        }
         Ok(Done::Linted(_)) => Reply::error(500, "the panel answered another kind of job"),
         Err(r) => refused(r, limits),
     }
+}
+
+/// The usage preference draft-ietf-aipref-attach-05 gives each question,
+/// with its sentence (`text`), when the file has a `Content-Usage` rule.
+fn usage_of(body: &[u8], queries: &[Query]) -> Option<Vec<serde_json::Value>> {
+    let questions: Vec<(&str, &str)> = queries
+        .iter()
+        .map(|q| (q.agent.as_str(), q.url.as_str()))
+        .collect();
+    let answers = aipref::usage_preferences(body, &questions)?;
+    Some(
+        answers
+            .into_iter()
+            .map(|u| {
+                let mut v = serde_json::to_value(&u).unwrap_or_default();
+                v["text"] = u.describe().into();
+                v
+            })
+            .collect(),
+    )
 }
 
 fn questions(body: &[u8], req: &Request, limits: &Limits) -> Result<Vec<Query>, Reply> {
