@@ -115,8 +115,12 @@ pub struct Asked {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Derived {
     /// The product tokens of the file's agents (at most
-    /// [`MAX_FILE_AGENTS`]), then [`GENERIC_AGENTS`].
+    /// [`MAX_FILE_AGENTS`], or the limit given to [`read_with`]), then
+    /// [`GENERIC_AGENTS`].
     pub agents: Vec<String>,
+    /// The file's agents past that limit, in file order: not asked, and
+    /// said so by the tools that show questions to a person.
+    pub skipped_agents: Vec<String>,
     pub urls: Vec<Url>,
 }
 
@@ -134,8 +138,14 @@ pub fn product_token(name: &str) -> &str {
 
 /// The agents and URLs of [`derive()`], not yet crossed nor cut.
 pub fn read(host: &str, body: &[u8]) -> Derived {
+    read_with(host, body, MAX_FILE_AGENTS)
+}
+
+/// [`read`] taking at most `max_agents` of the file's agents.
+pub fn read_with(host: &str, body: &[u8], max_agents: usize) -> Derived {
     let text = String::from_utf8_lossy(body);
     let mut agents: Vec<String> = Vec::new();
+    let mut skipped_agents: Vec<String> = Vec::new();
     let mut rules: Vec<String> = Vec::new();
     // Sets beside the lists: a real file can hold tens of thousands of
     // rules, and a linear duplicate check made deriving quadratic.
@@ -149,8 +159,12 @@ pub fn read(host: &str, body: &[u8]) -> Derived {
         let (key, value) = (key.trim().to_ascii_lowercase(), value.trim());
         if key == "user-agent" {
             let token = product_token(value);
-            if !token.is_empty() && agents.len() < MAX_FILE_AGENTS && seen_agents.insert(token) {
-                agents.push(token.to_string());
+            if !token.is_empty() && seen_agents.insert(token) {
+                if agents.len() < max_agents {
+                    agents.push(token.to_string());
+                } else {
+                    skipped_agents.push(token.to_string());
+                }
             }
         } else if (key == "allow" || key == "disallow")
             && !value.is_empty()
@@ -174,11 +188,15 @@ pub fn read(host: &str, body: &[u8]) -> Derived {
             whole_site,
         })
         .collect();
-    Derived { agents, urls }
+    Derived {
+        agents,
+        skipped_agents,
+        urls,
+    }
 }
 
 pub fn derive(host: &str, body: &[u8]) -> Vec<Asked> {
-    let Derived { agents, urls } = read(host, body);
+    let Derived { agents, urls, .. } = read(host, body);
     let mut out = Vec::new();
     'outer: for u in &urls {
         for agent in &agents {

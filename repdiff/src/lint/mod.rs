@@ -24,10 +24,11 @@ pub use questions::Question;
 use std::time::{Duration, Instant};
 
 const AFTER_HELP: &str = "\
-Exit status: 0 every parser agrees on every question; 1 some disagree (or an
-oracle named with --oracle could not run); 2 bad arguments or a file lint
-refuses (binary, UTF-16, larger than 10 MiB). --json prints one object,
-described in docs/lint.md.";
+Exit status: 0 every parser agrees on every question; 1 some disagree; 2 bad
+arguments or a file lint refuses (binary, UTF-16, larger than 10 MiB); 3 some
+parser was not asked or gave no answer (could not start, timed out, crashed):
+never a pass (--skip-oracle NAME leaves one out on purpose). --json prints one
+object, described in docs/lint.md.";
 
 // The help text is the doc comment of the `Product` variant (cli.rs).
 #[derive(Debug, clap::Args)]
@@ -64,6 +65,10 @@ pub struct Opts {
     /// Do not run setup first
     #[arg(long)]
     pub no_setup: bool,
+    /// Agents of the file to ask, in file order; the rest are listed as not
+    /// asked
+    #[arg(long, value_name = "N", default_value_t = questions::DEFAULT_MAX_AGENTS)]
+    pub max_agents: usize,
     #[command(flatten)]
     pub workers: crate::cli::WorkerFlags,
 }
@@ -86,6 +91,8 @@ pub struct Report {
     pub oracles: Vec<(String, String)>,
     pub unavailable: Vec<engine::oracle::Unavailable>,
     pub questions: Vec<Question>,
+    /// What was not asked (agents past `--max-agents`, questions past the cap).
+    pub skipped: questions::Skipped,
     pub groups: Vec<group::LineGroup>,
     /// Disagreements the budget left no time to minimise.
     pub unexamined: Vec<Disagreement>,
@@ -114,9 +121,20 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     }
     let file = input::read(&opts.file).map_err(|input::Refusal(why)| Usage(why))?;
     if !opts.no_setup {
+        log::info!(
+            "lint: checking the setup (a first run fetches and builds the parsers: minutes)"
+        );
         (host.ensure_setup)();
     }
     let wanted = opts.workers.wanted(&opts.oracles, &extra)?;
+    log::info!(
+        "lint: starting {} parsers",
+        if wanted.is_empty() {
+            select::known_names().len() + extra.len()
+        } else {
+            wanted.len()
+        }
+    );
     let sel = select::start(
         &wanted,
         &extra,
@@ -139,6 +157,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         urls: &opts.urls,
         budget: opts.budget,
         progress: true,
+        max_agents: opts.max_agents,
     };
     let report = examine(&mut panel, file, &asked, sel.unavailable);
     if opts.json {
@@ -193,6 +212,8 @@ pub struct Asked<'a> {
     pub budget: Duration,
     /// Say progress on stderr (a terminal run; never a served request).
     pub progress: bool,
+    /// Agents of the file to ask ([`questions::DEFAULT_MAX_AGENTS`]).
+    pub max_agents: usize,
 }
 
 /// Ask, group, suggest, on a panel that may outlive this one file (the
@@ -205,7 +226,8 @@ pub fn examine(
 ) -> Report {
     let deadline = Instant::now() + asked.budget;
     let mut progress = Progress::new(asked.progress);
-    let questions = questions::questions(&file.body, asked.agents, asked.urls);
+    let (questions, skipped) =
+        questions::questions(&file.body, asked.agents, asked.urls, asked.max_agents);
     progress.say(&format!(
         "asking {} oracles {} questions",
         panel.size(),
@@ -247,6 +269,7 @@ pub fn examine(
         oracles: panel.names.clone(),
         unavailable,
         questions,
+        skipped,
         groups: grouping.groups,
         unexamined: grouping.unexamined,
         failures,

@@ -45,9 +45,24 @@ impl Question {
     }
 }
 
-/// Every question for `body`, deduplicated, in a stable order.
-pub fn questions(body: &[u8], agents: &[String], urls: &[String]) -> Vec<Question> {
-    let derived = census::queries::read(HOST, body);
+/// What lint did not ask, said to the user rather than dropped silently.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Skipped {
+    /// Agents the file names past `--max-agents`, in file order.
+    pub agents: Vec<String>,
+    /// Questions past [`MAX_QUESTIONS`].
+    pub questions: usize,
+}
+
+/// Every question for `body`, deduplicated, in a stable order, with the
+/// file's first `max_agents` agents; and what was left out.
+pub fn questions(
+    body: &[u8],
+    agents: &[String],
+    urls: &[String],
+    max_agents: usize,
+) -> (Vec<Question>, Skipped) {
+    let derived = census::queries::read_with(HOST, body, max_agents);
     let mut file_agents: Vec<String> = Vec::new();
     for a in &derived.agents {
         push_new(&mut file_agents, a.clone());
@@ -82,9 +97,18 @@ pub fn questions(body: &[u8], agents: &[String], urls: &[String]) -> Vec<Questio
             add(agent, url, Source::Url);
         }
     }
+    let skipped = Skipped {
+        agents: derived.skipped_agents,
+        questions: out.len().saturating_sub(MAX_QUESTIONS),
+    };
     out.truncate(MAX_QUESTIONS);
-    out
+    (out, skipped)
 }
+
+/// Agents taken from a file by default: every AI crawler group of a
+/// Cloudflare-style file (about 20) fits; the few files naming hundreds
+/// of bots would cost minutes.
+pub const DEFAULT_MAX_AGENTS: usize = 40;
 
 /// Questions per file: a file naming many agents and rules would
 /// otherwise cost minutes of minimisation.
@@ -103,7 +127,13 @@ mod tests {
     #[test]
     fn as_written_only_with_product_tokens_and_flags() {
         let body = b"User-agent: Mediapartners-Google*\nDisallow: /admin\n";
-        let qs = questions(body, &["MyBot".into()], &["https://example.com/x".into()]);
+        let (qs, skipped) = questions(
+            body,
+            &["MyBot".into()],
+            &["https://example.com/x".into()],
+            DEFAULT_MAX_AGENTS,
+        );
+        assert_eq!(skipped, Skipped::default());
         assert!(qs.iter().all(|q| !q.url.contains("%61")), "no probe");
         assert!(qs.iter().any(|q| q.agent == "Mediapartners-Google"));
         assert!(!qs.iter().any(|q| q.agent.contains('*')));
@@ -113,5 +143,15 @@ mod tests {
         assert!(qs
             .iter()
             .any(|q| q.agent == "Googlebot" && q.url == "https://example.com/x"));
+    }
+
+    /// Past the limit an agent is listed as skipped, never dropped silently.
+    #[test]
+    fn agents_past_the_limit_are_listed() {
+        let body = b"User-agent: GPTBot\nUser-agent: CCBot\nUser-agent: ClaudeBot\nDisallow: /\n";
+        let (qs, skipped) = questions(body, &[], &[], 2);
+        assert_eq!(skipped.agents, ["ClaudeBot"]);
+        assert!(qs.iter().any(|q| q.agent == "CCBot"));
+        assert!(!qs.iter().any(|q| q.agent == "ClaudeBot"));
     }
 }

@@ -20,6 +20,8 @@ struct View<'r> {
     oracles: Vec<OracleView<'r>>,
     unavailable: Vec<UnavailableView<'r>>,
     questions: usize,
+    /// What was not asked: agents past `--max-agents`, questions past the cap.
+    skipped: &'r super::questions::Skipped,
     disagreements: usize,
     agree: bool,
     groups: Vec<GroupView<'r>>,
@@ -141,6 +143,7 @@ fn view(r: &Report) -> View<'_> {
             })
             .collect(),
         questions: r.questions.len(),
+        skipped: &r.skipped,
         disagreements: r.disagreements(),
         agree: r.disagreements() == 0,
         groups: r.groups.iter().map(|g| group_view(r, g, &names)).collect(),
@@ -280,6 +283,20 @@ pub fn text(r: &Report) {
     );
     for u in &v.unavailable {
         println!("  not asked: {} ({}; fix: {})", u.oracle, u.reason, u.fix);
+    }
+    if !v.skipped.agents.is_empty() {
+        println!(
+            "  not asked: {} more agent(s) the file names, past --max-agents: {}",
+            v.skipped.agents.len(),
+            v.skipped.agents.join(", ")
+        );
+    }
+    if v.skipped.questions > 0 {
+        println!(
+            "  not asked: {} question(s) past the {} a lint asks",
+            v.skipped.questions,
+            super::questions::MAX_QUESTIONS
+        );
     }
     if let Some(p) = v.file.not_utf8 {
         println!(

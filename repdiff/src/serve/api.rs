@@ -170,10 +170,16 @@ fn questions(body: &[u8], req: &Request, limits: &Limits) -> Result<Vec<Query>, 
         if req.agents.len() + req.urls.len() > limits.max_queries {
             return Err(too_many(req.agents.len() + req.urls.len(), limits));
         }
-        lint::questions::questions(body, &req.agents, &req.urls)
-            .iter()
-            .map(|q| q.query())
-            .collect()
+        lint::questions::questions(
+            body,
+            &req.agents,
+            &req.urls,
+            lint::questions::DEFAULT_MAX_AGENTS,
+        )
+        .0
+        .iter()
+        .map(|q| q.query())
+        .collect()
     };
     if queries.len() > limits.max_queries {
         return Err(too_many(queries.len(), limits));
@@ -268,7 +274,14 @@ pub fn lint(
     }
     // Lint asks each given agent every path the file names: bound what it
     // will ask, not only what was sent.
-    let asked = lint::questions::questions(&body, &req.agents, &req.urls).len();
+    let asked = lint::questions::questions(
+        &body,
+        &req.agents,
+        &req.urls,
+        lint::questions::DEFAULT_MAX_AGENTS,
+    )
+    .0
+    .len();
     if asked > limits.max_queries {
         return too_many(asked, limits);
     }

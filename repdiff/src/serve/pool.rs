@@ -137,6 +137,7 @@ fn run(panel: &mut Panel, work: Work) -> Done {
                 urls: &urls,
                 budget,
                 progress: false,
+                max_agents: lint::questions::DEFAULT_MAX_AGENTS,
             };
             Done::Linted(Box::new(lint::examine(panel, file, &asked, Vec::new())))
         }
