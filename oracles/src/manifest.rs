@@ -198,6 +198,22 @@ pub struct NpmPin {
     pub version: String,
     /// The tarball's Subresource Integrity string, as the npm registry lists it.
     pub integrity: String,
+    /// The other packages it runs with (a second library its users call
+    /// with it, and every package of their dependency trees), each pinned
+    /// the same way and installed with it at exactly that version; setup
+    /// refuses a tree that needs a package not listed here.
+    #[serde(default)]
+    pub deps: Vec<NpmDep>,
+}
+
+/// One more npm package an external oracle needs, pinned like the main one.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NpmDep {
+    pub package: String,
+    pub version: String,
+    /// The tarball's Subresource Integrity string, as the npm registry lists it.
+    pub integrity: String,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -215,9 +231,16 @@ pub struct PipPin {
     /// downloads nothing unpinned).
     #[serde(default)]
     pub sdist_build: Option<BuildPin>,
+    /// The package's own dependencies, each pinned by version and sha256
+    /// (a wheel, or an sdist built like the package), installed with it in
+    /// the same `--no-deps --require-hashes` step, so the resolver fetches
+    /// nothing else.
+    #[serde(default)]
+    pub deps: Vec<BuildPin>,
 }
 
-/// A pinned wheel needed to build an sdist.
+/// A pinned distribution: a wheel needed to build an sdist, or one of a
+/// package's dependencies.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BuildPin {

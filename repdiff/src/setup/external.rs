@@ -93,17 +93,63 @@ fn ensure_apt(ctx: &Ctx, verbose: bool, pins: &[&AptPin]) -> Result<()> {
     super::apt_install(ctx, PIECE, &["--no-install-recommends"], &missing, &fix)
 }
 
-/// The integrity npm recorded for `package` in the cache's hidden lockfile.
-fn npm_locked_integrity(ctx: &Ctx, package: &str) -> Option<String> {
+/// The cache's hidden lockfile (`node_modules/.package-lock.json`).
+fn npm_lock(ctx: &Ctx) -> Option<serde_json::Value> {
     let lock = ctx.cache.join("npm/node_modules/.package-lock.json");
-    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(lock).ok()?).ok()?;
-    let entry = &v["packages"][format!("node_modules/{package}")];
+    serde_json::from_slice(&std::fs::read(lock).ok()?).ok()
+}
+
+/// The integrity npm recorded for `package` in the cache's hidden lockfile.
+fn npm_locked_integrity(lock: Option<&serde_json::Value>, package: &str) -> Option<String> {
+    let entry = &lock?["packages"][format!("node_modules/{package}")];
     Some(entry["integrity"].as_str()?.to_string())
 }
 
-/// `npm install package@version` into `<cache>/npm`; npm checks the
-/// tarball against the registry's integrity, and we check that integrity
-/// against the pin.
+/// The packages of a pin, the main one first: (package, version, integrity).
+fn npm_packages(pin: &NpmPin) -> Vec<(&str, &str, &str)> {
+    std::iter::once((
+        pin.package.as_str(),
+        pin.version.as_str(),
+        pin.integrity.as_str(),
+    ))
+    .chain(
+        pin.deps
+            .iter()
+            .map(|d| (d.package.as_str(), d.version.as_str(), d.integrity.as_str())),
+    )
+    .collect()
+}
+
+/// A pinned package's dependency that the pin does not list, or that npm
+/// installed as a nested copy of another version (empty: the tree is
+/// exactly the pins).
+fn npm_unpinned(lock: Option<&serde_json::Value>, pin: &NpmPin) -> Vec<String> {
+    let packages = npm_packages(pin);
+    let names: Vec<&str> = packages.iter().map(|p| p.0).collect();
+    let Some(entries) = lock.and_then(|l| l["packages"].as_object()) else {
+        return Vec::new();
+    };
+    let mut bad = Vec::new();
+    for name in &names {
+        let deps = entries
+            .get(&format!("node_modules/{name}"))
+            .and_then(|e| e["dependencies"].as_object());
+        for dep in deps.into_iter().flat_map(|d| d.keys()) {
+            if !names.contains(&dep.as_str()) {
+                bad.push(format!("{name} needs {dep}, which is not pinned"));
+            } else if entries.contains_key(&format!("node_modules/{name}/node_modules/{dep}")) {
+                bad.push(format!(
+                    "{name} got its own copy of {dep}, not the pinned one"
+                ));
+            }
+        }
+    }
+    bad
+}
+
+/// `npm install package@version` (and each pinned dependency at its
+/// version) into `<cache>/npm`; npm checks each tarball against the
+/// registry's integrity, and we check that integrity against the pin.
 pub(super) fn ensure_npm(ctx: &Ctx, verbose: bool, pin: &NpmPin) -> Result<()> {
     let dir = ctx.cache.join("npm");
     let piece = format!("{PIECE}: npm {}@{}", pin.package, pin.version);
@@ -112,15 +158,19 @@ pub(super) fn ensure_npm(ctx: &Ctx, verbose: bool, pin: &NpmPin) -> Result<()> {
         dir.display(),
         crate::cli::program()
     );
-    let version_ok = std::fs::read(
-        dir.join("node_modules")
-            .join(&pin.package)
-            .join("package.json"),
-    )
-    .ok()
-    .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-    .is_some_and(|v| v["version"] == pin.version.as_str());
-    if version_ok && npm_locked_integrity(ctx, &pin.package).as_deref() == Some(&pin.integrity) {
+    let packages = npm_packages(pin);
+    let version_ok = |package: &str, version: &str| {
+        std::fs::read(dir.join("node_modules").join(package).join("package.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .is_some_and(|v| v["version"] == version)
+    };
+    let lock = npm_lock(ctx);
+    let present = packages.iter().all(|(package, version, integrity)| {
+        version_ok(package, version)
+            && npm_locked_integrity(lock.as_ref(), package).as_deref() == Some(*integrity)
+    });
+    if present && npm_unpinned(lock.as_ref(), pin).is_empty() {
         if verbose {
             log::info!(
                 "setup: external: npm {}@{} present",
@@ -150,28 +200,46 @@ pub(super) fn ensure_npm(ctx: &Ctx, verbose: bool, pin: &NpmPin) -> Result<()> {
                 "--prefix",
             ])
             .arg(&dir)
-            .arg(format!("{}@{}", pin.package, pin.version)),
+            .args(packages.iter().map(|(p, v, _)| format!("{p}@{v}"))),
         &format!("check that node/npm work and the npm registry is reachable, then {fix}"),
     )?;
-    match npm_locked_integrity(ctx, &pin.package) {
-        Some(i) if i == pin.integrity => {}
-        got => {
-            let _ = std::fs::remove_dir_all(dir.join("node_modules").join(&pin.package));
-            return Err(ctx.err(
-                &piece,
-                format!(
-                    "integrity mismatch: pinned {}, npm installed {got:?}",
-                    pin.integrity
-                ),
-                fix,
-            ));
+    let lock = npm_lock(ctx);
+    for (package, _, integrity) in &packages {
+        match npm_locked_integrity(lock.as_ref(), package) {
+            Some(i) if i == *integrity => {}
+            got => {
+                let _ = std::fs::remove_dir_all(dir.join("node_modules").join(package));
+                return Err(ctx.err(
+                    &piece,
+                    format!(
+                        "{package}: integrity mismatch: pinned {integrity}, npm installed {got:?}"
+                    ),
+                    fix,
+                ));
+            }
         }
     }
+    let unpinned = npm_unpinned(lock.as_ref(), pin);
+    if !unpinned.is_empty() {
+        let _ = std::fs::remove_dir_all(dir.join("node_modules").join(&pin.package));
+        return Err(ctx.err(
+            &piece,
+            format!("its tree is not the pinned one: {}", unpinned.join("; ")),
+            format!(
+                "pin every package of its tree in the oracle's `install: npm: deps:`, then {fix}"
+            ),
+        ));
+    }
     log::info!(
-        "setup: external: npm installed {}@{} (integrity {})",
+        "setup: external: npm installed {}@{} (integrity {}){}",
         pin.package,
         pin.version,
-        pin.integrity
+        pin.integrity,
+        if pin.deps.is_empty() {
+            String::new()
+        } else {
+            format!(" with {} pinned packages", pin.deps.len())
+        }
     );
     Ok(())
 }

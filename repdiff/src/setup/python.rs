@@ -33,6 +33,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
             version: pins::PROTEGO_VERSION.into(),
             sha256: pins::PROTEGO_WHEEL_SHA256.into(),
             sdist_build: None,
+            deps: Vec::new(),
         },
     )?;
     ensure_venv(
@@ -45,6 +46,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
             version: pins::PROTEGO_061_VERSION.into(),
             sha256: pins::PROTEGO_061_WHEEL_SHA256.into(),
             sdist_build: None,
+            deps: Vec::new(),
         },
     )?;
     let zip = ensure_pyodide(ctx, verbose)?;
@@ -104,9 +106,17 @@ pub fn ensure_venv(
         crate::cli::program()
     );
     let home_ok = venv_home(&dir).as_deref() == python.parent();
-    let dist_info = format!("{}-{version}.dist-info", package.replace('-', "_"));
-    let installed = oracles::python::site_packages(&dir)
-        .is_some_and(|site| site.join(&dist_info).join("RECORD").is_file());
+    let dist_info =
+        |package: &str, version: &str| format!("{}-{version}.dist-info", package.replace('-', "_"));
+    let installed = oracles::python::site_packages(&dir).is_some_and(|site| {
+        std::iter::once((package.as_str(), version.as_str()))
+            .chain(
+                pin.deps
+                    .iter()
+                    .map(|d| (d.package.as_str(), d.version.as_str())),
+            )
+            .all(|(p, v)| site.join(dist_info(p, v)).join("RECORD").is_file())
+    });
     if home_ok && installed {
         if verbose {
             log::info!("setup: python: {} has {package} {version}", show(ctx, &dir));
@@ -168,15 +178,29 @@ pub fn ensure_venv(
             true,
         )?;
     }
+    // The package and its pinned dependencies in one step (--no-deps: pip
+    // resolves nothing beyond these lines).
+    let mut requirements = format!("{package}=={version} --hash=sha256:{sha256}\n");
+    for d in &pin.deps {
+        requirements.push_str(&format!(
+            "{}=={} --hash=sha256:{}\n",
+            d.package, d.version, d.sha256
+        ));
+    }
     pip(
         "repdiff-requirements.txt",
-        format!("{package}=={version} --hash=sha256:{sha256}\n"),
+        requirements,
         sdist_build.is_none(),
     )?;
     log::info!(
-        "setup: python: made {} with {} and installed {package}=={version} from PyPI (sha256 {sha256})",
+        "setup: python: made {} with {} and installed {package}=={version} from PyPI (sha256 {sha256}){}",
         show(ctx, &dir),
-        python.display()
+        python.display(),
+        if pin.deps.is_empty() {
+            String::new()
+        } else {
+            format!(" with {} pinned dependencies", pin.deps.len())
+        }
     );
     Ok(())
 }

@@ -22,6 +22,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
             package: package.into(),
             version: version.into(),
             integrity: integrity.into(),
+            deps: Vec::new(),
         },
     )
 }
