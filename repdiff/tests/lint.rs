@@ -146,6 +146,42 @@ fn a_file_above_10_mib_is_refused() {
     assert!(out.stdout.is_empty());
 }
 
+/// A 2 MiB file is linted, warned about with the line where Google's
+/// 500 KiB stops, and never passes (exit 1) even where the parsers agree.
+#[test]
+fn a_file_past_500_kib_is_warned_about_and_does_not_pass() {
+    let mut body = b"User-agent: *\nDisallow: /private/\n".to_vec();
+    let mut n = 0;
+    while body.len() < 2 << 20 {
+        n += 1;
+        body.extend_from_slice(
+            format!("# padding comment line number {n:08} .........................\n").as_bytes(),
+        );
+    }
+    body.extend_from_slice(b"Disallow: /late/\n");
+    let out = lint(&["--json", "-"], &body);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out);
+    let big = &doc["file"]["oversize"];
+    assert_eq!(big["limit"], 512_000, "{big}");
+    assert_eq!(big["rules_ignored"], 1, "{big}");
+    let first = big["first_ignored_line"].as_u64().expect("a line");
+    assert!(first > 3 && first < (n as u64), "{big}");
+    // The text says it too (a file just past the limit, to keep this quick).
+    let mut just_past = body[..530_000].to_vec();
+    just_past.push(b'\n');
+    let text = lint(&["-"], &just_past);
+    assert!(String::from_utf8_lossy(&text.stdout).contains("past 500 KiB"));
+    // Under the limit: no warning.
+    let small = lint(&["--json", "-"], b"User-agent: *\nDisallow: /x\n");
+    assert!(json(&small)["file"]["oversize"].is_null());
+}
+
 #[test]
 fn binary_files_are_refused_with_a_reason() {
     for (body, why) in [

@@ -13,6 +13,48 @@ use std::io::Read;
 /// robots.txt anyone serves, and asking every parser about it costs minutes.
 pub const MAX_BYTES: u64 = 10 * 1024 * 1024;
 
+/// Google's documented limit ("Content after 500 KiB is ignored", Google's
+/// robots.txt documentation) and RFC 9309 §2.5's least parsing limit
+/// ("MUST be at least 500 kibibytes").
+pub const PARSE_LIMIT: usize = 500 * 1024;
+
+/// A file past [`PARSE_LIMIT`]: what a crawler that stops there ignores.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Oversize {
+    pub bytes: usize,
+    pub limit: usize,
+    /// The first line not whole within the limit (1-based).
+    pub first_ignored_line: usize,
+    /// `allow`/`disallow` lines from there on.
+    pub rules_ignored: usize,
+}
+
+impl Oversize {
+    pub fn of(body: &[u8]) -> Option<Oversize> {
+        if body.len() <= PARSE_LIMIT {
+            return None;
+        }
+        let kept = &body[..PARSE_LIMIT];
+        // A line cut by the limit counts as ignored: a rule cut short is another rule.
+        let whole = kept.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let first_ignored_line = position(body, whole).line;
+        let rules_ignored = body[whole..]
+            .split(|&b| b == b'\n' || b == b'\r')
+            .filter(|l| {
+                let key = l.split(|&b| b == b':').next().unwrap_or_default();
+                let key = String::from_utf8_lossy(key).trim().to_ascii_lowercase();
+                l.contains(&b':') && (key == "allow" || key == "disallow")
+            })
+            .count();
+        Some(Oversize {
+            bytes: body.len(),
+            limit: PARSE_LIMIT,
+            first_ignored_line,
+            rules_ignored,
+        })
+    }
+}
+
 /// Bytes sniffed for binary content.
 const SNIFF: usize = 8192;
 
@@ -28,6 +70,8 @@ pub struct File {
     pub body: Vec<u8>,
     /// Set when the body is not valid UTF-8: where the first bad byte is.
     pub not_utf8: Option<Position>,
+    /// Set when the body is past [`PARSE_LIMIT`].
+    pub oversize: Option<Oversize>,
 }
 
 /// A place in the file, 1-based, as an editor shows it.
@@ -70,6 +114,7 @@ pub fn check(name: &str, body: Vec<u8>) -> Result<File, Refusal> {
         .map(|e| position(&body, e.valid_up_to()));
     Ok(File {
         name: name.to_string(),
+        oversize: Oversize::of(&body),
         body,
         not_utf8,
     })

@@ -24,7 +24,8 @@ pub use questions::Question;
 use std::time::{Duration, Instant};
 
 const AFTER_HELP: &str = "\
-Exit status: 0 every parser agrees on every question; 1 some disagree; 2 bad
+Exit status: 0 every parser agrees on every question; 1 some disagree, or the
+file is past 500 KiB (Google ignores the rest); 2 bad
 arguments or a file lint refuses (binary, UTF-16, larger than 10 MiB); 3 some
 parser was not asked or gave no answer (could not start, timed out, crashed):
 never a pass (--skip-oracle NAME leaves one out on purpose). --json prints one
@@ -200,7 +201,14 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     if not_run || !silent.is_empty() {
         return Ok(crate::cli::EXIT_NOT_RUN);
     }
-    Ok(if report.disagreements() > 0 { 1 } else { 0 })
+    // Past 500 KiB Googlebot ignores the rest whatever the parsers say.
+    Ok(
+        if report.disagreements() > 0 || report.file.oversize.is_some() {
+            1
+        } else {
+            0
+        },
+    )
 }
 
 /// What a lint asks beyond the file's own questions, and how long it may

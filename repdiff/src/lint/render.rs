@@ -37,6 +37,7 @@ struct FileView<'r> {
     bytes: usize,
     lines: usize,
     not_utf8: Option<super::input::Position>,
+    oversize: Option<super::input::Oversize>,
 }
 
 #[derive(Serialize)]
@@ -127,6 +128,7 @@ fn view(r: &Report) -> View<'_> {
             bytes: r.file.body.len(),
             lines: r.lines.len(),
             not_utf8: r.file.not_utf8,
+            oversize: r.file.oversize,
         },
         oracles: r
             .oracles
@@ -302,6 +304,20 @@ pub fn text(r: &Report) {
         println!(
             "note: the file is not valid UTF-8 (line {}, column {}): RFC 9309 wants UTF-8, and parsers read such bytes differently",
             p.line, p.column
+        );
+    }
+    if let Some(o) = v.file.oversize {
+        println!(
+            "\nwarning: the file is {} bytes, past {} KiB. Google ignores what follows (\"Content \
+             after 500 KiB is ignored\"), here from line {} on ({} allow/disallow line(s)), and \
+             RFC 9309 §2.5 lets every crawler stop there. The parsers below were given the whole \
+             file, as their libraries take it; the limit is the fetcher's (ask the `googlebot` \
+             profile: repdiff check --oracle googlebot). Keep the rules that matter in the \
+             first 500 KiB.",
+            o.bytes,
+            o.limit / 1024,
+            o.first_ignored_line,
+            o.rules_ignored
         );
     }
     for h in v.hazards {

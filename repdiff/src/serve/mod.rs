@@ -53,8 +53,10 @@ pub struct Opts {
     /// Requests that may wait for a panel; more are refused with 503
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub queue: usize,
-    /// Largest request body in KiB; larger ones are refused with 413
-    #[arg(long, value_name = "KIB", default_value_t = 512)]
+    /// Largest request body in KiB; larger ones are refused with 413 (a
+    /// 2 MiB robots.txt fits, so the page shows what Google ignores past
+    /// 500 KiB)
+    #[arg(long, value_name = "KIB", default_value_t = 4096)]
     pub max_body: usize,
     /// Most questions one request may ask; more are refused with 422
     #[arg(long, value_name = "N", default_value_t = 1000)]
