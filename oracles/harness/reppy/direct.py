@@ -96,7 +96,8 @@ def answer(cache, query):
             if delay is None:
                 return {"outcome": "value", "value": {"type": "none"}}
             if not math.isfinite(delay):
-                return {"outcome": "error", "kind": "repdiff.Unrepresentable", "message": ""}
+                return {"outcome": "error", "kind": "repdiff.Unrepresentable",
+                        "message": f"crawl delay {delay!r} is not a JSON number"}
             return {"outcome": "value", "value": {"type": "float", "value": delay}}
         if ask == "sitemaps":
             return {"outcome": "value",
