@@ -13,6 +13,7 @@
 //! shards on many machines and merged into the report one run would give.
 
 pub mod adoption;
+pub mod ai_crawlers;
 pub mod input;
 pub mod pair;
 mod pipeline;

@@ -325,7 +325,7 @@ fn encode(path: &str) -> String {
     out
 }
 
-fn url_base(host: &str) -> String {
+pub(crate) fn url_base(host: &str) -> String {
     let ok = !host.is_empty()
         && host.len() <= 253
         && host

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub mod adoption;
+pub mod ai_crawlers;
 pub mod warc_sample;
 
 /// The census's default input: the robots.txt files real websites served
@@ -80,6 +81,10 @@ enum Sub {
     /// is deployed and ask the file's as-written questions before and
     /// after: per (edit, parser), the sites where a verdict flips
     Adoption(adoption::AdoptionOpts),
+    /// Ask, for every file, whether each AI crawler of the pinned list
+    /// (PyPI ai-crawler-index) may fetch `/`: per crawler, the sites naming
+    /// it and the sites where each parser keeps it out
+    AiCrawlers(ai_crawlers::AiCrawlersOpts),
     /// Combine shard outputs (each a DIR with census.json) into one report
     Merge {
         /// Shard output folders
@@ -162,6 +167,7 @@ struct RunOpts {
 pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     match opts.sub {
         Some(Sub::Adoption(a)) => adoption::run(a, host),
+        Some(Sub::AiCrawlers(a)) => ai_crawlers::run(a, host),
         Some(Sub::Merge { dirs, out }) => merge(&dirs, out),
         Some(Sub::Queries { inputs, limit, out }) => queries(&inputs, limit, out),
         Some(Sub::Speed { oracles, limit }) => speed(&oracles, limit),

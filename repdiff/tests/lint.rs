@@ -182,6 +182,41 @@ fn a_file_past_500_kib_is_warned_about_and_does_not_pass() {
     assert!(json(&small)["file"]["oversize"].is_null());
 }
 
+/// `--ai-crawlers` asks `/` for every AI crawler of the pinned list
+/// (setup's ai-crawlers step): a `GPTBot` group keeps GPTBot out for every
+/// parser, and a `bot` group keeps the others out for CPython 3.11 alone
+/// (its substring match), which is a split lint reports.
+#[test]
+fn ai_crawlers_are_asked_from_the_pinned_list() {
+    let body = b"User-agent: GPTBot\nDisallow: /\n\nUser-agent: bot\nDisallow: /\n\nUser-agent: *\nAllow: /\n";
+    let out = lint(&["--ai-crawlers", "--json", "-"], body);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc = json(&out);
+    let verdicts = doc["ai_crawlers"].as_array().expect("ai_crawlers");
+    assert!(
+        verdicts.len() >= 50,
+        "the list's AI crawlers: {}",
+        verdicts.len()
+    );
+    let of = |token: &str| {
+        verdicts
+            .iter()
+            .find(|v| v["token"] == token)
+            .unwrap_or_else(|| panic!("{token} asked"))["disallowed_by"]
+            .clone()
+    };
+    assert_eq!(
+        of("GPTBot"),
+        serde_json::json!(["rfc9309", "cpython-3.11", "google"])
+    );
+    assert_eq!(of("CCBot"), serde_json::json!(["cpython-3.11"]));
+}
+
 #[test]
 fn binary_files_are_refused_with_a_reason() {
     for (body, why) in [

@@ -66,6 +66,11 @@ pub struct Opts {
     /// Do not run setup first
     #[arg(long)]
     pub no_setup: bool,
+    /// Also ask, for each AI crawler of the pinned list (PyPI
+    /// ai-crawler-index, fetched by setup), whether it may fetch `/`, and
+    /// show which parsers keep each out
+    #[arg(long)]
+    pub ai_crawlers: bool,
     /// Agents of the file to ask, in file order; the rest are listed as not
     /// asked
     #[arg(long, value_name = "N", default_value_t = questions::DEFAULT_MAX_AGENTS)]
@@ -83,6 +88,14 @@ pub struct Failure {
     pub label: engine::oracle::Label,
 }
 
+/// One AI crawler's `/` question: the parsers that keep it out.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct AiVerdict {
+    pub token: String,
+    pub disallowed_by: Vec<String>,
+    pub allowed_by: usize,
+}
+
 /// Everything lint found about one file.
 pub struct Report {
     pub file: input::File,
@@ -92,6 +105,8 @@ pub struct Report {
     pub oracles: Vec<(String, String)>,
     pub unavailable: Vec<engine::oracle::Unavailable>,
     pub questions: Vec<Question>,
+    /// Per AI crawler asked (`--ai-crawlers`): who keeps it out of `/`.
+    pub ai_crawlers: Vec<AiVerdict>,
     /// What was not asked (agents past `--max-agents`, questions past the cap).
     pub skipped: questions::Skipped,
     pub groups: Vec<group::LineGroup>,
@@ -153,12 +168,22 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         return Ok(crate::cli::EXIT_NOT_RUN);
     }
     let mut panel = panel::Panel::new(sel.oracles);
+    let ai_crawlers: Vec<String> = if opts.ai_crawlers {
+        crate::census_cmd::ai_crawlers::list()?
+            .crawlers
+            .into_iter()
+            .map(|c| c.token)
+            .collect()
+    } else {
+        Vec::new()
+    };
     let asked = Asked {
         agents: &opts.agents,
         urls: &opts.urls,
         budget: opts.budget,
         progress: true,
         max_agents: opts.max_agents,
+        ai_crawlers: &ai_crawlers,
     };
     let report = examine(&mut panel, file, &asked, sel.unavailable);
     if opts.json {
@@ -222,6 +247,8 @@ pub struct Asked<'a> {
     pub progress: bool,
     /// Agents of the file to ask ([`questions::DEFAULT_MAX_AGENTS`]).
     pub max_agents: usize,
+    /// AI crawler tokens to ask `/` for.
+    pub ai_crawlers: &'a [String],
 }
 
 /// Ask, group, suggest, on a panel that may outlive this one file (the
@@ -234,8 +261,13 @@ pub fn examine(
 ) -> Report {
     let deadline = Instant::now() + asked.budget;
     let mut progress = Progress::new(asked.progress);
-    let (questions, skipped) =
-        questions::questions(&file.body, asked.agents, asked.urls, asked.max_agents);
+    let (questions, skipped) = questions::questions(
+        &file.body,
+        asked.agents,
+        asked.urls,
+        asked.max_agents,
+        asked.ai_crawlers,
+    );
     progress.say(&format!(
         "asking {} oracles {} questions",
         panel.size(),
@@ -243,6 +275,7 @@ pub fn examine(
     ));
     let splits = panel.ask(&file.body, &questions);
     let failures = failures(panel, &questions, &splits);
+    let ai_crawlers = ai_verdicts(panel, asked.ai_crawlers, &questions, &splits);
     let found: Vec<Disagreement> = questions
         .iter()
         .zip(&splits)
@@ -277,11 +310,41 @@ pub fn examine(
         oracles: panel.names.clone(),
         unavailable,
         questions,
+        ai_crawlers,
         skipped,
         groups: grouping.groups,
         unexamined: grouping.unexamined,
         failures,
     }
+}
+
+/// Each AI crawler's `/` question (asked once: a file naming the crawler
+/// asks it as one of its own agents).
+fn ai_verdicts(
+    panel: &panel::Panel,
+    tokens: &[String],
+    questions: &[Question],
+    splits: &[panel::Split],
+) -> Vec<AiVerdict> {
+    let root = format!("https://{}/", questions::HOST);
+    tokens
+        .iter()
+        .filter_map(|token| {
+            let i = questions
+                .iter()
+                .position(|q| q.agent == *token && q.url == root)?;
+            let s = &splits[i];
+            Some(AiVerdict {
+                token: token.clone(),
+                disallowed_by: s
+                    .reading(&panel::Reading::Disallowed)
+                    .into_iter()
+                    .map(|i| panel.name(i).to_string())
+                    .collect(),
+                allowed_by: s.reading(&panel::Reading::Allowed).len(),
+            })
+        })
+        .collect()
 }
 
 fn failures(panel: &panel::Panel, questions: &[Question], splits: &[panel::Split]) -> Vec<Failure> {

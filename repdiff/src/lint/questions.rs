@@ -25,6 +25,8 @@ pub enum Source {
     Agent,
     /// A URL given with `--url`.
     Url,
+    /// `/` for an AI crawler of the pinned list (`--ai-crawlers`).
+    AiCrawler,
 }
 
 /// One question: may this agent fetch this URL?
@@ -55,12 +57,14 @@ pub struct Skipped {
 }
 
 /// Every question for `body`, deduplicated, in a stable order, with the
-/// file's first `max_agents` agents; and what was left out.
+/// file's first `max_agents` agents, then `/` for each of `ai_crawlers`;
+/// and what was left out.
 pub fn questions(
     body: &[u8],
     agents: &[String],
     urls: &[String],
     max_agents: usize,
+    ai_crawlers: &[String],
 ) -> (Vec<Question>, Skipped) {
     let derived = census::queries::read_with(HOST, body, max_agents);
     let mut file_agents: Vec<String> = Vec::new();
@@ -97,6 +101,10 @@ pub fn questions(
             add(agent, url, Source::Url);
         }
     }
+    let root = format!("https://{HOST}/");
+    for token in ai_crawlers {
+        add(token, &root, Source::AiCrawler);
+    }
     let skipped = Skipped {
         agents: derived.skipped_agents,
         questions: out.len().saturating_sub(MAX_QUESTIONS),
@@ -132,8 +140,12 @@ mod tests {
             &["MyBot".into()],
             &["https://example.com/x".into()],
             DEFAULT_MAX_AGENTS,
+            &["GPTBot".into()],
         );
         assert_eq!(skipped, Skipped::default());
+        assert!(qs.iter().any(|q| q.agent == "GPTBot"
+            && q.url == "https://example.com/"
+            && q.source == Source::AiCrawler));
         assert!(qs.iter().all(|q| !q.url.contains("%61")), "no probe");
         assert!(qs.iter().any(|q| q.agent == "Mediapartners-Google"));
         assert!(!qs.iter().any(|q| q.agent.contains('*')));
@@ -149,7 +161,7 @@ mod tests {
     #[test]
     fn agents_past_the_limit_are_listed() {
         let body = b"User-agent: GPTBot\nUser-agent: CCBot\nUser-agent: ClaudeBot\nDisallow: /\n";
-        let (qs, skipped) = questions(body, &[], &[], 2);
+        let (qs, skipped) = questions(body, &[], &[], 2, &[]);
         assert_eq!(skipped.agents, ["ClaudeBot"]);
         assert!(qs.iter().any(|q| q.agent == "CCBot"));
         assert!(!qs.iter().any(|q| q.agent == "ClaudeBot"));

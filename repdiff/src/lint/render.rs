@@ -29,6 +29,8 @@ struct View<'r> {
     failures: Vec<FailureView<'r>>,
     /// Lines written for AI use, what each does, its rewrite.
     hazards: &'r [super::hazards::Hazard],
+    /// `--ai-crawlers`: per AI crawler, the parsers keeping it out of `/`.
+    ai_crawlers: &'r [super::AiVerdict],
 }
 
 #[derive(Serialize)]
@@ -165,6 +167,7 @@ fn view(r: &Report) -> View<'_> {
             })
             .collect(),
         hazards: &r.hazards,
+        ai_crawlers: &r.ai_crawlers,
     }
 }
 
@@ -337,6 +340,7 @@ pub fn text(r: &Report) {
         print_questions(&v.unexamined);
     }
     print_failures(&v.failures);
+    print_ai_crawlers(v.ai_crawlers, v.oracles.len());
     println!();
     if v.agree {
         println!("Every parser agrees on every question.");
@@ -347,6 +351,34 @@ pub fn text(r: &Report) {
             v.questions,
             v.groups.len()
         );
+    }
+}
+
+/// `--ai-crawlers`: the crawlers some parser keeps out of `/`, then how
+/// many every parser lets in.
+fn print_ai_crawlers(verdicts: &[super::AiVerdict], parsers: usize) {
+    if verdicts.is_empty() {
+        return;
+    }
+    println!(
+        "\nAI crawlers ({} of the pinned list) asked for `/`:",
+        verdicts.len()
+    );
+    let mut open = 0;
+    for v in verdicts {
+        match v.disallowed_by.len() {
+            0 if v.allowed_by == parsers => open += 1,
+            0 => println!("  {:<28} no verdict from some parser", v.token),
+            n if n == parsers => println!("  {:<28} kept out by every parser", v.token),
+            n => println!(
+                "  {:<28} kept out by {n} of {parsers}: {}",
+                v.token,
+                v.disallowed_by.join(", ")
+            ),
+        }
+    }
+    if open > 0 {
+        println!("  {open} more: let in by every parser");
     }
 }
 

@@ -175,6 +175,7 @@ fn questions(body: &[u8], req: &Request, limits: &Limits) -> Result<Vec<Query>, 
             &req.agents,
             &req.urls,
             lint::questions::DEFAULT_MAX_AGENTS,
+            &[],
         )
         .0
         .iter()
@@ -279,6 +280,7 @@ pub fn lint(
         &req.agents,
         &req.urls,
         lint::questions::DEFAULT_MAX_AGENTS,
+        &[],
     )
     .0
     .len();

@@ -138,6 +138,7 @@ fn run(panel: &mut Panel, work: Work) -> Done {
                 budget,
                 progress: false,
                 max_agents: lint::questions::DEFAULT_MAX_AGENTS,
+                ai_crawlers: &[],
             };
             Done::Linted(Box::new(lint::examine(panel, file, &asked, Vec::new())))
         }

@@ -5,6 +5,7 @@
 //! fetched again. On failure the error names the missing piece and the
 //! command that fixes it.
 
+pub mod ai_crawlers;
 pub mod external;
 pub mod google;
 pub mod jvm_go;
@@ -191,6 +192,7 @@ fn steps() -> Vec<(&'static str, Step)> {
         ("suites", suites::ensure),
         ("census-data", protego_sdist::ensure),
         ("warc-sample", warc_sample::ensure),
+        ("ai-crawlers", ai_crawlers::ensure),
         ("test-tools", tools::ensure),
     ]
 }
@@ -198,7 +200,8 @@ fn steps() -> Vec<(&'static str, Step)> {
 pub const HELP: &str = "Fetch and verify every third-party parser, test suite and data set \
 (idempotent), pinned by version and sha256, into the setup cache (.cache/ or --cache DIR). Steps: \
 runtimes (the oracles' java, node, ruby, perl and setup's mvn, npm, go; installed from Debian's \
-packages as root), apt, python, google, external, suites, census-data, warc-sample, test-tools; \
+packages as root), apt, python, google, external, suites, census-data, warc-sample, ai-crawlers, \
+test-tools; \
 REPDIFF_SETUP_SKIP=step,step skips \
 some (here and in the setup other commands run first). An installed repdiff sets up the checkout \
 given by --root.";
