@@ -49,6 +49,9 @@ exactly as that module does:
 reppy 0.3.4 runs on CPython 3.11 (pure Python; its `'\\*'` escapes only
 warn). Its declared dependencies python-dateutil and url are never
 imported by it; they are installed because pip would install them.
+
+No suite capture: the 0.3.4 sdist ships no tests (only reppy/, setup.py,
+setup.cfg and its egg-info).
 """
 
 import importlib.metadata

@@ -32,6 +32,13 @@
  *   Sitemap and Crawl-delay lines only as `extensions`, and blc reads none.
  *
  * The body is parsed once per request (blc fetches robots.txt once per site).
+ *
+ * No suite capture: both tarballs ship mocha tests, but robots-txt-guard's
+ * (test/guard.spec.js, patterns.spec.js) call guard() with hand-built
+ * {groups: [...]} objects and the pattern helpers, never with a robots.txt
+ * body, and robots-txt-parse's (test/parse.spec.js) assert the parse tree of
+ * its fixtures, never a verdict: neither records a (body, agent, URL,
+ * verdict) call the scoreboard could ask the other oracles.
  */
 'use strict';
 

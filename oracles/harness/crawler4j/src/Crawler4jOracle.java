@@ -60,6 +60,9 @@
  *   and Sitemap in UserAgentDirectives, but HostDirectives keeps its groups
  *   private and has no getter, and crawler4j never reads them.
  *
+ * No suite capture: the Maven Central artifact ships no tests (crawler4j's
+ * RobotstxtParserTest is a Groovy/Spock file of the git repository only).
+ *
  * stdin is read as bytes: a JSON line, then exactly body_len raw bytes.
  * stdout carries only protocol lines, ASCII JSON, flushed after each line;
  * anything else printed goes to stderr.
