@@ -217,6 +217,72 @@ fn ai_crawlers_are_asked_from_the_pinned_list() {
     assert_eq!(of("CCBot"), serde_json::json!(["cpython-3.11"]));
 }
 
+/// Change review: a new `Disallow: /tmp/` moves the `/tmp/` questions for
+/// every parser asked (exit 1), an `--expect-change` naming them makes it
+/// pass, and a file compared with itself changes nothing.
+#[test]
+fn before_lists_the_verdicts_a_change_moves() {
+    let dir = std::env::temp_dir().join(format!("repdiff-review-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let old = dir.join("old.txt");
+    std::fs::write(&old, "User-agent: *\nDisallow: /private/\n").unwrap();
+    let old = old.to_str().unwrap();
+    let new = b"User-agent: *\nDisallow: /private/\nDisallow: /tmp/\n";
+    let out = lint(&["--before", old, "--json", "-"], new);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one object");
+    assert_eq!(doc["oracles"], serde_json::json!(ORACLES), "{doc}");
+    assert!(
+        doc["diff"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("+   3 Disallow: /tmp/"),
+        "{doc}"
+    );
+    let changes = doc["changes"].as_array().expect("changes");
+    assert!(!changes.is_empty());
+    for c in changes {
+        assert!(
+            c["url"].as_str().unwrap_or_default().contains("/tmp"),
+            "{c}"
+        );
+        assert_eq!(
+            c["moved"].as_array().map(Vec::len),
+            Some(ORACLES.len()),
+            "{c}"
+        );
+        assert_eq!(c["moved"][0]["after"], "disallowed", "{c}");
+    }
+    let out = lint(
+        &[
+            "--before",
+            old,
+            "--expect-change",
+            "* https://example.com/tmp*",
+            "-",
+        ],
+        new,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let same = lint(
+        &["--before", old, "-"],
+        b"User-agent: *\nDisallow: /private/\n",
+    );
+    assert_eq!(same.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&same.stdout).contains("No verdict changes"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn binary_files_are_refused_with_a_reason() {
     for (body, why) in [

@@ -152,6 +152,18 @@ fn the_site_owners_example_lints_robots_txt() {
 }
 
 #[test]
+fn the_site_owners_review_example_compares_the_base_and_the_change() {
+    let rel = "docs/examples/robots-review.yml";
+    let doc = load(rel);
+    let script = runs(&doc);
+    assert!(script.contains("repdiff lint --before"), "{rel}");
+    assert!(script.contains("github.base_ref"), "{rel}");
+    assert!(script.contains("cargo xtask setup"), "{rel}");
+    assert!(doc["on"]["pull_request"]["paths"][0].as_str() == Some("robots.txt"), "{rel}");
+    assert_commands_exist(rel, &script);
+}
+
+#[test]
 fn every_workflow_parses_and_names_real_commands() {
     let dir = root().join(".github/workflows");
     let mut seen = 0;

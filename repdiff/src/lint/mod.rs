@@ -15,6 +15,7 @@ pub mod panel;
 pub mod plain;
 pub mod questions;
 pub mod render;
+pub mod review;
 pub mod rewrite;
 
 use crate::cli::{seconds, Host, Usage};
@@ -66,6 +67,16 @@ pub struct Opts {
     /// Do not run setup first
     #[arg(long)]
     pub no_setup: bool,
+    /// Change review: compare this earlier version with FILE; list every
+    /// question whose verdict changes for some parser (exit 1 on any
+    /// change not named by --expect-change)
+    #[arg(long, value_name = "OLD")]
+    pub before: Option<String>,
+    /// With --before: a change that is intended, as a glob over
+    /// "AGENT URL" (e.g. 'GPTBot *', '* https://example.com/private/*';
+    /// repeatable)
+    #[arg(long, value_name = "PATTERN", requires = "before")]
+    pub expect_change: Vec<String>,
     /// Also ask, for each AI crawler of the pinned list (PyPI
     /// ai-crawler-index, fetched by setup), whether it may fetch `/`, and
     /// show which parsers keep each out
@@ -136,6 +147,10 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         ));
     }
     let file = input::read(&opts.file).map_err(|input::Refusal(why)| Usage(why))?;
+    let old = match &opts.before {
+        Some(old) => Some(input::read(old).map_err(|input::Refusal(why)| Usage(why))?),
+        None => None,
+    };
     if !opts.no_setup {
         log::info!(
             "lint: checking the setup (a first run fetches and builds the parsers: minutes)"
@@ -185,6 +200,9 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         max_agents: opts.max_agents,
         ai_crawlers: &ai_crawlers,
     };
+    if let Some(old) = old {
+        return Ok(review_main(&mut panel, &old, &file, &asked, &opts, not_run));
+    }
     let report = examine(&mut panel, file, &asked, sel.unavailable);
     if opts.json {
         render::json(&report);
@@ -234,6 +252,42 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
             0
         },
     )
+}
+
+/// `--before`: review, print, and the exit status (3 when a parser was
+/// not asked or gave no answer, 1 on a change not expected, else 0).
+fn review_main(
+    panel: &mut panel::Panel,
+    old: &input::File,
+    new: &input::File,
+    asked: &Asked,
+    opts: &Opts,
+    not_run: bool,
+) -> i32 {
+    let r = review::review(panel, old, new, asked, &opts.expect_change);
+    if opts.json {
+        review::json(&r);
+    } else {
+        review::text(&r);
+    }
+    let silent = r.changes.iter().any(|c| {
+        c.moved.iter().any(|m| {
+            ["timeout", "crash"].contains(&m.before.as_str())
+                || ["timeout", "crash"].contains(&m.after.as_str())
+        })
+    });
+    if silent {
+        log::error!(
+            "some parser gave no answer (timeout or crash) on a version: the review is incomplete"
+        );
+    }
+    if not_run || silent {
+        crate::cli::EXIT_NOT_RUN
+    } else if r.unexpected > 0 {
+        1
+    } else {
+        0
+    }
 }
 
 /// What a lint asks beyond the file's own questions, and how long it may
