@@ -276,7 +276,10 @@ pub fn markdown(a: &AiCrawlers, not_tokens: &[String]) -> String {
         "# AI crawlers: kept out of `/` on how many real sites, by which parser?\n\n\
          {} real robots.txt files ({}), each asked by {} parsers whether each of the {} AI \
          crawlers of {} (its AI categories: ai-training, ai-search, user-fetch, dataset) may \
-         fetch `https://HOST/`, whether or not the file names it.\n\n",
+         fetch `https://HOST/`, whether or not the file names it. A crawler the file does not \
+         name is governed by its `*` group, so most rows differ only there; \
+         \"sites naming it\" counts the files with a `user-agent` line for it (a sample \
+         gathered before most of these crawlers existed names few of them).\n\n",
         a.files,
         a.input,
         a.oracles.len(),
