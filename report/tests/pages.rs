@@ -63,16 +63,40 @@ fn the_census_and_suites_pages_show_their_snapshots() {
         .unwrap_or_else(|e| panic!("the committed census does not read: {e}"));
     let suites = scoreboard();
     let ledger = engine::ledger::Ledger::default();
+    let adoption = census::adoption::read(&root().join("reports/census/adoption.json"))
+        .unwrap_or_else(|e| panic!("the committed adoption census does not read: {e}"));
+    let ai = census::ai_crawlers::read(&root().join("reports/census/ai-crawlers.json"))
+        .unwrap_or_else(|e| panic!("the committed AI-crawler census does not read: {e}"));
     let files = render(&Inputs {
         report: &report,
         ledger: &ledger,
         history: &[],
         census: Some(&census),
+        ai_era: report::site::AiEra {
+            adoption: Some(&adoption),
+            ai_crawlers: Some(&ai),
+        },
         suites: Some(&suites),
         slow: &[],
     });
 
     let c = page(&files, "census.html");
+    // The AI era leads: the adoption table, then the AI crawlers', then the headline.
+    let at = |needle: &str| c.find(needle).unwrap_or_else(|| panic!("no {needle:?}"));
+    assert!(at("Adoption: do the AI-era lines") < at("AI crawlers: kept out"));
+    assert!(at("AI crawlers: kept out") < at("Headline: the pairs"));
+    for e in &adoption.edits {
+        assert!(
+            c.contains(&format!("{} of {}", e.sites_any, adoption.files)),
+            "{}",
+            e.edit.id
+        );
+    }
+    let most_split = ai.rows.iter().map(|r| r.split).max().unwrap_or(0);
+    assert!(
+        c.contains(&format!("<td>{most_split}</td></tr>")),
+        "the most split crawler's row"
+    );
     assert!(c.contains("<svg"), "the heatmap is inline");
     for o in &census.oracles {
         assert!(
@@ -148,6 +172,7 @@ fn without_snapshots_the_pages_say_how_to_make_them() {
         ledger: &ledger,
         history: &[],
         census: None,
+        ai_era: Default::default(),
         suites: None,
         slow: &[],
     });
@@ -173,6 +198,7 @@ fn the_findings_page_lists_the_slow_write_ups() {
         ledger: &ledger,
         history: &[],
         census: None,
+        ai_era: Default::default(),
         suites: None,
         slow: &slow,
     });

@@ -122,6 +122,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         (history, added) = history::merge(&history, &history::records(&report));
     }
     let census = load_census(publish)?;
+    let (adoption, ai_crawlers) = load_ai_era()?;
     let suites = load_suites(publish)?;
     let slow = load_slow(&root.join("cases/findings.yaml"))?;
     let inputs = site::Inputs {
@@ -129,6 +130,10 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         ledger: &ledger,
         history: &history,
         census: census.as_ref(),
+        ai_era: site::AiEra {
+            adoption: adoption.as_ref(),
+            ai_crawlers: ai_crawlers.as_ref(),
+        },
         suites: suites.as_ref(),
         slow: &slow,
     };
@@ -325,6 +330,27 @@ fn load_census(publish: bool) -> Result<Option<census::Census>, Usage> {
     first_existing(candidates)
         .map(|p| census::read_census(&p).map_err(Usage))
         .transpose()
+}
+
+/// The published adoption and AI-crawler censuses, when present.
+type AiEraReports = (
+    Option<census::adoption::Adoption>,
+    Option<census::ai_crawlers::AiCrawlers>,
+);
+
+fn load_ai_era() -> Result<AiEraReports, Usage> {
+    let dir = paths::published_census_dir();
+    let adoption = dir.join("adoption.json");
+    let ai = dir.join("ai-crawlers.json");
+    Ok((
+        adoption
+            .is_file()
+            .then(|| census::adoption::read(&adoption).map_err(Usage))
+            .transpose()?,
+        ai.is_file()
+            .then(|| census::ai_crawlers::read(&ai).map_err(Usage))
+            .transpose()?,
+    ))
 }
 
 fn load_suites(publish: bool) -> Result<Option<report::suites::SuitesReport>, Usage> {

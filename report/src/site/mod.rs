@@ -31,11 +31,21 @@ pub struct Inputs<'a> {
     pub history: &'a [history::Record],
     /// The published census, if any (its page says how to make one).
     pub census: Option<&'a ::census::Census>,
+    /// The published adoption and AI-crawler censuses, if any: the census
+    /// page leads with them.
+    pub ai_era: AiEra<'a>,
     /// The published suites scoreboard, if any.
     pub suites: Option<&'a crate::suites::SuitesReport>,
     /// The write-ups of kind `slow` (`slow:` in cases/findings.yaml): they
     /// have no ledger entry, so the findings page lists them apart.
     pub slow: &'a [SlowFinding],
+}
+
+/// The AI era's two censuses (`census adoption`, `census ai-crawlers`).
+#[derive(Default, Clone, Copy)]
+pub struct AiEra<'a> {
+    pub adoption: Option<&'a ::census::adoption::Adoption>,
+    pub ai_crawlers: Option<&'a ::census::ai_crawlers::AiCrawlers>,
 }
 
 /// One slow input written up by `repdiff findings`: what the findings

@@ -41,6 +41,7 @@ and the verdicts differ.</p>",
         c.probes.tally.queries,
         c.oracles.len()
     );
+    ai_era(&mut b, cx.inp.ai_era);
     headline(&mut b, &c.written.summary.headline);
     for view in sections(c) {
         let _ = write!(
@@ -60,6 +61,88 @@ and the verdicts differ.</p>",
         impact(&mut b, s);
     }
     crate::site::html::page("census", "", &cx.footer, &b)
+}
+
+/// The AI era first: does adding the new lines change what crawlers
+/// decide (per edit, the parsers that change and on how many sites), and
+/// which AI crawlers the parsers keep out of `/` (the rows where they
+/// part most).
+fn ai_era(b: &mut String, era: crate::site::AiEra) {
+    if let Some(a) = era.adoption {
+        let _ = write!(
+            b,
+            "<h2>Adoption: do the AI-era lines change what crawlers decide?</h2><p>Each edit applied to {} real files as it is deployed, the files' {} as-written questions asked before and after by {} parsers (<code>reports/census/adoption.md</code>). By each text's intent no verdict should change.</p><table><tr><th>edit</th><th>sites changed (any parser)</th><th>parsers that change (sites)</th><th>source</th></tr>",
+            a.files,
+            a.questions,
+            a.oracles.len()
+        );
+        for e in &a.edits {
+            let mut movers: Vec<_> = a
+                .rows
+                .iter()
+                .filter(|r| r.edit == e.edit.id && r.sites > 0)
+                .collect();
+            movers.sort_by(|x, y| y.sites.cmp(&x.sites).then(x.oracle.cmp(&y.oracle)));
+            let list: Vec<String> = movers
+                .iter()
+                .map(|r| format!("{} {}", esc(&r.oracle), r.sites))
+                .collect();
+            let _ = write!(
+                b,
+                "<tr><td><code>{}</code> {}</td><td>{} of {}</td><td>{}</td><td>{}</td></tr>",
+                esc(&e.edit.id),
+                esc(&e.edit.title),
+                e.sites_any,
+                a.files,
+                if list.is_empty() {
+                    "none".into()
+                } else {
+                    list.join(", ")
+                },
+                esc(&e.edit.source)
+            );
+        }
+        b.push_str("</table>");
+    }
+    if let Some(ai) = era.ai_crawlers {
+        let _ = write!(
+            b,
+            "<h2>AI crawlers: kept out of <code>/</code> by which parser?</h2><p>{} files, each asked by {} parsers whether each of the {} AI crawlers of {} may fetch <code>/</code>; the 15 crawlers on whose sites the parsers split most (all in <code>reports/census/ai-crawlers.md</code>).</p><table><tr><th>crawler</th><th>operator</th><th>sites naming it</th><th>kept out (most)</th><th>kept out (fewest)</th><th>sites split</th></tr>",
+            ai.files,
+            ai.oracles.len(),
+            ai.rows.len(),
+            esc(&ai.list)
+        );
+        let mut rows: Vec<_> = ai.rows.iter().collect();
+        rows.sort_by(|x, y| {
+            y.split
+                .cmp(&x.split)
+                .then(x.crawler.token.cmp(&y.crawler.token))
+        });
+        for r in rows.into_iter().take(15) {
+            let by: Vec<(u64, &str)> = r
+                .disallowed
+                .iter()
+                .zip(&ai.oracles)
+                .map(|(&d, o)| (d, o.name.as_str()))
+                .collect();
+            let most = by.iter().max_by_key(|x| x.0).copied().unwrap_or((0, "-"));
+            let fewest = by.iter().min_by_key(|x| x.0).copied().unwrap_or((0, "-"));
+            let _ = write!(
+                b,
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{} ({})</td><td>{} ({})</td><td>{}</td></tr>",
+                esc(&r.crawler.token),
+                esc(&r.crawler.operator),
+                r.named,
+                most.0,
+                esc(most.1),
+                fewest.0,
+                esc(fewest.1),
+                r.split
+            );
+        }
+        b.push_str("</table>");
+    }
 }
 
 /// The `code` spans of a sentence written for Markdown, as HTML.
