@@ -72,6 +72,9 @@ pub struct File {
     pub not_utf8: Option<Position>,
     /// Set when the body is past [`PARSE_LIMIT`].
     pub oversize: Option<Oversize>,
+    /// Set when the file was fetched (`lint URL`): the status, the
+    /// redirects, the final URL.
+    pub fetched: Option<String>,
 }
 
 /// A place in the file, 1-based, as an editor shows it.
@@ -115,6 +118,7 @@ pub fn check(name: &str, body: Vec<u8>) -> Result<File, Refusal> {
     Ok(File {
         name: name.to_string(),
         oversize: Oversize::of(&body),
+        fetched: None,
         body,
         not_utf8,
     })

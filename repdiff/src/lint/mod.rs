@@ -8,6 +8,7 @@
 //! names the cause; [`rewrite`] looks for a safe rewrite; [`render`]
 //! prints text or JSON (docs/lint.md).
 
+pub mod fetch;
 pub mod group;
 pub mod hazards;
 pub mod input;
@@ -36,8 +37,10 @@ object, described in docs/lint.md.";
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = AFTER_HELP)]
 pub struct Opts {
-    /// The robots.txt to lint, read as raw bytes (`-`: stdin)
-    #[arg(value_name = "FILE|-")]
+    /// The robots.txt to lint, read as raw bytes (`-`: stdin), or a site's
+    /// URL: its /robots.txt is fetched as RFC 9309 §2.3 says a crawler
+    /// fetches it
+    #[arg(value_name = "FILE|-|URL")]
     pub file: String,
     /// Also ask the file's paths for this user agent (repeatable)
     #[arg(long = "agent", value_name = "UA")]
@@ -146,9 +149,15 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
             "lint compares parsers: name at least two with --oracle, or none for all".into(),
         ));
     }
-    let file = input::read(&opts.file).map_err(|input::Refusal(why)| Usage(why))?;
+    let file = match read_arg(&opts.file)? {
+        Ok(file) => file,
+        Err(fetched) => return Ok(no_file(&fetched)),
+    };
     let old = match &opts.before {
-        Some(old) => Some(input::read(old).map_err(|input::Refusal(why)| Usage(why))?),
+        Some(old) => Some(
+            read_arg(old)?
+                .map_err(|f| Usage(format!("--before {}: {}", f.summary(), f.decision.reason())))?,
+        ),
         None => None,
     };
     if !opts.no_setup {
@@ -252,6 +261,61 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
             0
         },
     )
+}
+
+/// A file, or a URL fetched: the file, or, when the fetch gave no file to
+/// parse (a 4xx, a 5xx, no response, too many redirects), what it gave.
+fn read_arg(arg: &str) -> Result<Result<input::File, fetch::Fetched>, Usage> {
+    let refused = |input::Refusal(why)| Usage(why);
+    if !fetch::is_url(arg) {
+        return input::read(arg).map(Ok).map_err(refused);
+    }
+    let robots = fetch::robots_url(arg).map_err(refused)?;
+    log::info!("lint: fetching {robots}");
+    let fetched = fetch::fetch(&robots);
+    log::info!("lint: {}", fetched.summary());
+    if !matches!(
+        fetched.decision,
+        oracles::rfc9309::AccessDecision::ParseBody { .. }
+    ) {
+        return Ok(Err(fetched));
+    }
+    let mut file = input::check(fetched.final_url(), fetched.body.clone()).map_err(refused)?;
+    file.fetched = Some(fetched.summary());
+    Ok(Ok(file))
+}
+
+/// A fetch with no file to lint: what RFC 9309 makes of it, and what each
+/// parser's fetcher did with that status in the corpus. Exit 1: there is
+/// no robots.txt a crawler would parse.
+fn no_file(fetched: &fetch::Fetched) -> i32 {
+    println!("{}", fetched.summary());
+    for h in fetched.hops.iter().rev().skip(1).rev() {
+        println!("  redirect: HTTP {} at {}", h.status, h.url);
+    }
+    println!("RFC 9309: {}", fetched.decision.reason());
+    if let Some(status) = fetched.status() {
+        let verdicts = fetch::corpus_verdicts(status);
+        let (unsupported, known): (Vec<_>, Vec<_>) =
+            verdicts.into_iter().partition(|(_, o)| o == "unsupported");
+        if !known.is_empty() {
+            println!(
+                "What the parsers that fetch for themselves did with HTTP {status} (corpus case \
+                 http-{status}, first question):"
+            );
+            for (oracle, outcome) in known {
+                println!("  {oracle:<26} {outcome}");
+            }
+        }
+        if !unsupported.is_empty() {
+            println!(
+                "  ({} parser(s) have no fetcher of their own: their crawler decides)",
+                unsupported.len()
+            );
+        }
+    }
+    println!("No robots.txt to lint at this URL.");
+    1
 }
 
 /// `--before`: review, print, and the exit status (3 when a parser was

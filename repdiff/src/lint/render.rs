@@ -40,6 +40,7 @@ struct FileView<'r> {
     lines: usize,
     not_utf8: Option<super::input::Position>,
     oversize: Option<super::input::Oversize>,
+    fetched: Option<&'r str>,
 }
 
 #[derive(Serialize)]
@@ -131,6 +132,7 @@ fn view(r: &Report) -> View<'_> {
             lines: r.lines.len(),
             not_utf8: r.file.not_utf8,
             oversize: r.file.oversize,
+            fetched: r.file.fetched.as_deref(),
         },
         oracles: r
             .oracles
@@ -286,6 +288,9 @@ pub fn text(r: &Report) {
         v.questions,
         v.oracles.len()
     );
+    if let Some(f) = v.file.fetched {
+        println!("  fetched: {f}");
+    }
     for u in &v.unavailable {
         println!("  not asked: {} ({}; fix: {})", u.oracle, u.reason, u.fix);
     }

@@ -1,0 +1,159 @@
+//! `lint URL`: the live file, fetched as RFC 9309 §2.3 says a crawler
+//! fetches it. Redirects are followed here, hop by hop (the client's own
+//! following is off, so each hop's status is seen and §2.3.1.2's five are
+//! counted), and the outcome goes to the reference's
+//! [`fetch_policy`](oracles::rfc9309::fetch_policy): a 2xx file is linted,
+//! anything else is said with its paragraph and with what each parser's
+//! fetcher did with that status in the corpus's HTTP cases.
+
+use super::input::{self, Refusal};
+use oracles::rfc9309::access::MAX_REDIRECTS;
+use oracles::rfc9309::{fetch_policy, AccessDecision};
+use std::io::Read;
+use std::time::Duration;
+
+/// Whether a lint argument is a URL rather than a file.
+pub fn is_url(arg: &str) -> bool {
+    arg.starts_with("http://") || arg.starts_with("https://")
+}
+
+/// One response on the way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hop {
+    pub url: String,
+    pub status: u16,
+}
+
+/// What the fetch came to.
+#[derive(Debug)]
+pub struct Fetched {
+    /// The robots.txt URL asked first.
+    pub asked: String,
+    /// Every response, redirects first.
+    pub hops: Vec<Hop>,
+    /// The body of the last response (empty on a network error).
+    pub body: Vec<u8>,
+    /// Set when no response came: refused, reset, timed out.
+    pub network_error: Option<String>,
+    /// RFC 9309 §2.3's decision on it.
+    pub decision: AccessDecision,
+}
+
+impl Fetched {
+    pub fn final_url(&self) -> &str {
+        self.hops.last().map_or(&self.asked, |h| &h.url)
+    }
+
+    pub fn status(&self) -> Option<u16> {
+        self.network_error
+            .is_none()
+            .then(|| self.hops.last().map(|h| h.status))
+            .flatten()
+    }
+
+    /// One line: the status, the redirects, the final URL.
+    pub fn summary(&self) -> String {
+        let redirects = self.hops.len().saturating_sub(1);
+        match (&self.network_error, self.status()) {
+            (Some(e), _) => format!("{}: no response ({e})", self.asked),
+            (None, Some(s)) => format!(
+                "{}: HTTP {s}{}",
+                self.asked,
+                if redirects > 0 {
+                    format!(" after {redirects} redirect(s), at {}", self.final_url())
+                } else {
+                    String::new()
+                }
+            ),
+            (None, None) => format!("{}: no response", self.asked),
+        }
+    }
+}
+
+/// The robots.txt a URL names: the URL itself when its path ends in
+/// `/robots.txt`, else `/robots.txt` of its host (§2.3 "the crawler MUST
+/// access the robots.txt file ... at /robots.txt").
+pub fn robots_url(arg: &str) -> Result<String, Refusal> {
+    let url = url::Url::parse(arg)
+        .map_err(|e| Refusal(format!("{arg} is not a URL lint can fetch ({e})")))?;
+    if url.host().is_none() {
+        return Err(Refusal(format!("{arg} has no host")));
+    }
+    if url.path().ends_with("/robots.txt") {
+        return Ok(url.to_string());
+    }
+    url.join("/robots.txt")
+        .map(|u| u.to_string())
+        .map_err(|e| Refusal(format!("{arg}: cannot make its /robots.txt URL ({e})")))
+}
+
+/// Fetch `robots` (a robots.txt URL), following at most five redirects
+/// plus one to learn there were more (§2.3.1.2).
+pub fn fetch(robots: &str) -> Fetched {
+    let agent = ureq::AgentBuilder::new()
+        .redirects(0)
+        .timeout_connect(Duration::from_secs(10))
+        .timeout(Duration::from_secs(30))
+        .user_agent(concat!("repdiff-lint/", env!("CARGO_PKG_VERSION")))
+        .build();
+    let mut hops: Vec<Hop> = Vec::new();
+    let mut current = robots.to_string();
+    let (body, network_error) = loop {
+        let response = match agent.get(&current).call() {
+            Ok(r) | Err(ureq::Error::Status(_, r)) => r,
+            Err(e) => break (Vec::new(), Some(e.to_string())),
+        };
+        let status = response.status();
+        hops.push(Hop {
+            url: current.clone(),
+            status,
+        });
+        let next = (300..400)
+            .contains(&status)
+            .then(|| response.header("location").map(str::to_string))
+            .flatten()
+            .and_then(|l| url::Url::parse(&current).ok()?.join(&l).ok());
+        match next {
+            Some(next) if hops.len() <= MAX_REDIRECTS as usize => current = next.to_string(),
+            _ => break (read_body(response), None),
+        }
+    };
+    let redirects = hops.len().saturating_sub(1) as u32;
+    let status = hops.last().map_or(0, |h| h.status);
+    let decision = fetch_policy(status, redirects, body.len(), network_error.is_some());
+    Fetched {
+        asked: robots.to_string(),
+        hops,
+        body,
+        network_error,
+        decision,
+    }
+}
+
+/// The body, at most one byte past lint's limit (so a larger one is
+/// refused as a file is).
+fn read_body(response: ureq::Response) -> Vec<u8> {
+    let mut body = Vec::new();
+    let _ = response
+        .into_reader()
+        .take(input::MAX_BYTES + 1)
+        .read_to_end(&mut body);
+    body
+}
+
+/// What each parser did with this status in the corpus's HTTP case
+/// `http-<status>` (the published run): `(oracle, outcome)` of its first
+/// question, or nothing when the corpus has no such case.
+pub fn corpus_verdicts(status: u16) -> Vec<(String, String)> {
+    let path = crate::paths::published_dir().join("compat.json");
+    let Ok(report) = report::compat::Report::load(&path) else {
+        return Vec::new();
+    };
+    let case = format!("http-{status}");
+    report
+        .cells
+        .iter()
+        .filter(|c| c.case == case && c.query == 0)
+        .map(|c| (c.oracle.clone(), c.label()))
+        .collect()
+}
