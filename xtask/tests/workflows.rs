@@ -159,7 +159,10 @@ fn the_site_owners_review_example_compares_the_base_and_the_change() {
     assert!(script.contains("repdiff lint --before"), "{rel}");
     assert!(script.contains("github.base_ref"), "{rel}");
     assert!(script.contains("cargo xtask setup"), "{rel}");
-    assert!(doc["on"]["pull_request"]["paths"][0].as_str() == Some("robots.txt"), "{rel}");
+    assert!(
+        doc["on"]["pull_request"]["paths"][0].as_str() == Some("robots.txt"),
+        "{rel}"
+    );
     assert_commands_exist(rel, &script);
 }
 
