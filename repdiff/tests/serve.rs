@@ -461,3 +461,44 @@ fn percent(s: &str) -> String {
         })
         .collect()
 }
+
+/// `/api/lint` with `fetch`: refused (403) unless the server was started
+/// with --allow-fetch; with it, a loopback site is refused (422) unless
+/// --allow-private; with both, the file is fetched and linted.
+#[test]
+fn the_server_fetches_only_when_allowed_and_never_an_internal_address_by_default() {
+    let site = tiny_http::Server::http("127.0.0.1:0").expect("a loopback port");
+    let site_addr = site.server_addr().to_ip().expect("an IP").to_string();
+    std::thread::spawn(move || {
+        for req in site.incoming_requests() {
+            let _ = req.respond(tiny_http::Response::from_string(
+                "User-agent: *\nDisallow: /x\n",
+            ));
+        }
+    });
+    let req = serde_json::json!({"fetch": format!("http://{site_addr}/"), "agents": ["MyBot"]});
+
+    let off = serve(&[]);
+    let (status, body) = post(&off.addr, "/api/lint", &req);
+    assert_eq!(status, 403, "{body}");
+    drop(off);
+
+    let public = serve(&["--allow-fetch"]);
+    let (status, body) = post(&public.addr, "/api/lint", &req);
+    assert_eq!(status, 422, "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("public addresses only"),
+        "{body}"
+    );
+    drop(public);
+
+    let private = serve(&["--allow-fetch", "--allow-private"]);
+    let (status, body) = post(&private.addr, "/api/lint", &req);
+    assert_eq!(status, 200, "{body}");
+    let fetched = body["lint"]["file"]["fetched"].as_str().unwrap_or_default();
+    assert!(fetched.contains("HTTP 200"), "{body}");
+    assert_eq!(body["lint"]["agree"], true, "{body}");
+}

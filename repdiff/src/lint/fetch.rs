@@ -10,6 +10,7 @@ use super::input::{self, Refusal};
 use oracles::rfc9309::access::MAX_REDIRECTS;
 use oracles::rfc9309::{fetch_policy, AccessDecision};
 use std::io::Read;
+use std::net::{IpAddr, SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 
 /// Whether a lint argument is a URL rather than a file.
@@ -87,10 +88,81 @@ pub fn robots_url(arg: &str) -> Result<String, Refusal> {
         .map_err(|e| Refusal(format!("{arg}: cannot make its /robots.txt URL ({e})")))
 }
 
+/// Which addresses a fetch may reach.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Targets {
+    /// Any (the command line: the user's own machine and network).
+    Any,
+    /// Public addresses only (`serve --allow-fetch`: no visitor's request
+    /// may reach loopback, a private network or link-local addresses).
+    Public,
+}
+
+/// The resolver of a [`Targets::Public`] fetch: every hop's host is
+/// resolved here and its non-public addresses dropped, so a redirect or a
+/// DNS answer cannot lead the server to an internal address.
+struct PublicOnly;
+
+impl ureq::Resolver for PublicOnly {
+    fn resolve(&self, netloc: &str) -> std::io::Result<Vec<SocketAddr>> {
+        let public: Vec<SocketAddr> = netloc
+            .to_socket_addrs()?
+            .filter(|a| is_public(a.ip()))
+            .collect();
+        if public.is_empty() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!(
+                    "{netloc} is a loopback, private or link-local address: this server fetches \
+                     public addresses only (serve --allow-private)"
+                ),
+            ));
+        }
+        Ok(public)
+    }
+}
+
+/// Not loopback, private (RFC 1918, RFC 6598's shared space, IPv6 unique
+/// local), link-local, unspecified, broadcast or documentation space.
+pub fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v) => {
+            let [a, b, ..] = v.octets();
+            !(v.is_loopback()
+                || v.is_private()
+                || v.is_link_local()
+                || v.is_unspecified()
+                || v.is_broadcast()
+                || v.is_documentation()
+                || (a == 100 && (b & 0xc0) == 64)
+                || a == 0)
+        }
+        IpAddr::V6(v) => {
+            let first = v.segments()[0];
+            if let Some(mapped) = v.to_ipv4_mapped() {
+                return is_public(IpAddr::V4(mapped));
+            }
+            !(v.is_loopback()
+                || v.is_unspecified()
+                || (first & 0xfe00) == 0xfc00
+                || (first & 0xffc0) == 0xfe80)
+        }
+    }
+}
+
 /// Fetch `robots` (a robots.txt URL), following at most five redirects
 /// plus one to learn there were more (§2.3.1.2).
 pub fn fetch(robots: &str) -> Fetched {
-    let agent = ureq::AgentBuilder::new()
+    fetch_to(robots, Targets::Any)
+}
+
+/// [`fetch`], reaching only `targets`.
+pub fn fetch_to(robots: &str, targets: Targets) -> Fetched {
+    let mut builder = ureq::AgentBuilder::new();
+    if targets == Targets::Public {
+        builder = builder.resolver(PublicOnly);
+    }
+    let agent = builder
         .redirects(0)
         .timeout_connect(Duration::from_secs(10))
         .timeout(Duration::from_secs(30))
@@ -156,4 +228,38 @@ pub fn corpus_verdicts(status: u16) -> Vec<(String, String)> {
         .filter(|c| c.case == case && c.query == 0)
         .map(|c| (c.oracle.clone(), c.label()))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_addresses_are_not_public() {
+        for ip in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "0.0.0.0",
+            "::1",
+            "fd00::1",
+            "fe80::1",
+            "::ffff:127.0.0.1",
+        ] {
+            assert!(!is_public(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in ["93.184.216.34", "2606:2800:220:1::1"] {
+            assert!(is_public(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
+    #[test]
+    fn a_public_only_fetch_refuses_loopback() {
+        let f = fetch_to("http://127.0.0.1:9/robots.txt", Targets::Public);
+        let e = f.network_error.expect("refused");
+        assert!(e.contains("public addresses only"), "{e}");
+    }
 }

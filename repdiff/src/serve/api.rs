@@ -23,6 +23,9 @@ pub struct Limits {
     pub request_time: Duration,
     /// A lint's time for finding lines and rewrites (below `request_time`).
     pub lint_budget: Duration,
+    /// Whether `/api/lint` fetches a `url` (`serve --allow-fetch`), and
+    /// which addresses it may reach (`--allow-private`).
+    pub fetch: Option<lint::fetch::Targets>,
 }
 
 /// An answer: status and JSON.
@@ -60,6 +63,10 @@ pub struct Request {
     pub agents: Vec<String>,
     #[serde(default)]
     pub urls: Vec<String>,
+    /// `/api/lint` only, with `serve --allow-fetch`: a site whose
+    /// /robots.txt the server fetches (RFC 9309 §2.3) instead of `robots`.
+    #[serde(default)]
+    pub fetch: Option<String>,
 }
 
 impl Request {
@@ -266,9 +273,15 @@ pub fn lint(
     known: &BTreeMap<String, Vec<Known>>,
     req: &Request,
 ) -> Reply {
-    let body = match req.body() {
-        Ok(b) => b,
-        Err(r) => return r,
+    let (body, fetched) = match &req.fetch {
+        Some(site) => match fetched_body(site, limits) {
+            Ok((body, summary)) => (body, Some(summary)),
+            Err(r) => return r,
+        },
+        None => match req.body() {
+            Ok(b) => (b, None),
+            Err(r) => return r,
+        },
     };
     if req.agents.len() + req.urls.len() > limits.max_queries {
         return too_many(req.agents.len() + req.urls.len(), limits);
@@ -287,10 +300,12 @@ pub fn lint(
     if asked > limits.max_queries {
         return too_many(asked, limits);
     }
-    let file = match lint::input::check("the robots.txt sent", body) {
+    let name = req.fetch.as_deref().unwrap_or("the robots.txt sent");
+    let mut file = match lint::input::check(name, body) {
         Ok(f) => f,
         Err(lint::input::Refusal(why)) => return Reply::error(422, why),
     };
+    file.fetched = fetched;
     let work = Work::Lint {
         file,
         agents: req.agents.clone(),
@@ -310,6 +325,37 @@ pub fn lint(
         Ok(Done::Checked(_)) => Reply::error(500, "the panel answered another kind of job"),
         Err(r) => refused(r, limits),
     }
+}
+
+/// The robots.txt of `site`, fetched as RFC 9309 §2.3 says, with its
+/// one-line summary; or why not: 403 when this server does not fetch, 422
+/// when the URL is refused or gave no file to parse (a 4xx, a 5xx, no
+/// response, a non-public address).
+fn fetched_body(site: &str, limits: &Limits) -> Result<(Vec<u8>, String), Reply> {
+    let Some(targets) = limits.fetch else {
+        return Err(Reply::error(
+            403,
+            "this server does not fetch robots.txt files (start it with serve --allow-fetch)",
+        ));
+    };
+    let robots = lint::fetch::robots_url(site)
+        .map_err(|lint::input::Refusal(why)| Reply::error(422, why))?;
+    let fetched = lint::fetch::fetch_to(&robots, targets);
+    if !matches!(
+        fetched.decision,
+        oracles::rfc9309::AccessDecision::ParseBody { .. }
+    ) {
+        return Err(Reply::error(
+            422,
+            format!(
+                "{}; RFC 9309: {}; no robots.txt to lint",
+                fetched.summary(),
+                fetched.decision.reason()
+            ),
+        ));
+    }
+    let summary = fetched.summary();
+    Ok((fetched.body, summary))
 }
 
 fn refused(r: Refused, limits: &Limits) -> Reply {

@@ -71,6 +71,14 @@ pub struct Opts {
     /// cell reads `timeout`; the worker restarts for the next request)
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
     pub timeout: Duration,
+    /// Let /api/lint fetch a site's /robots.txt (`fetch` field; the page's
+    /// URL box); public addresses only, unless --allow-private
+    #[arg(long)]
+    pub allow_fetch: bool,
+    /// With --allow-fetch: also loopback, private and link-local addresses
+    /// (a visitor's request could then reach this machine's network)
+    #[arg(long, requires = "allow_fetch")]
+    pub allow_private: bool,
     /// Threads answering HTTP requests
     #[arg(long, value_name = "N", default_value_t = 16)]
     pub threads: usize,
@@ -139,6 +147,11 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
             max_queries: opts.max_queries,
             request_time: opts.request_time,
             lint_budget: opts.lint_budget.min(opts.request_time),
+            fetch: opts.allow_fetch.then_some(if opts.allow_private {
+                lint::fetch::Targets::Any
+            } else {
+                lint::fetch::Targets::Public
+            }),
         },
         known,
         writeups,
