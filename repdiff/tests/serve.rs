@@ -190,6 +190,23 @@ fn the_bot_mybot_split_through_the_api_with_lint_and_its_ledger_links() {
         answer["usage_draft"].is_null(),
         "no usage without Content-Usage"
     );
+    // The page's AI-crawler toggle: `bot` keeps GPTBot out for CPython alone.
+    let (status, linted) = post(
+        &s.addr,
+        "/api/lint",
+        &serde_json::json!({"robots": BOT, "ai_crawlers": true}),
+    );
+    assert_eq!(status, 200, "{linted}");
+    let gpt = linted["lint"]["ai_crawlers"]
+        .as_array()
+        .and_then(|a| a.iter().find(|v| v["token"] == "GPTBot"))
+        .cloned()
+        .unwrap_or_else(|| panic!("GPTBot asked: {linted}"));
+    assert_eq!(
+        gpt["disallowed_by"],
+        serde_json::json!(["cpython-3.11"]),
+        "{gpt}"
+    );
     assert_eq!(http(&s.addr, "GET", "/findings/../Cargo.toml", b"").0, 404);
     assert_eq!(http(&s.addr, "GET", "/nothing", b"").0, 404);
     assert_eq!(http(&s.addr, "GET", "/api/check", b"").0, 405);

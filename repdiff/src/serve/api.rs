@@ -67,6 +67,10 @@ pub struct Request {
     /// /robots.txt the server fetches (RFC 9309 §2.3) instead of `robots`.
     #[serde(default)]
     pub fetch: Option<String>,
+    /// `/api/lint` only: also ask the AI crawlers of the pinned list for
+    /// `/` (`lint --ai-crawlers`).
+    #[serde(default)]
+    pub ai_crawlers: bool,
 }
 
 impl Request {
@@ -306,11 +310,20 @@ pub fn lint(
         Err(lint::input::Refusal(why)) => return Reply::error(422, why),
     };
     file.fetched = fetched;
+    let ai_crawlers = if req.ai_crawlers {
+        match crate::census_cmd::ai_crawlers::list() {
+            Ok(list) => list.crawlers.into_iter().map(|c| c.token).collect(),
+            Err(crate::cli::Usage(why)) => return Reply::error(422, why),
+        }
+    } else {
+        Vec::new()
+    };
     let work = Work::Lint {
         file,
         agents: req.agents.clone(),
         urls: req.urls.clone(),
         budget: limits.lint_budget,
+        ai_crawlers,
     };
     match pool.submit(work, limits.request_time) {
         Ok(Done::Linted(report)) => {

@@ -22,6 +22,8 @@ pub enum Work {
         agents: Vec<String>,
         urls: Vec<String>,
         budget: Duration,
+        /// AI crawler tokens to ask `/` for (the page's toggle).
+        ai_crawlers: Vec<String>,
     },
 }
 
@@ -131,6 +133,7 @@ fn run(panel: &mut Panel, work: Work) -> Done {
             agents,
             urls,
             budget,
+            ai_crawlers,
         } => {
             let asked = lint::Asked {
                 agents: &agents,
@@ -138,7 +141,7 @@ fn run(panel: &mut Panel, work: Work) -> Done {
                 budget,
                 progress: false,
                 max_agents: lint::questions::DEFAULT_MAX_AGENTS,
-                ai_crawlers: &[],
+                ai_crawlers: &ai_crawlers,
             };
             Done::Linted(Box::new(lint::examine(panel, file, &asked, Vec::new())))
         }
