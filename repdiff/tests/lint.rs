@@ -283,6 +283,33 @@ fn before_lists_the_verdicts_a_change_moves() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The most common WordPress file: `Allow` after `Disallow` splits the
+/// first-match parsers from the longest-match ones; moving it first brings
+/// them together except WWW::RobotRules, which has no `Allow`. That partial
+/// rewrite is offered, naming the parser it leaves apart.
+#[test]
+fn the_wordpress_file_gets_a_partial_rewrite_naming_who_stays_apart() {
+    let body = b"User-agent: *\nDisallow: /wp-admin/\nAllow: /wp-admin/admin-ajax.php\n";
+    let out = lint(&["--oracle", "www-robotrules", "--json", "-"], body);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one object");
+    let rewrite = &doc["groups"][0]["rewrite"];
+    assert_eq!(rewrite["transformation"], "reverse-rule-order", "{doc}");
+    assert_eq!(
+        rewrite["remaining"],
+        serde_json::json!(["www-robotrules"]),
+        "{doc}"
+    );
+    // A move, not a copy: the Allow line leaves line 3 and arrives before line 2.
+    let hunks = rewrite["hunks"].as_array().expect("hunks");
+    assert_eq!(hunks.len(), 2, "{rewrite}");
+}
+
 #[test]
 fn binary_files_are_refused_with_a_reason() {
     for (body, why) in [

@@ -101,6 +101,8 @@ struct RewriteView {
     changes_reference: bool,
     /// How many of the group's questions every parser then agrees on.
     settles: usize,
+    /// Parsers still apart on some of them afterwards (a partial rewrite).
+    remaining: Vec<String>,
     hunks: Vec<HunkView>,
 }
 
@@ -203,6 +205,7 @@ fn group_view<'r>(r: &'r Report, g: &'r LineGroup, names: &[&'r str]) -> GroupVi
             transformation: s.transformation,
             changes_reference: s.changes_reference,
             settles: s.settles,
+            remaining: s.remaining.clone(),
             hunks: s.hunks.iter().map(hunk_view).collect(),
         }),
     }
@@ -456,12 +459,21 @@ fn print_rewrite(s: Option<&RewriteView>, questions: usize) {
         return;
     };
     let on = if s.settles == questions {
-        String::new()
+        "every parser agrees".to_string()
+    } else if s.remaining.is_empty() {
+        format!(
+            "every parser agrees on {} of these {questions} questions",
+            s.settles
+        )
     } else {
-        format!(" on {} of these {questions} questions", s.settles)
+        format!(
+            "fewer parsers stand apart: only {} still read{} some of these {questions} questions otherwise",
+            s.remaining.join(", "),
+            if s.remaining.len() == 1 { "s" } else { "" }
+        )
     };
     println!(
-        "  rewrite ({}), after which every parser agrees{on}{}:",
+        "  rewrite ({}), after which {on}{}:",
         s.transformation,
         if s.changes_reference {
             "; RFC 9309 readers now read the mended line too"

@@ -1,6 +1,8 @@
 //! A suggested rewrite: a catalogue transformation of the file (or the
 //! smallest piece of it, one hunk of its diff) after which every oracle
-//! agrees on the group's questions.
+//! agrees on the group's questions, or, failing that, fewer parsers stand
+//! apart (the ones left are named: `Allow` first in the WordPress file
+//! leaves only WWW::RobotRules, which has no `Allow`).
 //!
 //! A rewrite is offered only if it is safe to apply: no question that all
 //! oracles agreed on comes to split, and the RFC 9309 reference reads every
@@ -39,6 +41,21 @@ pub struct Suggestion {
     /// How many of the group's questions every oracle then agrees on
     /// (a group may hold splits that other causes keep open).
     pub settles: usize,
+    /// Oracles still in the minority on some of the group's questions
+    /// afterwards: a rewrite that brings most parsers together is offered
+    /// even when a few stay apart, naming them.
+    pub remaining: Vec<String>,
+    /// The group's dissent afterwards: per question, the parsers on the
+    /// smaller side, summed ([`dissent`]); lower is better.
+    pub dissent: usize,
+}
+
+/// Parsers on the smaller side of a split (0 when it does not split).
+pub fn dissent(split: &Split) -> usize {
+    use super::panel::Reading;
+    let allowed = split.reading(&Reading::Allowed).len();
+    let disallowed = split.reading(&Reading::Disallowed).len();
+    allowed.min(disallowed)
 }
 
 /// What a rewrite is checked against: every question, how the oracles
@@ -104,6 +121,7 @@ pub fn suggest(
         .filter(|t| t.name == group.cause.name)
         .chain(CATALOGUE.iter().filter(|t| t.name != group.cause.name));
     let old = cause::lines(body);
+    let before: usize = group.disagreements.iter().map(|d| dissent(&d.split)).sum();
     let mut best: Option<Suggestion> = None;
     for t in order {
         let Some(changed) = (t.apply)(&input) else {
@@ -115,19 +133,27 @@ pub fn suggest(
         let new = cause::lines(&changed.body);
         let repair = REPAIRS.contains(&t.name);
         for hunks in candidates(&old, &new, &group.lines) {
-            let Some((settles, changes_reference)) = safe(panel, &old, &hunks, group, base, repair)
-            else {
+            let Some(after) = safe(panel, &old, &hunks, group, base, repair) else {
                 continue;
             };
-            if best.as_ref().is_none_or(|b| settles > b.settles) {
+            if after.dissent >= before {
+                continue;
+            }
+            let better = best.as_ref().is_none_or(|b| {
+                (after.settles, std::cmp::Reverse(after.dissent))
+                    > (b.settles, std::cmp::Reverse(b.dissent))
+            });
+            if better {
                 best = Some(Suggestion {
                     transformation: t.name,
                     hunks,
-                    changes_reference,
-                    settles,
+                    changes_reference: after.changes_reference,
+                    settles: after.settles,
+                    remaining: after.remaining,
+                    dissent: after.dissent,
                 });
             }
-            if settles == group.disagreements.len() {
+            if after.settles == group.disagreements.len() {
                 return best;
             }
         }
@@ -144,8 +170,11 @@ fn candidates(old: &[Vec<u8>], new: &[Vec<u8>], lines: &[usize]) -> Vec<Vec<Hunk
             .iter()
             .any(|&l| l >= h.old_start && l <= h.old_start + h.old.len())
     };
-    let mut singles: Vec<&Hunk> = all.iter().filter(|h| near(h)).collect();
-    singles.extend(all.iter().filter(|h| !near(h)));
+    // Half of a move (a line inserted that the file already has) is no
+    // rewrite to offer: it leaves the line twice.
+    let half_move = |h: &&Hunk| h.old.is_empty() && h.new.iter().all(|l| old.contains(l));
+    let mut singles: Vec<&Hunk> = all.iter().filter(|h| near(h) && !half_move(h)).collect();
+    singles.extend(all.iter().filter(|h| !near(h) && !half_move(h)));
     let mut out: Vec<Vec<Hunk>> = singles
         .into_iter()
         .take(HUNKS_TRIED)
@@ -186,10 +215,18 @@ pub fn apply(old: &[Vec<u8>], hunks: &[Hunk]) -> Vec<u8> {
     out
 }
 
-/// Does the edited file settle some of the group's questions, split
-/// nothing new, and keep the reference's reading of every question (a
-/// `repair` may change it)? `Some((questions settled, whether the
-/// reference's reading changed))` when it does.
+/// What a candidate rewrite does to the group's questions.
+struct After {
+    settles: usize,
+    dissent: usize,
+    remaining: Vec<String>,
+    changes_reference: bool,
+}
+
+/// Does the edited file split nothing new and keep the reference's
+/// reading of every question (a `repair` may change it)? Then what it does
+/// to the group's own questions: how many it settles, the dissent left and
+/// the parsers still apart.
 fn safe(
     panel: &mut Panel,
     old: &[Vec<u8>],
@@ -197,20 +234,32 @@ fn safe(
     group: &LineGroup,
     base: &mut Baseline<'_>,
     repair: bool,
-) -> Option<(usize, bool)> {
+) -> Option<After> {
+    use super::panel::Reading;
     let body = apply(old, hunks);
     let own: Vec<Question> = group
         .disagreements
         .iter()
         .map(|d| d.question.clone())
         .collect();
-    let settles = panel
-        .ask(&body, &own)
-        .iter()
-        .filter(|s| !s.disagrees())
-        .count();
-    if settles == 0 {
-        return None;
+    let splits = panel.ask(&body, &own);
+    let settles = splits.iter().filter(|s| !s.disagrees()).count();
+    let dissent: usize = splits.iter().map(dissent).sum();
+    let mut remaining: Vec<String> = Vec::new();
+    for s in splits.iter().filter(|s| s.disagrees()) {
+        let allowed = s.reading(&Reading::Allowed);
+        let disallowed = s.reading(&Reading::Disallowed);
+        let minority = if allowed.len() <= disallowed.len() {
+            allowed
+        } else {
+            disallowed
+        };
+        for i in minority {
+            let name = panel.name(i).to_string();
+            if !remaining.contains(&name) {
+                remaining.push(name);
+            }
+        }
     }
     let changes_reference = base.labels(&body) != base.reference_labels;
     if changes_reference && !repair {
@@ -221,7 +270,12 @@ fn safe(
         .iter()
         .zip(base.splits)
         .all(|(now, before)| !now.disagrees() || before.disagrees())
-        .then_some((settles, changes_reference))
+        .then_some(After {
+            settles,
+            dissent,
+            remaining,
+            changes_reference,
+        })
 }
 
 #[cfg(test)]
