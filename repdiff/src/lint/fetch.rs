@@ -2,7 +2,7 @@
 //! fetches it. Redirects are followed here, hop by hop (the client's own
 //! following is off, so each hop's status is seen and §2.3.1.2's five are
 //! counted), and the outcome goes to the reference's
-//! [`fetch_policy`](oracles::rfc9309::fetch_policy): a 2xx file is linted,
+//! [`oracles::rfc9309::fetch_policy`]: a 2xx file is linted,
 //! anything else is said with its paragraph and with what each parser's
 //! fetcher did with that status in the corpus's HTTP cases.
 

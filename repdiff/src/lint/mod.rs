@@ -76,7 +76,7 @@ pub struct Opts {
     #[arg(long, value_name = "OLD")]
     pub before: Option<String>,
     /// With --before: a change that is intended, as a glob over
-    /// "AGENT URL" (e.g. 'GPTBot *', '* https://example.com/private/*';
+    /// "AGENT URL" (e.g. 'GPTBot *', '* */private/*';
     /// repeatable)
     #[arg(long, value_name = "PATTERN", requires = "before")]
     pub expect_change: Vec<String>,
