@@ -310,6 +310,37 @@ fn the_wordpress_file_gets_a_partial_rewrite_naming_who_stays_apart() {
     assert_eq!(hunks.len(), 2, "{rewrite}");
 }
 
+/// A `License:` line before the groups splits webrobots off; lint offers
+/// to move it (its hazard), never a rewrite that deletes the preference.
+#[test]
+fn a_licence_line_is_moved_never_deleted() {
+    let body = b"License: https://example.com/license.xml\nUser-agent: *\nDisallow: /private/\n";
+    let out = lint(&["--oracle", "webrobots", "--json", "-"], body);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one object");
+    assert!(
+        doc["disagreements"].as_u64().unwrap_or(0) > 0,
+        "webrobots splits: {doc}"
+    );
+    for g in doc["groups"].as_array().expect("groups") {
+        for h in g["rewrite"]["hunks"].as_array().into_iter().flatten() {
+            let removed = h["old"].to_string();
+            assert!(
+                !removed.contains("License"),
+                "a rewrite deletes the licence: {g}"
+            );
+        }
+    }
+    let hazard = &doc["hazards"][0];
+    assert_eq!(hazard["key"], "License", "{doc}");
+    assert!(
+        hazard["rewrite"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("move it"),
+        "{hazard}"
+    );
+}
+
 #[test]
 fn binary_files_are_refused_with_a_reason() {
     for (body, why) in [

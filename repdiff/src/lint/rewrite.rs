@@ -133,6 +133,9 @@ pub fn suggest(
         let new = cause::lines(&changed.body);
         let repair = REPAIRS.contains(&t.name);
         for hunks in candidates(&old, &new, &group.lines) {
+            if drops_preference(&hunks) {
+                continue;
+            }
             let Some(after) = safe(panel, &old, &hunks, group, base, repair) else {
                 continue;
             };
@@ -159,6 +162,25 @@ pub fn suggest(
         }
     }
     best
+}
+
+/// Whether `hunks` delete a line written for AI use (`Content-Usage`,
+/// `License`, ...: [`AI_RECORD_KEYS`]) without writing it elsewhere: a
+/// rewrite may move a site owner's preference, never drop it (lint's
+/// hazards offer the move).
+///
+/// [`AI_RECORD_KEYS`]: oracles::profiles::aipref::AI_RECORD_KEYS
+fn drops_preference(hunks: &[Hunk]) -> bool {
+    let key = |line: &[u8]| {
+        let text = String::from_utf8_lossy(line);
+        text.split_once(':')
+            .map(|(k, _)| k.trim().trim_start_matches('\u{feff}').to_ascii_lowercase())
+    };
+    let written: Vec<&Vec<u8>> = hunks.iter().flat_map(|h| &h.new).collect();
+    hunks.iter().flat_map(|h| &h.old).any(|line| {
+        key(line).is_some_and(|k| oracles::profiles::aipref::AI_RECORD_KEYS.contains(&k.as_str()))
+            && !written.iter().any(|w| w.trim_ascii() == line.trim_ascii())
+    })
 }
 
 /// The edits to try: each hunk alone (those touching the group's lines
@@ -281,6 +303,28 @@ fn safe(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_preference_may_move_but_not_go() {
+        let gone = Hunk {
+            old_start: 0,
+            old: vec![b"License: https://e.test/l.xml\n".to_vec()],
+            new: vec![],
+        };
+        assert!(drops_preference(std::slice::from_ref(&gone)));
+        let back = Hunk {
+            old_start: 3,
+            old: vec![],
+            new: vec![b"License: https://e.test/l.xml".to_vec()],
+        };
+        assert!(!drops_preference(&[gone, back]));
+        let rule = Hunk {
+            old_start: 0,
+            old: vec![b"Disallow: /a\n".to_vec()],
+            new: vec![],
+        };
+        assert!(!drops_preference(&[rule]));
+    }
 
     #[test]
     fn hunks_apply_back() {
