@@ -162,10 +162,16 @@ pub fn fetch_to(robots: &str, targets: Targets) -> Fetched {
     if targets == Targets::Public {
         builder = builder.resolver(PublicOnly);
     }
+    // A server's visitor must not hold one of its threads for minutes: six
+    // hops at 5 s each at most there, 30 s each on the command line.
+    let per_hop = match targets {
+        Targets::Any => Duration::from_secs(30),
+        Targets::Public => Duration::from_secs(5),
+    };
     let agent = builder
         .redirects(0)
-        .timeout_connect(Duration::from_secs(10))
-        .timeout(Duration::from_secs(30))
+        .timeout_connect(Duration::from_secs(10).min(per_hop))
+        .timeout(per_hop)
         .user_agent(concat!("repdiff-lint/", env!("CARGO_PKG_VERSION")))
         .build();
     let mut hops: Vec<Hop> = Vec::new();
