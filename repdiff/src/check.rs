@@ -363,19 +363,7 @@ fn print_json(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &J
 /// The usage preference of each can_fetch question (`None` for the
 /// others), when the file has a `Content-Usage` rule.
 fn usage_of(job: &Job) -> Option<Vec<Option<UsageOutcome>>> {
-    let questions: Vec<(&str, &str)> = job
-        .queries
-        .iter()
-        .map(|q| (q.agent.as_str(), q.url.as_str()))
-        .collect();
-    let answers = aipref::usage_preferences(&job.body, &questions)?;
-    Some(
-        job.queries
-            .iter()
-            .zip(answers)
-            .map(|(q, a)| (q.ask == Ask::CanFetch).then_some(a))
-            .collect(),
-    )
+    aipref::usage_preferences(&job.body, &job.queries)
 }
 
 fn print_human(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &Job) {

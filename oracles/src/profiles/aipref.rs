@@ -9,7 +9,7 @@
 
 use super::profile_about;
 use crate::rfc9309::{ContentUsage, Readings, Rfc9309, Robots, UsageOutcome};
-use engine::oracle::{About, Answer, Capabilities, Oracle, Query};
+use engine::oracle::{About, Answer, Ask, Capabilities, Oracle, Query};
 
 pub const NAME: &str = "aipref";
 
@@ -28,18 +28,19 @@ pub const AI_RECORD_KEYS: &[&str] = &[
 /// The draft whose second stage [`usage_preferences`] answers.
 pub const DRAFT: &str = "draft-ietf-aipref-attach-05";
 
-/// The usage preference the draft gives each `(agent, url)` in `body`, in
-/// order, or `None` when the body has no `Content-Usage` rule (so a tool
-/// shows the question only where the file asks it).
-pub fn usage_preferences(body: &[u8], questions: &[(&str, &str)]) -> Option<Vec<UsageOutcome>> {
+/// The usage preference the draft gives each can_fetch query on `body`
+/// (`None` for another ask), or `None` when the body has no
+/// `Content-Usage` rule (so a tool shows the question only where the file
+/// asks it).
+pub fn usage_preferences(body: &[u8], queries: &[Query]) -> Option<Vec<Option<UsageOutcome>>> {
     let robots = Robots::parse(body, &readings());
     if robots.usage_rules().is_empty() {
         return None;
     }
     Some(
-        questions
+        queries
             .iter()
-            .map(|(agent, url)| robots.usage(agent, url).1)
+            .map(|q| (q.ask == Ask::CanFetch).then(|| robots.usage(&q.agent, &q.url).1))
             .collect(),
     )
 }

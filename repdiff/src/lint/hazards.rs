@@ -32,19 +32,32 @@ struct Rec {
     value: String,
 }
 
+/// A line's key and value, comment cut, both trimmed (a BOM before the
+/// key is no part of it).
+fn record(line: &str) -> Option<(&str, &str)> {
+    let line = line.split('#').next().unwrap_or_default();
+    let (k, v) = line.split_once(':')?;
+    Some((k.trim().trim_start_matches('\u{feff}'), v.trim()))
+}
+
+/// Whether `line` is a record written for AI use ([`AI_KEYS`]): rewrites
+/// may move such a line, never drop it.
+pub fn is_ai_record(line: &[u8]) -> bool {
+    record(&String::from_utf8_lossy(line))
+        .is_some_and(|(k, _)| AI_KEYS.contains(&k.to_ascii_lowercase().as_str()))
+}
+
 fn records(body: &[u8]) -> Vec<Rec> {
     let text = String::from_utf8_lossy(body);
     text.split('\n')
         .enumerate()
         .filter_map(|(i, l)| {
-            let l = l.split('#').next().unwrap_or_default();
-            let (k, v) = l.split_once(':')?;
-            let key = k.trim().to_string();
+            let (k, v) = record(l)?;
             Some(Rec {
                 line: i + 1,
-                lower: key.to_ascii_lowercase(),
-                key,
-                value: v.trim().to_string(),
+                lower: k.to_ascii_lowercase(),
+                key: k.to_string(),
+                value: v.to_string(),
             })
         })
         .collect()

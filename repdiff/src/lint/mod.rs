@@ -280,8 +280,9 @@ fn read_arg(arg: &str) -> Result<Result<input::File, fetch::Fetched>, Usage> {
     ) {
         return Ok(Err(fetched));
     }
-    let mut file = input::check(fetched.final_url(), fetched.body.clone()).map_err(refused)?;
-    file.fetched = Some(fetched.summary());
+    let (summary, name) = (fetched.summary(), fetched.final_url().to_string());
+    let mut file = input::check(&name, fetched.body).map_err(refused)?;
+    file.fetched = Some(summary);
     Ok(Ok(file))
 }
 
@@ -334,15 +335,11 @@ fn review_main(
     } else {
         review::text(&r);
     }
-    let silent = r.changes.iter().any(|c| {
-        c.moved.iter().any(|m| {
-            ["timeout", "crash"].contains(&m.before.as_str())
-                || ["timeout", "crash"].contains(&m.after.as_str())
-        })
-    });
+    let silent = !r.silent.is_empty();
     if silent {
         log::error!(
-            "some parser gave no answer (timeout or crash) on a version: the review is incomplete"
+            "no answer (timeout or crash) from {} on some question: the review is incomplete",
+            r.silent.join(", ")
         );
     }
     if not_run || silent {

@@ -7,6 +7,7 @@
 
 use super::panel::{Panel, Reading};
 use super::{input, questions, Asked, Question};
+use engine::oracle::Label;
 use serde::Serialize;
 
 /// One parser whose reading of a question moved.
@@ -42,6 +43,9 @@ pub struct Review {
     pub changes: Vec<Change>,
     /// Changes no `--expect-change` pattern names.
     pub unexpected: usize,
+    /// Parsers that gave no answer (a timeout, a crash) on some question of
+    /// either version: the review is incomplete for them.
+    pub silent: Vec<String>,
 }
 
 /// Ask both versions the union of their questions and compare.
@@ -70,6 +74,15 @@ pub fn review(
     }
     let before = panel.ask(&old.body, &union);
     let after = panel.ask(&new.body, &union);
+    let mut silent: Vec<String> = Vec::new();
+    for split in before.iter().chain(&after) {
+        for (i, label) in split.failures() {
+            let name = panel.name(i).to_string();
+            if matches!(label, Label::Timeout | Label::Crash) && !silent.contains(&name) {
+                silent.push(name);
+            }
+        }
+    }
     let changes: Vec<Change> = union
         .iter()
         .zip(before.iter().zip(&after))
@@ -107,6 +120,7 @@ pub fn review(
         diff: line_diff(&old.body, &new.body),
         unexpected: changes.iter().filter(|c| !c.expected).count(),
         changes,
+        silent,
     }
 }
 

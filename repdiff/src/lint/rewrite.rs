@@ -164,21 +164,14 @@ pub fn suggest(
     best
 }
 
-/// Whether `hunks` delete a line written for AI use (`Content-Usage`,
-/// `License`, ...: [`AI_RECORD_KEYS`]) without writing it elsewhere: a
+/// Whether `hunks` delete a line written for AI use
+/// ([`super::hazards::is_ai_record`]) without writing it elsewhere: a
 /// rewrite may move a site owner's preference, never drop it (lint's
 /// hazards offer the move).
-///
-/// [`AI_RECORD_KEYS`]: oracles::profiles::aipref::AI_RECORD_KEYS
 fn drops_preference(hunks: &[Hunk]) -> bool {
-    let key = |line: &[u8]| {
-        let text = String::from_utf8_lossy(line);
-        text.split_once(':')
-            .map(|(k, _)| k.trim().trim_start_matches('\u{feff}').to_ascii_lowercase())
-    };
     let written: Vec<&Vec<u8>> = hunks.iter().flat_map(|h| &h.new).collect();
     hunks.iter().flat_map(|h| &h.old).any(|line| {
-        key(line).is_some_and(|k| oracles::profiles::aipref::AI_RECORD_KEYS.contains(&k.as_str()))
+        super::hazards::is_ai_record(line)
             && !written.iter().any(|w| w.trim_ascii() == line.trim_ascii())
     })
 }

@@ -144,15 +144,14 @@ pub fn check(pool: &Pool, limits: &Limits, req: &Request) -> Reply {
 /// The usage preference draft-ietf-aipref-attach-05 gives each question,
 /// with its sentence (`text`), when the file has a `Content-Usage` rule.
 fn usage_of(body: &[u8], queries: &[Query]) -> Option<Vec<serde_json::Value>> {
-    let questions: Vec<(&str, &str)> = queries
-        .iter()
-        .map(|q| (q.agent.as_str(), q.url.as_str()))
-        .collect();
-    let answers = aipref::usage_preferences(body, &questions)?;
+    let answers = aipref::usage_preferences(body, queries)?;
     Some(
         answers
             .into_iter()
             .map(|u| {
+                let Some(u) = u else {
+                    return serde_json::Value::Null;
+                };
                 let mut v = serde_json::to_value(&u).unwrap_or_default();
                 v["text"] = u.describe().into();
                 v
