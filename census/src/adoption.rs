@@ -12,10 +12,11 @@
 
 use crate::input::{InputError, Record};
 use crate::pipeline::{self, Work};
+use crate::render::SignatureCause;
 use crate::{queries, OracleId, Progress};
 use engine::oracle::{Answer, Oracle, Outcome};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// `adoption.json`'s format.
@@ -201,6 +202,44 @@ pub struct Flip {
     pub url: String,
     pub before: String,
     pub after: String,
+    /// Why it flipped, named after the run with the oracles still up
+    /// (none when the run named no causes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause: Option<FlipCause>,
+}
+
+/// Why one oracle's verdict flipped. The reference says what the edited
+/// file means under RFC 9309: a flip the reference makes too is the
+/// edit's own doing, one it does not make is the oracle's reading, named
+/// by the same triage as the census's signatures.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum FlipCause {
+    /// The reference flips too and the edit's own user-agent lines name
+    /// the agent: what the edit is for (Cloudflare's block keeping GPTBot
+    /// out).
+    Intended,
+    /// The reference flips too, for an agent the edit does not name: the
+    /// edit changes the verdict under RFC 9309 itself.
+    Standard,
+    /// The oracle reads the edited file otherwise than the reference.
+    Departs(SignatureCause),
+    /// The oracle read the original otherwise than the reference and the
+    /// edit brings it to the reference's reading.
+    Mended(SignatureCause),
+}
+
+impl FlipCause {
+    /// A short name for tables: `intended`, `RFC 9309 too`, or the
+    /// triage's cause with which file it was found on.
+    pub fn label(&self) -> String {
+        match self {
+            FlipCause::Intended => "intended (the edit names the agent)".into(),
+            FlipCause::Standard => "RFC 9309 too".into(),
+            FlipCause::Departs(c) => format!("edited file read apart: {}", c.cause),
+            FlipCause::Mended(c) => format!("original read apart: {}", c.cause),
+        }
+    }
 }
 
 /// One (edit, oracle) pair.
@@ -231,6 +270,10 @@ pub struct EditSummary {
 pub struct Adoption {
     pub format: String,
     pub input: String,
+    /// The oracle whose reading of the edited files tells the edit's own
+    /// effect from a parser's (`FlipCause`).
+    #[serde(default = "default_reference")]
+    pub reference: String,
     pub files: u64,
     /// As-written questions asked per version of the files (probes are
     /// not asked here).
@@ -241,6 +284,17 @@ pub struct Adoption {
     pub rows: Vec<Row>,
 }
 
+fn default_reference() -> String {
+    "rfc9309".into()
+}
+
+/// A run's report and the original bodies of the files its examples come
+/// from, by host: what naming the causes asks again.
+pub struct Ran {
+    pub adoption: Adoption,
+    pub bodies: BTreeMap<String, Vec<u8>>,
+}
+
 /// Ask every oracle each file and each edited file.
 pub fn run(
     records: impl Iterator<Item = Result<Record, InputError>>,
@@ -249,7 +303,7 @@ pub fn run(
     input: String,
     limit: Option<u64>,
     expected: Option<u64>,
-) -> Result<Adoption, InputError> {
+) -> Result<Ran, InputError> {
     let ids: Vec<OracleId> = oracles
         .iter()
         .map(|o| OracleId {
@@ -271,6 +325,7 @@ pub fn run(
         })
         .collect();
     let mut sites_any = vec![0u64; edits.len()];
+    let mut bodies = BTreeMap::new();
     let (mut files, mut questions) = (0u64, 0u64);
     for o in oracles.iter_mut() {
         o.skip_explanations();
@@ -296,7 +351,13 @@ pub fn run(
                     let before = &answered.answers[k][f];
                     let after = &answered.answers[k][f + 1 + e];
                     let row = &mut rows[e * n + k];
+                    let examples = row.examples.len();
                     any |= compare(row, &w.files[f].host, &w.asked[f], before, after);
+                    if row.examples.len() > examples {
+                        bodies
+                            .entry(w.files[f].host.clone())
+                            .or_insert_with(|| w.files[f].body.clone());
+                    }
                 }
                 *edit_any += u64::from(any);
             }
@@ -304,9 +365,10 @@ pub fn run(
         progress.tick((w.files.len() / (edits.len() + 1)) as u64);
     })?;
     progress.finish();
-    Ok(Adoption {
+    let adoption = Adoption {
         format: FORMAT.into(),
         input,
+        reference: default_reference(),
         files,
         questions,
         oracles: ids,
@@ -319,7 +381,8 @@ pub fn run(
             })
             .collect(),
         rows,
-    })
+    };
+    Ok(Ran { adoption, bodies })
 }
 
 /// Count one site's flips into `row`; whether any verdict flipped.
@@ -347,6 +410,7 @@ fn compare(
                         url: q.query.url.clone(),
                         before: b.outcome.pin().to_string(),
                         after: a.outcome.pin().to_string(),
+                        cause: None,
                     });
                 }
                 flipped = true;
@@ -414,7 +478,21 @@ pub fn markdown(a: &Adoption) -> String {
         a.questions,
         a.oracles.len()
     );
-    out.push_str("| edit | sites changed (any parser) | parsers that change (sites) | answers that became or stopped being no verdict (unjudged questions) | source |\n|---|---:|---|---|---|\n");
+    if a.rows
+        .iter()
+        .any(|r| r.examples.iter().any(|f| f.cause.is_some()))
+    {
+        out.push_str(&format!(
+            "Why a verdict flips is told by the reference ({}) on each parser's first example: \
+             *intended* when the reference flips too and the edit's own user-agent lines name the agent; \
+             *RFC 9309 too* when the reference flips too for an agent the edit does not name (the edit \
+             itself changes the verdict under the standard); otherwise the parser reads the edited \
+             (or the original) file apart from the reference, and root-cause triage names why \
+             (docs/causes.md).\n\n",
+            a.reference
+        ));
+    }
+    out.push_str("| edit | sites changed (any parser) | parsers that change (sites) | why (parsers, sites) | answers that became or stopped being no verdict (unjudged questions) | source |\n|---|---:|---|---|---|---|\n");
     for e in &a.edits {
         let mut movers: Vec<&Row> = a
             .rows
@@ -438,13 +516,19 @@ pub fn markdown(a: &Adoption) -> String {
             .map(|r| format!("{} {}", r.oracle, r.unjudged))
             .collect::<Vec<_>>()
             .join(", ");
+        let why = why(&movers)
+            .into_iter()
+            .map(|(label, rows)| format!("{label}: {rows}"))
+            .collect::<Vec<_>>()
+            .join("; ");
         out.push_str(&format!(
-            "| `{}` {} | {} of {} | {} | {} | {} |\n",
+            "| `{}` {} | {} of {} | {} | {} | {} | {} |\n",
             e.edit.id,
             e.edit.title,
             e.sites_any,
             a.files,
             if list.is_empty() { "none".into() } else { list },
+            if why.is_empty() { "-".into() } else { why },
             if unjudged.is_empty() {
                 "none".into()
             } else {
@@ -470,12 +554,7 @@ pub fn markdown(a: &Adoption) -> String {
             let ex = r
                 .examples
                 .iter()
-                .map(|f| {
-                    format!(
-                        "{}: {} {} {} → {}",
-                        f.host, f.agent, f.url, f.before, f.after
-                    )
-                })
+                .map(example)
                 .collect::<Vec<_>>()
                 .join("<br>");
             out.push_str(&format!(
@@ -485,6 +564,60 @@ pub fn markdown(a: &Adoption) -> String {
         }
     }
     out
+}
+
+/// The movers grouped by their first example's cause, largest group
+/// first: `(label, "oracle sites, ...")`; rows without a named cause are
+/// left out.
+pub fn why(movers: &[&Row]) -> Vec<(String, String)> {
+    let mut groups: Vec<(String, u64, Vec<String>)> = Vec::new();
+    for r in movers {
+        let Some(cause) = r.examples.first().and_then(|f| f.cause.as_ref()) else {
+            continue;
+        };
+        let label = cause.label();
+        let entry = format!("{} {}", r.oracle, r.sites);
+        match groups.iter_mut().find(|g| g.0 == label) {
+            Some(g) => {
+                g.1 += r.sites;
+                g.2.push(entry);
+            }
+            None => groups.push((label, r.sites, vec![entry])),
+        }
+    }
+    groups.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+    groups
+        .into_iter()
+        .map(|(label, _, rows)| (label, rows.join(", ")))
+        .collect()
+}
+
+/// One example as a table cell: the host, the question, the flip and its
+/// cause (with the minimised file and ledger entries of a triaged one).
+fn example(f: &Flip) -> String {
+    let mut s = format!(
+        "{}: {} {} {} → {}",
+        f.host, f.agent, f.url, f.before, f.after
+    );
+    match &f.cause {
+        None => {}
+        Some(c @ (FlipCause::Intended | FlipCause::Standard)) => {
+            s.push_str(&format!(" ({})", c.label()));
+        }
+        Some(c @ (FlipCause::Departs(t) | FlipCause::Mended(t))) => {
+            s.push_str(&format!(" ({}", c.label()));
+            if !t.body.is_empty() {
+                // A `|` would end the table cell.
+                let body = t.body.replace('|', "\\|");
+                s.push_str(&format!("; minimised `{body}` {} {}", t.agent, t.url));
+            }
+            if !t.ledger.is_empty() {
+                s.push_str(&format!("; ledger {}", t.ledger.join(", ")));
+            }
+            s.push(')');
+        }
+    }
+    s
 }
 
 /// Read an `adoption.json` back (to render it again).
@@ -613,10 +746,66 @@ mod tests {
     }
 
     #[test]
+    fn movers_group_by_their_first_example_s_cause_and_render_it() {
+        let flip = |cause: Option<FlipCause>| Flip {
+            host: "h".into(),
+            agent: "A".into(),
+            url: "https://h/".into(),
+            before: "allowed".into(),
+            after: "disallowed".into(),
+            cause,
+        };
+        let row = |oracle: &str, sites: u64, cause: Option<FlipCause>| Row {
+            edit: "e".into(),
+            oracle: oracle.into(),
+            sites,
+            questions: sites,
+            unjudged: 0,
+            examples: vec![flip(cause)],
+        };
+        let triaged = SignatureCause {
+            oracle: "g".into(),
+            cause: crate::render::Triage::Named("fix-key-prefix".into()),
+            body: "a|b".into(),
+            ledger: vec!["key-matched-by-prefix".into()],
+            ..SignatureCause::default()
+        };
+        let rows = [
+            row("r", 2, Some(FlipCause::Standard)),
+            row("g", 9, Some(FlipCause::Departs(triaged.clone()))),
+            row("p", 3, Some(FlipCause::Standard)),
+            row("u", 50, None),
+        ];
+        let movers: Vec<&Row> = rows.iter().collect();
+        assert_eq!(
+            why(&movers),
+            vec![
+                (
+                    "edited file read apart: fix-key-prefix".to_string(),
+                    "g 9".to_string()
+                ),
+                ("RFC 9309 too".to_string(), "r 2, p 3".to_string()),
+            ]
+        );
+        let cell = example(&flip(Some(FlipCause::Mended(triaged))));
+        assert!(
+            cell.ends_with(
+                "(original read apart: fix-key-prefix; minimised `a\\|b`  ; ledger key-matched-by-prefix)"
+            ),
+            "{cell}"
+        );
+        assert_eq!(
+            example(&flip(Some(FlipCause::Intended))),
+            "h: A https://h/ allowed → disallowed (intended (the edit names the agent))"
+        );
+    }
+
+    #[test]
     fn a_written_report_reads_back_and_renders_its_unjudged_answers() {
         let a = Adoption {
             format: FORMAT.into(),
             input: "two files".into(),
+            reference: "rfc9309".into(),
             files: 2,
             questions: 9,
             oracles: vec![],
@@ -638,7 +827,7 @@ mod tests {
         write_outputs(&dir, &a).unwrap();
         assert_eq!(read(&dir.join("adoption.json")).unwrap(), a);
         let md = std::fs::read_to_string(dir.join("adoption.md")).unwrap();
-        assert!(md.contains("| 1 of 2 | none | temoto 7 |"), "{md}");
+        assert!(md.contains("| 1 of 2 | none | - | temoto 7 |"), "{md}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -100,7 +100,7 @@ fn input(e: &census::tally::Example) -> Option<Input> {
 /// `linked` are the oracles whose ledger entries naming the cause are
 /// linked: the departing one for a signature, either of a headline pair
 /// (the cause may be either's behaviour).
-fn one(
+pub(crate) fn one(
     reference: &str,
     name: &str,
     linked: &[&str],

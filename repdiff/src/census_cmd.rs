@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub mod adoption;
+mod adoption_causes;
 pub mod ai_crawlers;
 pub mod warc_sample;
 

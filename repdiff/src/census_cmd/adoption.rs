@@ -89,7 +89,7 @@ pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, Usage> {
         edits_path.display(),
         sel.oracles.len()
     );
-    let adoption = census::adoption::run(
+    let mut ran = census::adoption::run(
         records,
         &mut sel.oracles,
         &edits,
@@ -98,6 +98,8 @@ pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, Usage> {
         expected_files(&inputs, args.limit, None),
     )
     .map_err(|e| Usage(e.0))?;
+    name_causes(&mut ran, &edits, &mut sel.oracles);
+    let adoption = ran.adoption;
     census::adoption::write_outputs(&out, &adoption)
         .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
     drop(pending);
@@ -113,4 +115,41 @@ pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, Usage> {
     } else {
         crate::cli::EXIT_NOT_RUN
     })
+}
+
+/// Why each example flipped (`adoption_causes`), with the ledger the
+/// causes link to; without one, or without the reference, the examples
+/// are left without causes and a warning says why.
+fn name_causes(
+    ran: &mut census::adoption::Ran,
+    edits: &[census::adoption::Edit],
+    oracles: &mut [Box<dyn engine::oracle::Oracle>],
+) {
+    if !oracles.iter().any(|o| o.name() == ran.adoption.reference) {
+        log::warn!(
+            "census adoption: causes not named (the reference {} is not in this run)",
+            ran.adoption.reference
+        );
+        return;
+    }
+    let ledger = match paths::load_corpus()
+        .and_then(|corpus| crate::conformance::load_ledger(&corpus, &[]))
+    {
+        Ok(l) => l,
+        Err(Usage(e)) => {
+            log::warn!("census adoption: causes not named (no ledger): {e}");
+            return;
+        }
+    };
+    let started = std::time::Instant::now();
+    super::adoption_causes::name(ran, edits, oracles, &ledger);
+    log::info!(
+        "census adoption: named the causes of {} examples in {:.1} s",
+        ran.adoption
+            .rows
+            .iter()
+            .map(|r| r.examples.len())
+            .sum::<usize>(),
+        started.elapsed().as_secs_f64()
+    );
 }

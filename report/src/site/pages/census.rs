@@ -71,7 +71,7 @@ fn ai_era(b: &mut String, era: crate::site::AiEra) {
     if let Some(a) = era.adoption {
         let _ = write!(
             b,
-            "<h2>Adoption: do the AI-era lines change what crawlers decide?</h2><p>Each edit applied to {} real files as it is deployed, the files' {} as-written questions asked before and after by {} parsers (<code>reports/census/adoption.md</code>). By each text's intent no verdict should change.</p><table><tr><th>edit</th><th>sites changed (any parser)</th><th>parsers that change (sites)</th><th>source</th></tr>",
+            "<h2>Adoption: do the AI-era lines change what crawlers decide?</h2><p>Each edit applied to {} real files as it is deployed, the files' {} as-written questions asked before and after by {} parsers (<code>reports/census/adoption.md</code>). By each text's intent no verdict should change.</p><p>Why: the reference's reading of each parser's first example tells the edit's own doing (<em>intended</em>: the edit names the agent; <em>RFC 9309 too</em>: the standard's reading flips as well) from a parser's reading, whose cause root-cause triage names.</p><table><tr><th>edit</th><th>sites changed (any parser)</th><th>parsers that change (sites)</th><th>why (parsers, sites)</th><th>hosts (the largest mover's)</th><th>source</th></tr>",
             a.files,
             a.questions,
             a.oracles.len()
@@ -87,18 +87,39 @@ fn ai_era(b: &mut String, era: crate::site::AiEra) {
                 .iter()
                 .map(|r| format!("{} {}", esc(&r.oracle), r.sites))
                 .collect();
+            let why: Vec<String> = ::census::adoption::why(&movers)
+                .into_iter()
+                .map(|(label, rows)| format!("<b>{}</b>: {}", esc(&label), esc(&rows)))
+                .collect();
+            let hosts: Vec<String> = movers
+                .first()
+                .map(|r| {
+                    r.examples
+                        .iter()
+                        .map(|f| {
+                            format!(
+                                "{}: {} <code>{}</code> {} → {}",
+                                esc(&f.host),
+                                esc(&f.agent),
+                                esc(&f.url),
+                                esc(&f.before),
+                                esc(&f.after)
+                            )
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let none = || "none".to_string();
             let _ = write!(
                 b,
-                "<tr><td><code>{}</code> {}</td><td>{} of {}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td><code>{}</code> {}</td><td>{} of {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&e.edit.id),
                 esc(&e.edit.title),
                 e.sites_any,
                 a.files,
-                if list.is_empty() {
-                    "none".into()
-                } else {
-                    list.join(", ")
-                },
+                if list.is_empty() { none() } else { list.join(", ") },
+                if why.is_empty() { none() } else { why.join("<br>") },
+                if hosts.is_empty() { none() } else { hosts.join("<br>") },
                 esc(&e.edit.source)
             );
         }
