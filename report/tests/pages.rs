@@ -77,6 +77,7 @@ fn the_census_and_suites_pages_show_their_snapshots() {
             ai_crawlers: Some(&ai),
         },
         suites: Some(&suites),
+        usage: &BTreeMap::new(),
         slow: &[],
     });
 
@@ -91,6 +92,12 @@ fn the_census_and_suites_pages_show_their_snapshots() {
             "{}",
             e.edit.id
         );
+    }
+    // Each mover's cause, as the published run named it.
+    for r in adoption.rows.iter().filter(|r| r.sites > 0) {
+        if let Some(cause) = r.examples.first().and_then(|f| f.cause.as_ref()) {
+            assert!(c.contains(&cause.label()), "{} {}", r.edit, r.oracle);
+        }
     }
     let most_split = ai.rows.iter().map(|r| r.split).max().unwrap_or(0);
     assert!(
@@ -174,6 +181,7 @@ fn without_snapshots_the_pages_say_how_to_make_them() {
         census: None,
         ai_era: Default::default(),
         suites: None,
+        usage: &BTreeMap::new(),
         slow: &[],
     });
     assert!(page(&files, "census.html").contains("repdiff census --publish"));
@@ -200,6 +208,7 @@ fn the_findings_page_lists_the_slow_write_ups() {
         census: None,
         ai_era: Default::default(),
         suites: None,
+        usage: &BTreeMap::new(),
         slow: &slow,
     });
     let f = page(&files, "findings.html");
@@ -209,4 +218,39 @@ fn the_findings_page_lists_the_slow_write_ups() {
         f.contains("robotspy &lt;takes&gt; long"),
         "titles are escaped"
     );
+}
+
+#[test]
+fn a_case_page_shows_the_usage_preference_it_is_given() {
+    let report = Report::load(&root().join("reports/latest/compat.json")).unwrap();
+    let ledger = engine::ledger::Ledger::default();
+    let case = report
+        .cases
+        .iter()
+        .find(|c| c.queries.len() > 1)
+        .expect("a case with two queries");
+    let usage = BTreeMap::from([(
+        case.id.clone(),
+        report::site::CaseUsage {
+            draft: "draft-x-00".into(),
+            answers: vec![None, Some("train-ai <n>".into())],
+        },
+    )]);
+    let files = render(&Inputs {
+        report: &report,
+        ledger: &ledger,
+        history: &[],
+        census: None,
+        ai_era: Default::default(),
+        suites: None,
+        usage: &usage,
+        slow: &[],
+    });
+    let html = page(&files, &format!("cases/{}.html", case.id));
+    let second = html.find("<h3>#2").expect("a second query section");
+    let shown = html
+        .find("usage preference (draft-x-00): train-ai &lt;n&gt;")
+        .unwrap_or_else(|| panic!("no usage line in {html}"));
+    assert!(shown > second, "the usage belongs to the second query");
+    assert_eq!(html.matches("usage preference (").count(), 1);
 }

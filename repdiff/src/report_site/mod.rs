@@ -9,6 +9,7 @@ use clap::Subcommand;
 use report::compat::Report;
 use report::history;
 use report::site::{self, diff};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 const AFTER_HELP: &str = "\
@@ -125,6 +126,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     let (adoption, ai_crawlers) = load_ai_era()?;
     let suites = load_suites(publish)?;
     let slow = load_slow(&root.join("cases/findings.yaml"))?;
+    let usage = usage_preferences(&report);
     let inputs = site::Inputs {
         report: &report,
         ledger: &ledger,
@@ -135,6 +137,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
             ai_crawlers: ai_crawlers.as_ref(),
         },
         suites: suites.as_ref(),
+        usage: &usage,
         slow: &slow,
     };
     let Some((staged, said)) = stage_site(&inputs, &out, !opts.no_screenshot) else {
@@ -330,6 +333,40 @@ fn load_census(publish: bool) -> Result<Option<census::Census>, Usage> {
     first_existing(candidates)
         .map(|p| census::read_census(&p).map_err(Usage))
         .transpose()
+}
+
+/// The usage preference the aipref draft gives each query of every case
+/// whose body has a `Content-Usage` rule, as `check` shows it.
+fn usage_preferences(report: &Report) -> BTreeMap<String, site::CaseUsage> {
+    use engine::oracle::Query;
+    use oracles::profiles::aipref;
+    let mut out = BTreeMap::new();
+    for case in &report.cases {
+        let queries: Vec<Query> = case
+            .queries
+            .iter()
+            .map(|q| Query {
+                ask: q.ask,
+                agent: q.agent.clone(),
+                url: q.url.clone(),
+            })
+            .collect();
+        let Some(answers) = aipref::usage_preferences(&case.body(), &queries) else {
+            continue;
+        };
+        let answers = answers
+            .into_iter()
+            .map(|u| u.map(|u| u.describe()))
+            .collect();
+        out.insert(
+            case.id.clone(),
+            site::CaseUsage {
+                draft: aipref::DRAFT.to_string(),
+                answers,
+            },
+        );
+    }
+    out
 }
 
 /// The published adoption and AI-crawler censuses, when present.

@@ -20,6 +20,7 @@ use crate::history;
 use crate::score::Score;
 use engine::ledger::Ledger;
 pub use pages::summary_markdown;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// What a site is rendered from.
@@ -36,9 +37,24 @@ pub struct Inputs<'a> {
     pub ai_era: AiEra<'a>,
     /// The published suites scoreboard, if any.
     pub suites: Option<&'a crate::suites::SuitesReport>,
+    /// Per case whose body has a `Content-Usage` rule, the usage
+    /// preference the aipref draft gives each query (the case pages show
+    /// it beside the verdicts).
+    pub usage: &'a BTreeMap<String, CaseUsage>,
     /// The write-ups of kind `slow` (`slow:` in cases/findings.yaml): they
     /// have no ledger entry, so the findings page lists them apart.
     pub slow: &'a [SlowFinding],
+}
+
+/// The usage preference a draft gives each query of one case: the RFC 9309
+/// reference's second stage (`oracles::profiles::aipref`), computed by
+/// the caller, who holds the reference.
+#[derive(Debug, Clone, Default)]
+pub struct CaseUsage {
+    /// The draft that defines the answer.
+    pub draft: String,
+    /// By query index; `None` for a query that is not a can_fetch.
+    pub answers: Vec<Option<String>>,
 }
 
 /// The AI era's two censuses (`census adoption`, `census ai-crawlers`).

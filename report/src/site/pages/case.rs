@@ -175,6 +175,19 @@ fn query_section(b: &mut String, cx: &Ctx, case: &CaseRec, i: usize, q: &QueryRe
             esc(q.signature.as_str())
         );
     }
+    if let Some((draft, Some(usage))) = cx
+        .inp
+        .usage
+        .get(&case.id)
+        .and_then(|u| Some((&u.draft, u.answers.get(i)?)))
+    {
+        let _ = write!(
+            b,
+            "<p>usage preference ({}): {}</p>",
+            esc(draft),
+            esc(usage)
+        );
+    }
     let _ = write!(
         b,
         "<p>replay every oracle: <code class=\"repro\">repdiff check --case {}#{}</code></p>",
