@@ -280,6 +280,48 @@ impl From<Label> for String {
 pub struct Answer {
     pub outcome: Outcome,
     pub explain: String,
+    /// The line that decided a can_fetch verdict, when the library can
+    /// tell (Google's `matching_line()`, robots-parser's
+    /// `getMatchingLineNumber`); `None` when it cannot.
+    pub line: Option<Deciding>,
+}
+
+/// Which line of the file decided a verdict, as the library tells it. On
+/// the wire `"line": N`, 1-based, and `"line": 0` for [`Deciding::NoRule`]
+/// (docs/protocol.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deciding {
+    /// The 1-based line of the rule that matched.
+    Line(u32),
+    /// No rule matched: the verdict is the library's default.
+    NoRule,
+}
+
+impl Deciding {
+    /// The wire number: the line, or 0 for no rule.
+    pub fn wire(self) -> u32 {
+        match self {
+            Deciding::Line(n) => n,
+            Deciding::NoRule => 0,
+        }
+    }
+
+    /// From the wire number.
+    pub fn from_wire(n: u32) -> Deciding {
+        match n {
+            0 => Deciding::NoRule,
+            n => Deciding::Line(n),
+        }
+    }
+}
+
+impl std::fmt::Display for Deciding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Deciding::Line(n) => write!(f, "line {n}"),
+            Deciding::NoRule => f.write_str("no rule matched"),
+        }
+    }
 }
 
 /// The wire form of an [`Answer`]. Derived through `#[serde(flatten)]` of
@@ -287,7 +329,7 @@ pub struct Answer {
 /// tree before reading it; a plain struct of optional fields is read in one
 /// pass, which matters at a hundred answers per worker call.
 mod wire {
-    use super::{Answer, Outcome, Value};
+    use super::{Answer, Deciding, Outcome, Value};
     use serde::{Deserialize, Serialize};
 
     #[derive(Serialize, Deserialize, Clone, Copy)]
@@ -317,6 +359,8 @@ mod wire {
         reason: Option<String>,
         #[serde(default)]
         explain: String,
+        #[serde(default)]
+        line: Option<u32>,
     }
 
     impl TryFrom<Flat> for Answer {
@@ -346,6 +390,7 @@ mod wire {
             Ok(Answer {
                 outcome,
                 explain: f.explain,
+                line: f.line.map(Deciding::from_wire),
             })
         }
     }
@@ -366,6 +411,8 @@ mod wire {
         reason: Option<&'a str>,
         #[serde(skip_serializing_if = "str::is_empty")]
         explain: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        line: Option<u32>,
     }
 
     impl Serialize for Answer {
@@ -378,6 +425,7 @@ mod wire {
                 detail: None,
                 reason: None,
                 explain: &self.explain,
+                line: self.line.map(Deciding::wire),
             };
             f.outcome = match &self.outcome {
                 Outcome::Allowed => Tag::Allowed,
@@ -410,6 +458,7 @@ impl From<Outcome> for Answer {
         Answer {
             outcome,
             explain: String::new(),
+            line: None,
         }
     }
 }
@@ -736,8 +785,25 @@ mod tests {
                 Answer {
                     outcome: Outcome::Disallowed,
                     explain: "line 2".into(),
+                    line: None,
                 },
                 r#"{"outcome":"disallowed","explain":"line 2"}"#,
+            ),
+            (
+                Answer {
+                    outcome: Outcome::Disallowed,
+                    explain: String::new(),
+                    line: Some(Deciding::Line(2)),
+                },
+                r#"{"outcome":"disallowed","line":2}"#,
+            ),
+            (
+                Answer {
+                    outcome: Outcome::Allowed,
+                    explain: String::new(),
+                    line: Some(Deciding::NoRule),
+                },
+                r#"{"outcome":"allowed","line":0}"#,
             ),
             (
                 Answer::from(Outcome::Value {

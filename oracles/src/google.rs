@@ -53,7 +53,9 @@ pub fn harness_path() -> std::path::PathBuf {
 #[cfg(repdiff_google)]
 mod imp {
     use super::NAME;
-    use engine::oracle::{Answer, Ask, Capabilities, Oracle, Outcome, Query, Unavailable};
+    use engine::oracle::{
+        Answer, Ask, Capabilities, Deciding, Oracle, Outcome, Query, Unavailable,
+    };
 
     mod ffi {
         extern "C" {
@@ -64,6 +66,7 @@ mod imp {
                 agent_len: usize,
                 url: *const u8,
                 url_len: usize,
+                line: *mut std::os::raw::c_int,
             ) -> std::os::raw::c_int;
         }
     }
@@ -74,10 +77,13 @@ mod imp {
         Ok(Box::new(Google))
     }
 
-    /// `OneAgentAllowedByRobots(body, agent, url)`; `None` if it threw.
-    fn one_agent_allowed(body: &[u8], agent: &[u8], url: &[u8]) -> Option<bool> {
-        // SAFETY: each pointer/length pair comes from a live slice, the shim
-        // only reads them during the call and catches every C++ exception.
+    /// `OneAgentAllowedByRobots(body, agent, url)` and the matcher's
+    /// `matching_line()` after it; `None` if it threw.
+    fn one_agent_allowed(body: &[u8], agent: &[u8], url: &[u8]) -> Option<(bool, Deciding)> {
+        let mut line: std::os::raw::c_int = 0;
+        // SAFETY: each pointer/length pair comes from a live slice, `line`
+        // from a live local; the shim only touches them during the call and
+        // catches every C++ exception.
         let r = unsafe {
             ffi::repdiff_google_one_agent_allowed(
                 body.as_ptr(),
@@ -86,11 +92,13 @@ mod imp {
                 agent.len(),
                 url.as_ptr(),
                 url.len(),
+                &mut line,
             )
         };
+        let line = Deciding::from_wire(u32::try_from(line).unwrap_or(0));
         match r {
-            1 => Some(true),
-            0 => Some(false),
+            1 => Some((true, line)),
+            0 => Some((false, line)),
             _ => None,
         }
     }
@@ -154,16 +162,21 @@ mod imp {
                                 .into(),
                         });
                     }
-                    Answer::from(
-                        match one_agent_allowed(body, q.agent.as_bytes(), q.url.as_bytes()) {
-                            Some(true) => Outcome::Allowed,
-                            Some(false) => Outcome::Disallowed,
-                            None => Outcome::Error {
-                                kind: "c++ exception".into(),
-                                message: "OneAgentAllowedByRobots threw (caught in shim.cc)".into(),
+                    match one_agent_allowed(body, q.agent.as_bytes(), q.url.as_bytes()) {
+                        Some((allowed, line)) => Answer {
+                            outcome: if allowed {
+                                Outcome::Allowed
+                            } else {
+                                Outcome::Disallowed
                             },
+                            explain: String::new(),
+                            line: Some(line),
                         },
-                    )
+                        None => Answer::from(Outcome::Error {
+                            kind: "c++ exception".into(),
+                            message: "OneAgentAllowedByRobots threw (caught in shim.cc)".into(),
+                        }),
+                    }
                 })
                 .collect()
         }

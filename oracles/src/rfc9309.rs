@@ -35,7 +35,7 @@ pub use readings::*;
 pub use usage::{Preference, Preferences, UsageOutcome};
 
 use crate::panic_guard::guard;
-use engine::oracle::{Answer, Ask, Capabilities, Oracle, Outcome, Query, Value};
+use engine::oracle::{Answer, Ask, Capabilities, Deciding, Oracle, Outcome, Query, Value};
 use matching::{is_robots_txt, normalise_uri, rank};
 
 pub const NAME: &str = "rfc9309";
@@ -171,6 +171,14 @@ impl Rfc9309 {
                     } else {
                         explain::explain(robots, &v, &q.agent, path)
                     },
+                    line: Some(match v.decided_by {
+                        DecidedBy::Rule { rule, .. } => {
+                            Deciding::Line(robots.rules[rule as usize].line)
+                        }
+                        DecidedBy::RobotsTxt | DecidedBy::NoGroup | DecidedBy::NoMatch => {
+                            Deciding::NoRule
+                        }
+                    }),
                 }
             }
             Ask::Sitemaps => Answer {
@@ -181,6 +189,7 @@ impl Rfc9309 {
                     "§2.2.4 other records MAY be interpreted: {} `Sitemap:` record(s) in file order",
                     robots.sitemap_count()
                 ),
+                line: None,
             },
             Ask::CrawlDelay | Ask::RequestRate => Answer::from(Outcome::Unsupported {
                 reason: format!(
@@ -270,12 +279,14 @@ impl Oracle for Rfc9309 {
                     Ask::CanFetch => Answer {
                         outcome: outcome.clone(),
                         explain: reason.to_string(),
+                        line: None,
                     },
                     Ask::Sitemaps => Answer {
                         outcome: Outcome::Value {
                             value: Value::List(Vec::new()),
                         },
                         explain: reason.to_string(),
+                        line: None,
                     },
                     _ => self.answer(&Robots::parse(b"", &self.readings), q, &mut Vec::new()),
                 })

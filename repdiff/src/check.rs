@@ -2,6 +2,7 @@
 //! case of the corpus — the first thing a user reaches for.
 
 use crate::cli::{seconds, Host, Usage};
+use crate::deciding::Found;
 use crate::{paths, select};
 use engine::oracle::{Answer, Ask, Outcome, Query};
 use oracles::profiles::aipref;
@@ -17,6 +18,10 @@ When the file has a Content-Usage line, the object also has
   \"usage\": {\"draft\": ..., \"queries\": [{\"kind\": \"rules\"|\"no_rule\"|\"not_crawlable\", ...}]}
 the usage preference draft-ietf-aipref-attach-05 gives each question
 (train-ai and search: allow|disallow|unknown, and the deciding lines).
+Each can_fetch verdict carries \"deciding\": {\"how\": \"told\", \"lines\": [N]}
+(the library's own account; [] is no rule matched), {\"how\": \"derived\",
+\"lines\": [...]} (the lines whose removal alone flips that parser's
+verdict; [] is no rule matched) or {\"how\": \"not-derived\", \"why\": ...}.
 --oracle-cmd NAME='COMMAND' adds any program that speaks docs/protocol.md
 (run by `sh -c`), e.g. --oracle-cmd mine='python3 oracles/harness/example.py'.";
 
@@ -77,8 +82,15 @@ struct Job {
     case: Option<engine::case::Case>,
 }
 
-/// One oracle's answers: name, version, one answer per query.
-type Row = (String, String, Vec<Answer>);
+/// One oracle's answers, one per query, and the line that decided each.
+struct Row {
+    name: String,
+    version: String,
+    answers: Vec<Answer>,
+    /// Per query: told by the library or derived against it (`deciding`);
+    /// `None` for a non-verdict, another ask, or a case fetched over HTTP.
+    deciding: Vec<Option<Found>>,
+}
 
 pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     let extra = select::oracle_cmds(&opts.oracle_cmds)?;
@@ -102,12 +114,12 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     }
     let failed: Vec<&str> = rows
         .iter()
-        .filter(|(_, _, answers)| {
-            answers
+        .filter(|r| {
+            r.answers
                 .iter()
                 .any(|a| matches!(a.outcome, Outcome::Timeout | Outcome::Crash { .. }))
         })
-        .map(|(name, _, _)| name.as_str())
+        .map(|r| r.name.as_str())
         .collect();
     if !failed.is_empty() {
         log::error!(
@@ -203,7 +215,18 @@ fn ask_all(mut oracles: Vec<Box<dyn engine::oracle::Oracle>>, job: &Job) -> (Vec
                 a
             }
         };
-        rows.push((o.name().to_string(), o.identity().to_string(), answers));
+        // A case served over HTTP is the server's body, not `job.body`.
+        let deciding = if job.case.as_ref().is_some_and(|c| c.http.is_some()) {
+            vec![None; answers.len()]
+        } else {
+            crate::deciding::find(o.as_mut(), &job.body, &job.queries, &answers)
+        };
+        rows.push(Row {
+            name: o.name().to_string(),
+            version: o.identity().to_string(),
+            answers,
+            deciding,
+        });
     }
     (rows, bad_answers)
 }
@@ -319,8 +342,14 @@ fn case_job(reference: &str) -> Result<Job, Usage> {
 /// query's outcome and a `queries` list with all of them.
 fn print_json(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &Job) {
     let mut oracles = serde_json::Map::new();
-    for (name, version, answers) in rows {
-        let cell = |a: &Answer| {
+    for Row {
+        name,
+        version,
+        answers,
+        deciding,
+    } in rows
+    {
+        let cell = |(a, found): (&Answer, &Option<Found>)| {
             let mut detail = a.outcome.detail();
             if let Outcome::Value { value } = &a.outcome {
                 detail = value.to_string();
@@ -335,14 +364,21 @@ fn print_json(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &J
                 Outcome::Value { .. } => "value".to_string(),
                 o => o.label(),
             };
-            serde_json::json!({"version": version, "outcome": outcome, "detail": detail})
+            let mut cell =
+                serde_json::json!({"version": version, "outcome": outcome, "detail": detail});
+            if let Some(found) = found {
+                cell["deciding"] = found.json();
+            }
+            cell
         };
         let mut first = answers
-            .first()
+            .iter()
+            .zip(deciding)
+            .next()
             .map(cell)
             .unwrap_or_else(|| serde_json::json!({}));
         if job.queries.len() > 1 {
-            first["queries"] = answers.iter().map(cell).collect();
+            first["queries"] = answers.iter().zip(deciding).map(cell).collect();
         }
         oracles.insert(name.clone(), first);
     }
@@ -381,7 +417,13 @@ fn print_human(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &
                 format!("  expect: {}", job.expect[i])
             }
         );
-        for (name, version, answers) in rows {
+        for Row {
+            name,
+            version,
+            answers,
+            deciding,
+        } in rows
+        {
             let a = &answers[i];
             // The ledger's spelling (`error:ValueError`), ready to pin.
             let outcome = a.outcome.pin().to_string();
@@ -392,6 +434,9 @@ fn print_human(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &
             }
             if !a.explain.is_empty() {
                 println!("  {:<16} why: {}", "", a.explain);
+            }
+            if let Some(found) = &deciding[i] {
+                println!("  {:<16} {}", "", found.describe(&job.body));
             }
         }
         if let Some(u) = usage.as_ref().and_then(|u| u[i].as_ref()) {

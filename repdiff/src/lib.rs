@@ -12,6 +12,7 @@ pub mod chaos;
 pub mod check;
 pub mod cli;
 pub mod conformance;
+pub mod deciding;
 pub mod doctor;
 pub mod findings;
 pub mod http;

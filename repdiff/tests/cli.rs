@@ -242,6 +242,82 @@ fn check_shows_the_usage_preference_of_a_content_usage_file() {
     assert!(ask(b"User-agent: *\nDisallow: /x\n", "OtherBot", "/").is_null());
 }
 
+/// `check --json` names the deciding line of every verdict: the libraries
+/// that can tell say it themselves (Google's `matching_line()`,
+/// robots-parser's `getMatchingLineNumber`, grobotstxt's `MatchingLine()`,
+/// the reference), and for CPython 3.11, which takes the first matching
+/// rule, it is derived: on the WordPress file it rests on line 2, the
+/// `Disallow` the others override with line 3's `Allow`.
+#[test]
+fn check_names_the_deciding_line_told_or_derived() {
+    let root = checkout().canonicalize().expect("checkout");
+    let root = root.to_str().expect("utf-8 path");
+    let mut args = vec![
+        "check",
+        "--root",
+        root,
+        "--no-setup",
+        "--robots",
+        "-",
+        "--agent",
+        "MyBot",
+        "--json",
+    ];
+    for o in [
+        "rfc9309",
+        "google",
+        "robots-parser",
+        "grobotstxt",
+        "cpython-3.11",
+    ] {
+        args.extend(["--oracle", o]);
+    }
+    let ask = |url: &str, body: &[u8]| {
+        let mut a = args.clone();
+        a.extend(["--url", url]);
+        let out = repdiff(&a, body);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one object");
+        doc["oracles"].clone()
+    };
+    let wordpress = b"User-agent: *\nDisallow: /wp-admin/\nAllow: /wp-admin/admin-ajax.php\n";
+    let o = ask("https://example.com/wp-admin/admin-ajax.php", wordpress);
+    for told in ["rfc9309", "google", "robots-parser", "grobotstxt"] {
+        assert_eq!(o[told]["outcome"], "allowed", "{o}");
+        assert_eq!(
+            o[told]["deciding"],
+            serde_json::json!({"how": "told", "lines": [3]}),
+            "{told}: {o}"
+        );
+    }
+    assert_eq!(o["cpython-3.11"]["outcome"], "disallowed", "{o}");
+    assert_eq!(
+        o["cpython-3.11"]["deciding"],
+        serde_json::json!({"how": "derived", "lines": [2]}),
+        "{o}"
+    );
+    // No rule matched: told as an empty list, and derived as one too.
+    let o = ask("https://example.com/blog/", wordpress);
+    for name in [
+        "rfc9309",
+        "google",
+        "robots-parser",
+        "grobotstxt",
+        "cpython-3.11",
+    ] {
+        assert_eq!(o[name]["outcome"], "allowed", "{o}");
+        assert_eq!(
+            o[name]["deciding"]["lines"],
+            serde_json::json!([]),
+            "{name}: {o}"
+        );
+    }
+}
+
 /// The census names the cause of each top signature by triage: a file
 /// where Google does not decode `%7E` (and rfc9309 does) is minimised to
 /// that rule and query, named `decode-unreserved-escapes`, and linked to

@@ -95,9 +95,12 @@ func canFetch(body, agent, raw string) answer {
 		verdict = "allowed"
 	}
 	var explain string
+	out := answer{"outcome": verdict}
 	if _, err := url.Parse(raw); err != nil {
 		explain = "url.Parse failed, so AgentAllowed returns false: " + err.Error()
 	} else {
+		// The deciding line for the protocol's `line` (0: no rule matched).
+		out["line"] = m.MatchingLine()
 		group := "the * group"
 		if m.EverSeenSpecificAgent() {
 			group = "a group naming the agent"
@@ -108,7 +111,8 @@ func canFetch(body, agent, raw string) answer {
 			explain = "no rule matched (" + group + " or none)"
 		}
 	}
-	return answer{"outcome": verdict, "explain": explain}
+	out["explain"] = explain
+	return out
 }
 
 // one answers one query; a panic in the library is that query's error.

@@ -197,6 +197,8 @@ function run(robotsParser, body, queries, explain) {
           if (explain) {
             const line = robots.getMatchingLineNumber(query.url, query.agent);
             if (typeof line === 'number' && line > 0) answer.explain = `line ${line}`;
+            // The protocol's `line`: -1 (no rule matched) is sent as 0.
+            if (typeof line === 'number') answer.line = Math.max(line, 0);
           }
           return answer;
         }

@@ -166,6 +166,7 @@ fn answer(allowed: bool, explain: String) -> Answer {
             Outcome::Disallowed
         },
         explain,
+        line: None,
     }
 }
 

@@ -309,6 +309,7 @@ fn answer(item: &Bound<'_, PyAny>) -> PyResult<Answer> {
                     value: Value::Float(digits.parse().unwrap_or(f64::NAN)),
                 },
                 explain: format!("int {digits} does not fit i64; shown as float"),
+                line: None,
             }
         }
         "float" => value(Value::Float(item.get_item(1)?.extract()?)),
@@ -320,6 +321,7 @@ fn answer(item: &Bound<'_, PyAny>) -> PyResult<Answer> {
                 },
             },
             explain: item.get_item(3)?.extract()?,
+            line: None,
         },
         "list" => {
             let raw: Vec<Vec<u8>> = item.get_item(1)?.extract()?;

@@ -502,10 +502,7 @@ mod tests {
         let feature = "no-group".to_string();
         let new_key = triage::cell_key("protego", "allowed", "disallowed", &feature);
         let other_key = triage::cell_key("spider", "allowed", "disallowed", &feature);
-        let answer = |outcome| Answer {
-            outcome,
-            explain: String::new(),
-        };
+        let answer = Answer::from;
         let replay = Replay {
             answers: vec![
                 (triage::REFERENCE.into(), answer(Outcome::Allowed)),
