@@ -133,6 +133,37 @@ fn the_bot_mybot_split_through_the_api_with_lint_and_its_ledger_links() {
     assert_eq!(outcome(&answer, 0, "rfc9309"), "allowed");
     assert_eq!(outcome(&answer, 0, "cpython-3.11"), "disallowed");
     assert_eq!(answer["queries"][0]["split"], true);
+    assert!(
+        answer["queries"][0]["answers"]["google"]
+            .get("deciding")
+            .is_none(),
+        "no deciding line unless asked: {answer}"
+    );
+    // Asked for lines: Google tells its own (none of its rules matched
+    // MyBot), CPython 3.11 gets a derived one, the `Disallow: /` of line 2.
+    let mut with_lines = req.clone();
+    with_lines["lines"] = true.into();
+    let (status, answer) = post(&s.addr, "/api/check", &with_lines);
+    assert_eq!(status, 200, "{answer}");
+    let deciding = |oracle: &str| answer["queries"][0]["answers"][oracle]["deciding"].clone();
+    assert_eq!(deciding("google")["how"], "told", "{answer}");
+    assert_eq!(
+        deciding("google")["lines"],
+        serde_json::json!([]),
+        "{answer}"
+    );
+    assert_eq!(deciding("cpython-3.11")["how"], "derived", "{answer}");
+    assert_eq!(
+        deciding("cpython-3.11")["lines"],
+        serde_json::json!([2]),
+        "{answer}"
+    );
+    assert!(
+        deciding("cpython-3.11")["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("`Disallow: /`")),
+        "{answer}"
+    );
 
     let (status, linted) = post(
         &s.addr,

@@ -117,6 +117,28 @@ impl Panel {
     /// `body`, one list per oracle in panel order, each as long as
     /// `queries`: a wrong count reads as `error:protocol`, a harness thread
     /// that panicked as `crash`.
+    /// The deciding line of each answer (`crate::deciding::find`), each
+    /// oracle in its own thread as [`Panel::answers`] asks them.
+    pub fn deciding(
+        &mut self,
+        body: &[u8],
+        queries: &[engine::oracle::Query],
+        answers: &[Vec<Answer>],
+    ) -> Vec<Vec<Option<crate::deciding::Found>>> {
+        std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .oracles
+                .iter_mut()
+                .zip(answers)
+                .map(|(o, a)| s.spawn(move || crate::deciding::find(o.as_mut(), body, queries, a)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| vec![None; queries.len()]))
+                .collect()
+        })
+    }
+
     pub fn answers(&mut self, body: &[u8], queries: &[engine::oracle::Query]) -> Vec<Vec<Answer>> {
         self.calls += 1;
         std::thread::scope(|s| {

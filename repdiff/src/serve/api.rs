@@ -71,6 +71,11 @@ pub struct Request {
     /// `/` (`lint --ai-crawlers`).
     #[serde(default)]
     pub ai_crawlers: bool,
+    /// `/api/check` only: give each verdict's deciding line, derived for
+    /// the parsers that cannot tell it (one more call per candidate line
+    /// per parser, so off unless asked).
+    #[serde(default)]
+    pub lines: bool,
 }
 
 impl Request {
@@ -117,12 +122,16 @@ pub fn check(pool: &Pool, limits: &Limits, req: &Request) -> Reply {
     };
     let usage = usage_of(&body, &queries);
     let work = Work::Check {
-        body,
+        body: body.clone(),
         queries: queries.clone(),
+        lines: req.lines,
     };
     match pool.submit(work, limits.request_time) {
-        Ok(Done::Checked(per_oracle)) => {
-            let mut json = checked(&pool.names, &queries, &per_oracle);
+        Ok(Done::Checked { answers, deciding }) => {
+            let mut json = checked(&pool.names, &queries, &answers);
+            if let Some(deciding) = deciding {
+                add_deciding(&mut json, &pool.names, &body, &deciding);
+            }
             if let Some(usage) = usage {
                 json["usage_draft"] = aipref::DRAFT.into();
                 for (row, u) in json["queries"]
@@ -258,6 +267,29 @@ fn checked(
     serde_json::json!({ "oracles": oracles, "queries": rows })
 }
 
+/// Each answer's deciding line (`{how, lines|why}` and its sentence as
+/// `text`) under `deciding`, beside its outcome.
+fn add_deciding(
+    json: &mut serde_json::Value,
+    names: &[(String, String)],
+    body: &[u8],
+    deciding: &[Vec<Option<crate::deciding::Found>>],
+) {
+    let Some(rows) = json["queries"].as_array_mut() else {
+        return;
+    };
+    for (i, row) in rows.iter_mut().enumerate() {
+        for ((name, _), found) in names.iter().zip(deciding) {
+            let Some(Some(found)) = found.get(i) else {
+                continue;
+            };
+            let mut d = found.json();
+            d["text"] = found.describe(body).into();
+            row["answers"][name.as_str()]["deciding"] = d;
+        }
+    }
+}
+
 /// What the ledger knows of a cause: entries that carry it and their
 /// write-ups, so a page can link a lint finding to them.
 #[derive(Debug, Clone, Serialize)]
@@ -334,7 +366,7 @@ pub fn lint(
                 .collect();
             Reply::ok(serde_json::json!({ "lint": lint::render::value(&report), "known": causes }))
         }
-        Ok(Done::Checked(_)) => Reply::error(500, "the panel answered another kind of job"),
+        Ok(Done::Checked { .. }) => Reply::error(500, "the panel answered another kind of job"),
         Err(r) => refused(r, limits),
     }
 }

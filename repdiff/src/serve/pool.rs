@@ -15,7 +15,13 @@ use std::time::{Duration, Instant};
 /// What a request asks the panel to do.
 pub enum Work {
     /// Every oracle's answer to each query on this body.
-    Check { body: Vec<u8>, queries: Vec<Query> },
+    Check {
+        body: Vec<u8>,
+        queries: Vec<Query>,
+        /// Also each verdict's deciding line (`deciding`), derived where
+        /// the library cannot tell: a call per candidate line per parser.
+        lines: bool,
+    },
     /// `repdiff lint` on this file, within `budget`.
     Lint {
         file: lint::input::File,
@@ -29,8 +35,12 @@ pub enum Work {
 
 /// What the panel did.
 pub enum Done {
-    /// Per oracle, in panel order, one answer per query.
-    Checked(Vec<Vec<Answer>>),
+    /// Per oracle, in panel order, one answer per query, and (when asked)
+    /// the deciding line of each.
+    Checked {
+        answers: Vec<Vec<Answer>>,
+        deciding: Option<Vec<Vec<Option<crate::deciding::Found>>>>,
+    },
     Linted(Box<lint::Report>),
 }
 
@@ -127,7 +137,15 @@ impl Pool {
 
 fn run(panel: &mut Panel, work: Work) -> Done {
     match work {
-        Work::Check { body, queries } => Done::Checked(panel.answers(&body, &queries)),
+        Work::Check {
+            body,
+            queries,
+            lines,
+        } => {
+            let answers = panel.answers(&body, &queries);
+            let deciding = lines.then(|| panel.deciding(&body, &queries, &answers));
+            Done::Checked { answers, deciding }
+        }
         Work::Lint {
             file,
             agents,
