@@ -53,6 +53,11 @@ pub struct Builtin {
     /// The runtime of its adapter (`rust`, `google`, `python`): the
     /// registry entry's.
     pub builtin: String,
+    /// Who runs this parser: a crawler (`Googlebot`), a framework
+    /// (`Scrapy`) or a language's users (`Python`). A site owner reads
+    /// verdicts by who will act on them, so serve's page groups its
+    /// columns by this.
+    pub runs_in: String,
     #[serde(default)]
     pub pins: serde_yaml::Mapping,
     #[serde(default)]
@@ -122,6 +127,8 @@ impl ReproRun {
 #[serde(deny_unknown_fields)]
 pub struct External {
     pub name: String,
+    /// Who runs this parser ([`Builtin::runs_in`]).
+    pub runs_in: String,
     /// argv; `{root}` and `{cache}` are substituted.
     pub command: Vec<String>,
     /// argv of the direct-call program of the fidelity test (the library
@@ -304,6 +311,16 @@ pub struct Manifests {
 }
 
 impl Manifests {
+    /// Who runs each oracle, by name ([`Builtin::runs_in`]).
+    pub fn runs_in(&self) -> BTreeMap<String, String> {
+        let builtin = self.builtins.iter().map(|b| (&b.name, &b.runs_in));
+        let external = self.externals.iter().map(|e| (&e.name, &e.runs_in));
+        builtin
+            .chain(external)
+            .map(|(n, r)| (n.clone(), r.clone()))
+            .collect()
+    }
+
     /// Every reproducer, built-in and external, by oracle name; each
     /// template's text read already.
     pub fn reproducers(&self) -> BTreeMap<String, Reproducer> {
@@ -450,6 +467,7 @@ pub fn oracle_cmd(spec: &str) -> Result<External, String> {
     }
     Ok(External {
         name: name.to_string(),
+        runs_in: "--oracle-cmd".into(),
         command: vec!["sh".into(), "-c".into(), command.to_string()],
         direct: Vec::new(),
         speed_loop: Vec::new(),

@@ -31,10 +31,17 @@ pub fn reproducers() -> Result<&'static BTreeMap<String, Reproducer>, Usage> {
     loaded().map(|l| &l.reproducers)
 }
 
+/// Who runs each oracle, by name (the manifests' `runs_in`): serve's page
+/// groups its columns by it.
+pub fn runs_in() -> Result<&'static BTreeMap<String, String>, Usage> {
+    loaded().map(|l| &l.runs_in)
+}
+
 /// What the manifests say, read once.
 struct Loaded {
     externals: Vec<External>,
     reproducers: BTreeMap<String, Reproducer>,
+    runs_in: BTreeMap<String, String>,
 }
 
 fn loaded() -> Result<&'static Loaded, Usage> {
@@ -54,6 +61,7 @@ fn load() -> Result<Loaded, Usage> {
         check_template(&manifest, r)?;
     }
     Ok(Loaded {
+        runs_in: manifests.runs_in(),
         externals: manifests.externals,
         reproducers,
     })

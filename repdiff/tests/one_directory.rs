@@ -60,7 +60,7 @@ fn add_parser(copy: &Path) -> std::path::PathBuf {
     std::fs::write(
         dir.join("oracle.yaml"),
         format!(
-            "name: {NAME}\ncommand: [\"python3\", \"{{root}}/oracles/harness/{NAME}/harness.py\"]\n\
+            "name: {NAME}\nruns_in: \"Python\"\ncommand: [\"python3\", \"{{root}}/oracles/harness/{NAME}/harness.py\"]\n\
              direct: [\"python3\", \"{{root}}/oracles/harness/{NAME}/harness.py\"]\n"
         ),
     )

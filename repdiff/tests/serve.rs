@@ -10,6 +10,7 @@ mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -29,17 +30,22 @@ impl Drop for Server {
 }
 
 fn serve(extra: &[&str]) -> Server {
+    let three = [
+        "--oracle",
+        "rfc9309",
+        "--oracle",
+        "google",
+        "--oracle",
+        "cpython-3.11",
+    ];
+    serve_with(&[&three[..], extra].concat())
+}
+
+/// A server with exactly these arguments (no `--oracle`: every oracle).
+fn serve_with(args: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_repdiff"))
         .args(["serve", "--port", "0", "--no-setup", "-q"])
-        .args([
-            "--oracle",
-            "rfc9309",
-            "--oracle",
-            "google",
-            "--oracle",
-            "cpython-3.11",
-        ])
-        .args(extra)
+        .args(args)
         .stdout(Stdio::piped())
         .spawn()
         .expect("cannot start repdiff serve");
@@ -458,33 +464,7 @@ fn a_person_pastes_the_file_types_the_agent_and_sees_the_split() {
     let dir = common::scratch("serve-playwright");
     let robots = dir.join("robots.txt");
     std::fs::write(&robots, BOT).unwrap();
-    let cache = std::env::var_os("REPDIFF_CACHE")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../.cache"));
-    let out = Command::new("node")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/browser/tester.js"
-        ))
-        .arg(format!("http://{}/", s.addr))
-        .arg(common::chromium::CHROMIUM)
-        .arg(&robots)
-        .args(["MyBot", "https://example.com/"])
-        .args(repdiff::report_site::browser::HEADLESS)
-        .env("NODE_PATH", cache.join("npm/node_modules"))
-        .output()
-        .expect("cannot run node");
-    assert!(
-        out.status.success(),
-        "tester.js failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let seen: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "tester.js printed {:?}: {e}",
-            String::from_utf8_lossy(&out.stdout)
-        )
-    });
+    let seen = tester(&s.addr, &robots, "MyBot", "https://example.com/", None);
     let rows = seen["rows"].as_array().expect("rows");
     assert_eq!(rows.len(), 1, "one agent x one URL: {seen}");
     let row = &rows[0];
@@ -498,6 +478,112 @@ fn a_person_pastes_the_file_types_the_agent_and_sees_the_split() {
     assert!(
         findings.contains("line 1: User-agent: bot"),
         "lint names the line that makes the difference: {findings}"
+    );
+}
+
+/// `tests/browser/tester.js` against the server at `addr`: its JSON, or a
+/// failure with what it printed. `screenshots` is the prefix of the PNGs it
+/// saves.
+fn tester(
+    addr: &str,
+    robots: &Path,
+    agents: &str,
+    urls: &str,
+    screenshots: Option<&Path>,
+) -> serde_json::Value {
+    let cache = std::env::var_os("REPDIFF_CACHE")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.cache"));
+    let mut cmd = Command::new("node");
+    cmd.arg(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/browser/tester.js"
+    ))
+    .arg(format!("http://{addr}/"))
+    .arg(common::chromium::CHROMIUM)
+    .arg(robots)
+    .args([agents, urls])
+    .args(repdiff::report_site::browser::HEADLESS)
+    .env("NODE_PATH", cache.join("npm/node_modules"));
+    if let Some(prefix) = screenshots {
+        cmd.env("TESTER_SCREENSHOTS", prefix);
+    }
+    let out = cmd.output().expect("cannot run node");
+    assert!(
+        out.status.success(),
+        "tester.js failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "tester.js printed {:?}: {e}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// A Cloudflare-style file (its managed block's `*` group before the
+/// site's own) asked by every parser in a 1280-px window: the columns are
+/// grouped by who runs each parser, a group whose parsers agree on every
+/// question is one column, the page is no wider than the window, and each
+/// verdict shows its deciding line. With `REPDIFF_SCREENSHOTS=DIR` the
+/// screenshots are saved there (`docs/img/` holds the ones the README
+/// shows: `REPDIFF_SCREENSHOTS=docs/img cargo test --release -p repdiff
+/// --test serve the_page_fits`).
+#[test]
+fn the_page_fits_1280_px_with_every_parser_grouped_by_who_runs_it() {
+    let s = serve_with(&["--panels", "1"]);
+    let dir = common::scratch("serve-grouped");
+    let robots = dir.join("robots.txt");
+    std::fs::write(
+        &robots,
+        "User-Agent: *\nContent-signal: search=yes, ai-train=no\nAllow: /\n\n\
+         User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nDisallow: /private/\n",
+    )
+    .unwrap();
+    let shots = std::env::var_os("REPDIFF_SCREENSHOTS")
+        .map(|d| std::path::PathBuf::from(d).join("serve-grouped"));
+    let seen = tester(
+        &s.addr,
+        &robots,
+        "MyBot\nGPTBot",
+        "https://example.com/private/x\nhttps://example.com/",
+        shots.as_deref(),
+    );
+    let width = seen["width"].as_u64().expect("the page's width");
+    assert!(width <= 1280, "the page is {width} px wide at 1280: {seen}");
+    let (_, list) = http(&s.addr, "GET", "/api/oracles", b"");
+    let list: serde_json::Value = serde_json::from_str(&list).unwrap();
+    let all: Vec<&str> = list["oracles"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|o| o["name"].as_str())
+        .collect();
+    assert!(all.len() >= 20, "every oracle runs: {list}");
+    let rows = seen["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 4, "two agents x two URLs: {seen}");
+    let mut folded = 0;
+    for row in rows {
+        // Every parser is in a column of its own or in a folded group.
+        let mut shown: Vec<String> = row["cells"].as_object().unwrap().keys().cloned().collect();
+        for members in row["groups"].as_object().unwrap().values() {
+            folded += 1;
+            shown.extend(members.as_str().unwrap().split(' ').map(String::from));
+        }
+        shown.sort();
+        let mut want: Vec<String> = all.iter().map(|s| s.to_string()).collect();
+        want.sort();
+        assert_eq!(shown, want, "{row}");
+        if let Some(line) = row["lines"]["rfc9309"].as_str() {
+            assert!(line.starts_with("l.") || line == "none", "{row}");
+        } else {
+            panic!("no deciding line for rfc9309: {row}");
+        }
+    }
+    assert!(
+        folded > 0,
+        "some group of parsers agrees and is folded: {seen}"
     );
 }
 

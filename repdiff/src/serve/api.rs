@@ -232,10 +232,7 @@ fn checked(
     queries: &[Query],
     per_oracle: &[Vec<Answer>],
 ) -> serde_json::Value {
-    let oracles: Vec<_> = names
-        .iter()
-        .map(|(name, identity)| serde_json::json!({ "name": name, "identity": identity }))
-        .collect();
+    let oracles = oracle_list(names);
     let rows: Vec<_> = queries
         .iter()
         .enumerate()
@@ -265,6 +262,20 @@ fn checked(
         })
         .collect();
     serde_json::json!({ "oracles": oracles, "queries": rows })
+}
+
+/// The oracles in panel order, each with who runs it (`runs_in`, from its
+/// manifest; empty for an `--oracle-cmd` one): the page groups its columns
+/// by it.
+pub fn oracle_list(names: &[(String, String)]) -> Vec<serde_json::Value> {
+    let runs_in = crate::registry::runs_in().ok();
+    names
+        .iter()
+        .map(|(name, identity)| {
+            let runs = runs_in.and_then(|m| m.get(name)).map_or("", String::as_str);
+            serde_json::json!({ "name": name, "identity": identity, "runs_in": runs })
+        })
+        .collect()
 }
 
 /// Each answer's deciding line (`{how, lines|why}` and its sentence as

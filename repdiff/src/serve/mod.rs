@@ -242,7 +242,7 @@ fn handle(mut rq: tiny_http::Request, ctx: &Ctx) {
     let reply = match (rq.method(), path.as_str()) {
         (Method::Get, "/") => return respond(rq, 200, "text/html; charset=utf-8", PAGE.as_bytes()),
         (Method::Get, "/api/oracles") => Reply::ok(serde_json::json!({
-            "oracles": ctx.pool.names.iter().map(|(n, i)| serde_json::json!({"name": n, "identity": i})).collect::<Vec<_>>(),
+            "oracles": api::oracle_list(&ctx.pool.names),
             "unavailable": ctx.unavailable,
         })),
         (Method::Get, p) if p.starts_with("/findings/") => {

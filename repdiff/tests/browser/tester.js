@@ -3,7 +3,10 @@
 // file into it, types the agents and URLs, presses Check and waits for the
 // table, then presses Lint and waits for the findings. Prints one JSON
 // object: every result row (agent, URL, whether it is split, each oracle's
-// cell class) and the findings' text. The Rust test decides what is right.
+// cell class, each collapsed group's), the page's width at a 1280-px
+// window and the findings' text. The Rust test decides what is right.
+// With TESTER_SCREENSHOTS=PREFIX it saves PREFIX-check.png and
+// PREFIX-lint.png.
 //
 // usage: node tester.js URL CHROMIUM ROBOTS_FILE AGENTS URLS [FLAG...]
 const { chromium } = require('playwright-core');
@@ -14,7 +17,8 @@ async function main() {
   const robots = fs.readFileSync(robotsFile, 'utf8');
   const browser = await chromium.launch({ executablePath: executable, args: flags, headless: true });
   try {
-    const page = await browser.newPage();
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const shots = process.env.TESTER_SCREENSHOTS;
     page.setDefaultTimeout(60000);
     await page.goto(url);
     for (const [box, text, how] of [['#robots', robots, 'paste'], ['#agents', agents, 'type'], ['#urls', urls, 'type']]) {
@@ -32,11 +36,16 @@ async function main() {
       url: tr.dataset.url || null,
       split: tr.classList.contains('split'),
       cells: Object.fromEntries([...tr.querySelectorAll('td[data-oracle]')].map(td => [td.dataset.oracle, td.className])),
+      groups: Object.fromEntries([...tr.querySelectorAll('td[data-group]')].map(td => [td.dataset.group, td.dataset.oracles])),
+      lines: Object.fromEntries([...tr.querySelectorAll('td[data-oracle]')].map(td => [td.dataset.oracle, (td.querySelector('small.line') || {}).textContent || null])),
     })));
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (shots) await page.screenshot({ path: `${shots}-check.png`, fullPage: true });
     await page.click('#lint');
     await page.waitForFunction(() => document.querySelector('#findings').textContent.trim().length > 0);
     const findings = await page.$eval('#findings', e => e.textContent);
-    process.stdout.write(JSON.stringify({ rows, findings }) + '\n');
+    if (shots) await page.screenshot({ path: `${shots}-lint.png`, fullPage: true });
+    process.stdout.write(JSON.stringify({ rows, width, findings }) + '\n');
   } finally {
     await browser.close();
   }
