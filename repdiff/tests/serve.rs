@@ -585,6 +585,19 @@ fn the_page_fits_1280_px_with_every_parser_grouped_by_who_runs_it() {
         folded > 0,
         "some group of parsers agrees and is folded: {seen}"
     );
+    // A ledger entry is linked under a finding only where its parser
+    // splits: heritrix's lower-casing under the GPTBot group it splits,
+    // not robotexclusionrulesparser's URL error under `Allow: /`, where
+    // only spider allows.
+    let findings = seen["findings"].as_str().unwrap_or_default();
+    assert!(
+        findings.contains("ua-names-lowercased-ua-not-heritrix"),
+        "{findings}"
+    );
+    assert!(
+        !findings.contains("network-path-url-raises-rerp"),
+        "{findings}"
+    );
 }
 
 fn percent(s: &str) -> String {

@@ -307,6 +307,9 @@ fn add_deciding(
 pub struct Known {
     pub entry: String,
     pub title: String,
+    /// The oracles the entry is about: the page links an entry only to a
+    /// finding where one of them splits from the rest.
+    pub oracles: Vec<String>,
     /// `/findings/<entry>.md` when a write-up exists.
     pub writeup: Option<String>,
 }

@@ -225,6 +225,7 @@ fn ledger_links() -> (BTreeMap<String, Vec<Known>>, BTreeMap<String, String>) {
                 known.entry(name.to_string()).or_default().push(Known {
                     entry: e.id.clone(),
                     title: e.title.clone(),
+                    oracles: e.oracles.clone(),
                     writeup: writeups
                         .contains_key(&file)
                         .then(|| format!("/findings/{file}")),
