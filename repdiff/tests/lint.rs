@@ -310,6 +310,33 @@ fn the_wordpress_file_gets_a_partial_rewrite_naming_who_stays_apart() {
     assert_eq!(hunks.len(), 2, "{rewrite}");
 }
 
+/// A rule with a byte that is not UTF-8 splits the parsers; dropping the
+/// byte would reunite them but make `/caf\xE9/` name `/caf/`, another path,
+/// so no rewrite may do it (percent-encoding the byte would keep the path).
+#[test]
+fn a_rewrite_never_makes_a_rule_name_another_path() {
+    let body = b"User-agent: *\nDisallow: /caf\xE9/\n";
+    let mut args = vec!["--json"];
+    for o in ["google", "protego", "heritrix", "texting-robots", "spider"] {
+        args.extend(["--oracle", o]);
+    }
+    args.push("-");
+    let out = lint(&args, body);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one object");
+    assert!(
+        doc["disagreements"].as_u64().unwrap_or(0) > 0,
+        "the byte splits them: {doc}"
+    );
+    for g in doc["groups"].as_array().expect("groups") {
+        for h in g["rewrite"]["hunks"].as_array().into_iter().flatten() {
+            assert!(
+                !h["new"].to_string().contains("/caf/"),
+                "a rewrite renames the path: {g}"
+            );
+        }
+    }
+}
+
 /// A `License:` line before the groups splits webrobots off; lint offers
 /// to move it (its hazard), never a rewrite that deletes the preference.
 #[test]

@@ -133,7 +133,7 @@ pub fn suggest(
         let new = cause::lines(&changed.body);
         let repair = REPAIRS.contains(&t.name);
         for hunks in candidates(&old, &new, &group.lines) {
-            if drops_preference(&hunks) {
+            if drops_preference(&hunks) || (!repair && renames_paths(&hunks)) {
                 continue;
             }
             let Some(after) = safe(panel, &old, &hunks, group, base, repair) else {
@@ -174,6 +174,65 @@ fn drops_preference(hunks: &[Hunk]) -> bool {
         super::hazards::is_ai_record(line)
             && !written.iter().any(|w| w.trim_ascii() == line.trim_ascii())
     })
+}
+
+/// Whether `hunks` write an Allow/Disallow rule whose path none of the
+/// rules they replace or move holds, percent-encoding aside: a rewrite may
+/// move, reorder or drop rules (the reference must still read every
+/// question as before), never make one name other paths. Dropping the
+/// byte of `Disallow: /caf\xE9/` gives `/caf/`, another path; `/caf%E9/`
+/// is the same one.
+fn renames_paths(hunks: &[Hunk]) -> bool {
+    let mut had: Vec<Vec<u8>> = hunks
+        .iter()
+        .flat_map(|h| &h.old)
+        .filter_map(|l| rule_path(l))
+        .collect();
+    for path in hunks
+        .iter()
+        .flat_map(|h| &h.new)
+        .filter_map(|l| rule_path(l))
+    {
+        match had.iter().position(|p| *p == path) {
+            Some(i) => {
+                had.swap_remove(i);
+            }
+            None => return true,
+        }
+    }
+    false
+}
+
+/// An Allow/Disallow line's path with every octet outside ASCII
+/// percent-encoded and every escape upper-cased (RFC 9309 §2.2.2 compares
+/// paths so), or `None` for another line.
+fn rule_path(line: &[u8]) -> Option<Vec<u8>> {
+    let line = line.split(|&b| b == b'#').next()?;
+    let colon = line.iter().position(|&b| b == b':')?;
+    let key = line[..colon].trim_ascii().to_ascii_lowercase();
+    if key != b"allow" && key != b"disallow" {
+        return None;
+    }
+    let value = line[colon + 1..].trim_ascii();
+    let mut out = Vec::with_capacity(value.len());
+    let mut i = 0;
+    while i < value.len() {
+        let b = value[i];
+        let hex = |k: usize| value.get(k).is_some_and(u8::is_ascii_hexdigit);
+        if b == b'%' && hex(i + 1) && hex(i + 2) {
+            out.push(b'%');
+            out.extend(value[i + 1..i + 3].to_ascii_uppercase());
+            i += 3;
+            continue;
+        }
+        if b >= 0x80 {
+            out.extend(format!("%{b:02X}").bytes());
+        } else {
+            out.push(b);
+        }
+        i += 1;
+    }
+    Some(out)
 }
 
 /// The edits to try: each hunk alone (those touching the group's lines
@@ -296,6 +355,35 @@ fn safe(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rewrite_never_makes_a_rule_name_other_paths() {
+        let hunk = |old: &[u8], new: &[u8]| Hunk {
+            old_start: 1,
+            old: vec![old.to_vec()],
+            new: vec![new.to_vec()],
+        };
+        assert!(renames_paths(&[hunk(
+            b"Disallow: /caf\xE9/",
+            b"Disallow: /caf/"
+        )]));
+        assert!(!renames_paths(&[hunk(
+            b"Disallow: /caf\xE9/",
+            b"Disallow: /caf%e9/"
+        )]));
+        assert!(renames_paths(&[hunk(b"Disallow: /x$", b"Disallow: /x")]));
+        // Moving a rule, or writing another kind of line, names no new path.
+        let moved = [
+            hunk(b"Disallow: /private/", b""),
+            Hunk {
+                old_start: 4,
+                old: vec![],
+                new: vec![b"disallow:/private/ # moved".to_vec()],
+            },
+        ];
+        assert!(!renames_paths(&moved));
+        assert!(!renames_paths(&[hunk(b"Sitemap: /a", b"Sitemap: /b")]));
+    }
 
     #[test]
     fn a_preference_may_move_but_not_go() {
