@@ -187,6 +187,21 @@ pub fn find(
     for line in &lines {
         let without = [&body[..line.start], &body[line.end..]].concat();
         let again = oracle.run(&without, &asked);
+        // A worker that timed out or died once would cost its timeout per
+        // line: the derivation stops, and says so.
+        if again
+            .iter()
+            .any(|a| matches!(a.outcome, Outcome::Timeout | Outcome::Crash { .. }))
+        {
+            let why = format!(
+                "not derived: the parser gave no answer (timeout or crash) without line {}",
+                line.number
+            );
+            for &i in &pending {
+                found[i] = Some(Found::NotDerived(why.clone()));
+            }
+            return found;
+        }
         for (k, &i) in pending.iter().enumerate() {
             match again.get(k).and_then(verdict) {
                 Some(v) if Some(v) != verdict(&answers[i]) => flips[k].push(line.number),
@@ -299,6 +314,43 @@ mod tests {
             &find(&mut o, body, &q, &answers)[0],
             Some(Found::NotDerived(_))
         ));
+    }
+
+    /// A clearly named fake: answers the file as given, then times out.
+    struct FakeTimesOutAfterOne(bool);
+
+    impl Oracle for FakeTimesOutAfterOne {
+        fn name(&self) -> &str {
+            "fake-times-out-after-one"
+        }
+        fn about(&self) -> About {
+            About::default()
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::default()
+        }
+        fn run(&mut self, _: &[u8], queries: &[Query]) -> Vec<Answer> {
+            let first = std::mem::replace(&mut self.0, true);
+            let o = if first {
+                Outcome::Timeout
+            } else {
+                Outcome::Disallowed
+            };
+            queries.iter().map(|_| Answer::from(o.clone())).collect()
+        }
+    }
+
+    #[test]
+    fn a_parser_that_times_out_stops_the_derivation_at_once() {
+        let mut o = FakeTimesOutAfterOne(false);
+        let q = query();
+        let body = b"User-agent: *\nDisallow: /x\nDisallow: /y\nDisallow: /z\n";
+        let answers = o.run(body, &q);
+        let found = find(&mut o, body, &q, &answers);
+        match &found[0] {
+            Some(Found::NotDerived(why)) => assert!(why.contains("line 2"), "{why}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]
