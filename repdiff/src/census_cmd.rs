@@ -443,14 +443,18 @@ fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<i32, Usage> {
     Ok(0)
 }
 
+/// The checkout's ledger, which named causes link to (the top signatures'
+/// and the adoption census's examples).
+fn checkout_ledger() -> Result<engine::ledger::Ledger, Usage> {
+    paths::load_corpus().and_then(|corpus| crate::conformance::load_ledger(&corpus, &[]))
+}
+
 /// Root-cause triage of the top signatures (`census_causes`), with the
 /// ledger the causes link to. Without a checkout's ledger (a merge on a
 /// collecting machine, say) the causes are left unnamed, with a warning,
 /// rather than all shown as unexplained.
 fn name_causes(census: &mut Census, oracles: &mut [Box<dyn Oracle>]) {
-    let ledger = match paths::load_corpus()
-        .and_then(|corpus| crate::conformance::load_ledger(&corpus, &[]))
-    {
+    let ledger = match checkout_ledger() {
         Ok(l) => l,
         Err(Usage(e)) => {
             log::warn!("causes of the top signatures not named (no ledger): {e}");

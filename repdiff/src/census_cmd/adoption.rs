@@ -132,9 +132,7 @@ fn name_causes(
         );
         return;
     }
-    let ledger = match paths::load_corpus()
-        .and_then(|corpus| crate::conformance::load_ledger(&corpus, &[]))
-    {
+    let ledger = match super::checkout_ledger() {
         Ok(l) => l,
         Err(Usage(e)) => {
             log::warn!("census adoption: causes not named (no ledger): {e}");
