@@ -3,10 +3,12 @@
 //! `fuzzcore` (see fuzz/README.md).
 //!
 //! - `cargo xtask fuzz --minutes N [--jobs J]`: set up, build, fuzz every
-//!   target for about N minutes on the persistent corpus (libFuzzer
-//!   `-fork=J`), merge, measure speed and coverage, minimise new findings,
-//!   write `reports/fuzz/<date>.{md,json}`; exit 1 on a new untriaged
-//!   signature.
+//!   target for about N minutes on the persistent corpus (`differential` as
+//!   J plain libFuzzer processes, each started again for the time left when
+//!   it stops early, so its workers start once per process; the other
+//!   targets with libFuzzer `-fork=J`), merge, measure speed and coverage,
+//!   minimise new findings, write `reports/fuzz/<date>.{md,json}`; exit 1
+//!   on a new untriaged signature.
 //! - `cargo xtask fuzz setup | build | speed | coverage`: the pieces alone.
 //!
 //! What reads the fuzzers' output without their toolchain (the corpus
@@ -31,13 +33,16 @@ pub const HELP: &str = "\
 The nightly differential fuzz job and its tools (see fuzz/README.md).
 
 Without a subcommand: set up, build, fuzz every target for about --minutes
-on fuzz/corpus/ with libFuzzer -fork=J, merge, minimise new findings and
-write reports/fuzz/<date>.md and .json; exit 1 when a finding is new and
-untriaged. (`repdiff triage causes` names the root cause of every ledger
-entry's cells with the catalogue of neutralising transformations,
-docs/causes.md.) `speed` measures exec/s in four modes (Python lane, no lane,
--jobs=2, Rust/C++ oracles only); `targets` lists the differential targets,
-then robust_<oracle> for each registered oracle (the `robust` binary with
+on fuzz/corpus/ (`differential` as J plain libFuzzer processes, each started
+again for the time left after a crash, timeout or OOM; the other targets
+with libFuzzer -fork=J), merge, minimise new findings and write
+reports/run/fuzz/<date>.md and .json; exit 1 when a finding is new and
+untriaged. (`repdiff triage causes` names the root cause of every
+ledger entry's cells with the catalogue of neutralising transformations,
+docs/causes.md.) `speed` measures exec/s in five modes (every oracle, then
+the built-ins with the Python lane, without it, -jobs=2, Rust/C++ oracles
+only); `targets` lists the differential targets, then robust_<oracle> for
+each registered oracle (the `robust` binary with
 REPDIFF_FUZZ_ORACLE=<oracle>).";
 
 #[derive(Debug, clap::Args)]
@@ -55,7 +60,8 @@ struct NightlyOpts {
     /// Minutes of fuzzing, shared by all targets
     #[arg(long, default_value_t = 10.0, value_parser = positive_minutes)]
     minutes: f64,
-    /// libFuzzer -fork=J
+    /// `differential`: J plain libFuzzer processes side by side, each
+    /// restarted when it stops early; the other targets: libFuzzer -fork=J
     #[arg(long, default_value_t = NonZeroUsize::MIN)]
     jobs: NonZeroUsize,
     /// Skip `cargo fuzz build` (use the binaries already built)

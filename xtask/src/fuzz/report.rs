@@ -187,7 +187,7 @@ fn run_json(r: &RunStats) -> Value {
     json!({
         "target": r.target, "seconds": r.seconds, "execs": r.execs, "exec_per_sec": r.exec_per_sec,
         "cov": r.cov, "ft": r.ft, "corpus": r.corpus, "ooms": r.ooms, "timeouts": r.timeouts,
-        "crashes": r.crashes, "exit": r.exit,
+        "crashes": r.crashes, "exit": r.exit, "restarts": r.restarts,
     })
 }
 
@@ -789,6 +789,8 @@ mod tests {
             timeouts: n % 2,
             crashes: 0,
             exit: Some(0),
+            restarts: n - 1,
+            ..RunStats::default()
         };
         let mut known = Known {
             stamp: "s".into(),

@@ -20,6 +20,38 @@ pub struct RunStats {
     pub timeouts: u64,
     pub crashes: u64,
     pub exit: Option<i32>,
+    /// Times xtask started the process again after it stopped early
+    /// ([`restarting`]); 0 for a run started once.
+    pub restarts: u64,
+    /// libFuzzer said `INITED`: it had read its corpus and was fuzzing.
+    pub inited: bool,
+    /// How the process said it died, when it did (its last `ERROR:` line).
+    pub death: Option<Death>,
+}
+
+/// What ended a libFuzzer process early, from its `ERROR:` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Death {
+    Crash,
+    Timeout,
+    Oom,
+}
+
+impl Death {
+    /// The kind an `ERROR:` line of libFuzzer or a sanitizer names.
+    fn of(line: &str) -> Option<Death> {
+        let i = line
+            .find("ERROR: libFuzzer: ")
+            .or_else(|| line.find("ERROR: AddressSanitizer"))?;
+        let what = &line[i..];
+        Some(if what.contains("timeout") {
+            Death::Timeout
+        } else if what.contains("out-of-memory") {
+            Death::Oom
+        } else {
+            Death::Crash
+        })
+    }
 }
 
 fn field(line: &str, key: &str) -> Option<u64> {
@@ -32,7 +64,13 @@ fn field(line: &str, key: &str) -> Option<u64> {
 /// Fold one line of libFuzzer output into `s`.
 pub fn parse_line(s: &mut RunStats, line: &str) {
     let l = line.trim();
+    if let Some(d) = Death::of(l) {
+        s.death = Some(d);
+    }
     if let Some(rest) = l.strip_prefix('#') {
+        if l.contains("INITED") {
+            s.inited = true;
+        }
         // `#N\tpulse  cov: ...` (one process) or `#N: cov: ...` (fork mode)
         let n: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
         if let Ok(n) = n.parse::<u64>() {
@@ -173,6 +211,136 @@ pub fn run(
     Ok(s)
 }
 
+/// How [`restarting`] spends a run's time.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    /// Seconds in all.
+    pub seconds: u64,
+    /// No process is started for less than this: its start (the workers,
+    /// the corpus read back) would take most of it.
+    pub min_start: u64,
+    /// Starts in a row that die before libFuzzer is fuzzing (`INITED`) end
+    /// the run: something in the corpus or the set-up kills every start.
+    pub dead_starts: u64,
+}
+
+/// A plain (one-process) libFuzzer run kept going for `budget.seconds`: a
+/// crash, a timeout or an OOM ends a plain process (its artifact written,
+/// the corpus and findings on disk kept), so whenever one stops with time
+/// left it is started again for the time left. `start(seconds, n)` runs
+/// the `n`-th process (from 0) for at most `seconds`. The time spent is
+/// what each process took (`RunStats::seconds`, measured by [`run`]), so
+/// the accounting needs no clock of its own. The processes folded into
+/// one: their execs and seconds added, each death counted by its kind.
+pub fn restarting(
+    budget: &Budget,
+    mut start: impl FnMut(u64, u64) -> Result<RunStats, String>,
+) -> Result<RunStats, String> {
+    let mut total = RunStats::default();
+    let mut dead_in_a_row = 0;
+    for n in 0.. {
+        let left = (budget.seconds as f64 - total.seconds).floor();
+        if n > 0 && left < budget.min_start.max(1) as f64 {
+            break;
+        }
+        let s = match start(left.max(1.0) as u64, n) {
+            Ok(s) => s,
+            Err(e) if n == 0 => return Err(e),
+            Err(e) => {
+                eprintln!("  cannot start it again: {e}");
+                break;
+            }
+        };
+        fold_next(&mut total, &s, n);
+        dead_in_a_row = if s.inited { 0 } else { dead_in_a_row + 1 };
+        if dead_in_a_row >= budget.dead_starts.max(1) {
+            eprintln!(
+                "  [{}] {dead_in_a_row} starts in a row died before fuzzing: not starting it again",
+                s.target
+            );
+            break;
+        }
+        let left = budget.seconds as f64 - total.seconds;
+        // Exit 0: libFuzzer ran its -max_total_time out.
+        if s.exit != Some(0) && left >= budget.min_start.max(1) as f64 {
+            eprintln!(
+                "  [{}] stopped after {:.0} s (exit {:?}, {}): starting it again for the {:.0} s left",
+                s.target,
+                s.seconds,
+                s.exit,
+                s.death.map_or("no ERROR line", Death::name),
+                left
+            );
+        }
+    }
+    Ok(total)
+}
+
+impl Death {
+    pub fn name(self) -> &'static str {
+        match self {
+            Death::Crash => "crash",
+            Death::Timeout => "timeout",
+            Death::Oom => "out-of-memory",
+        }
+    }
+}
+
+/// Fold the `n`-th process of a restarted run into `total`.
+fn fold_next(total: &mut RunStats, s: &RunStats, n: u64) {
+    if n == 0 {
+        total.target.clone_from(&s.target);
+    }
+    total.seconds += s.seconds;
+    total.execs += s.execs;
+    total.exec_per_sec = if total.seconds > 0.0 {
+        (total.execs as f64 / total.seconds).round() as u64
+    } else {
+        0
+    };
+    total.cov = total.cov.max(s.cov);
+    total.ft = total.ft.max(s.ft);
+    total.corpus = total.corpus.max(s.corpus);
+    if s.exit != Some(0) {
+        match s.death {
+            Some(Death::Timeout) => total.timeouts += 1,
+            Some(Death::Oom) => total.ooms += 1,
+            Some(Death::Crash) | None => total.crashes += 1,
+        }
+    }
+    total.restarts = n;
+    total.inited |= s.inited;
+    total.exit = s.exit;
+    total.death = s.death.or(total.death);
+}
+
+/// Runs of one target side by side (`--jobs` plain processes), folded:
+/// execs and deaths added, the wall time the longest one's.
+pub fn fold_parallel(target: &str, runs: &[RunStats]) -> RunStats {
+    let mut t = RunStats {
+        target: target.to_string(),
+        ..RunStats::default()
+    };
+    for r in runs {
+        t.seconds = t.seconds.max(r.seconds);
+        t.execs += r.execs;
+        t.cov = t.cov.max(r.cov);
+        t.ft = t.ft.max(r.ft);
+        t.corpus = t.corpus.max(r.corpus);
+        t.ooms += r.ooms;
+        t.timeouts += r.timeouts;
+        t.crashes += r.crashes;
+        t.restarts += r.restarts;
+        t.inited |= r.inited;
+        t.exit = t.exit.or(r.exit);
+        t.death = t.death.or(r.death);
+    }
+    if t.seconds > 0.0 {
+        t.exec_per_sec = (t.execs as f64 / t.seconds).round() as u64;
+    }
+    t
+}
+
 /// One progress line of a run, from what its log has said so far.
 fn progress_line(s: &RunStats, elapsed: Duration, seconds: u64, extra: &str) -> String {
     let clock = format!("{}/{}", mmss(elapsed.as_secs()), mmss(seconds));
@@ -213,6 +381,177 @@ pub fn count_new(dir: &Path, prefix: &str, since: std::time::SystemTime) -> u64 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A stand-in for a libFuzzer process (no fuzzing, no oracle) that
+    /// crashes `every` seconds into each start, or runs its time out
+    /// (exit 0) when given no more than that: (seconds asked of each start,
+    /// the starts folded).
+    fn fake_fuzzer_crashing_every(every: f64, budget: Budget) -> (Vec<u64>, RunStats) {
+        let mut asked = Vec::new();
+        let total = restarting(&budget, |secs, n| {
+            asked.push(secs);
+            let crashes = secs as f64 > every;
+            Ok(RunStats {
+                target: "fake".into(),
+                seconds: if crashes { every } else { secs as f64 },
+                execs: 100 + n,
+                cov: 10 + n,
+                inited: true,
+                exit: Some(if crashes { 77 } else { 0 }),
+                death: crashes.then_some(Death::Crash),
+                ..RunStats::default()
+            })
+        })
+        .unwrap();
+        (asked, total)
+    }
+
+    #[test]
+    fn an_early_exit_is_started_again_for_the_time_left() {
+        let budget = Budget {
+            seconds: 100,
+            min_start: 10,
+            dead_starts: 3,
+        };
+        let (asked, t) = fake_fuzzer_crashing_every(30.0, budget);
+        // 30 + 30 + 30 s crashing, then the last 10 s run out.
+        assert_eq!(asked, vec![100, 70, 40, 10]);
+        assert_eq!(t.seconds, 100.0);
+        assert_eq!((t.crashes, t.timeouts, t.ooms), (3, 0, 0));
+        assert_eq!(t.restarts, 3);
+        assert_eq!(t.execs, 100 + 101 + 102 + 103);
+        assert_eq!(t.exec_per_sec, 4);
+        assert_eq!(t.cov, 13);
+        assert_eq!(t.exit, Some(0));
+        assert_eq!(t.target, "fake");
+    }
+
+    #[test]
+    fn no_start_for_less_than_its_minimum() {
+        let budget = Budget {
+            seconds: 100,
+            min_start: 15,
+            dead_starts: 3,
+        };
+        let (asked, t) = fake_fuzzer_crashing_every(30.0, budget);
+        // After 90 s the 10 s left are less than a start's 15.
+        assert_eq!(asked, vec![100, 70, 40]);
+        assert_eq!(t.seconds, 90.0);
+        assert_eq!(t.crashes, 3);
+        assert_eq!(t.restarts, 2);
+    }
+
+    #[test]
+    fn a_run_that_uses_its_time_is_started_once() {
+        let budget = Budget {
+            seconds: 100,
+            min_start: 10,
+            dead_starts: 3,
+        };
+        let (asked, t) = fake_fuzzer_crashing_every(1000.0, budget);
+        assert_eq!(asked, vec![100]);
+        assert_eq!((t.seconds, t.crashes, t.restarts), (100.0, 0, 0));
+    }
+
+    #[test]
+    fn starts_that_die_before_fuzzing_end_the_run() {
+        let budget = Budget {
+            seconds: 100,
+            min_start: 10,
+            dead_starts: 3,
+        };
+        let mut starts = 0;
+        let t = restarting(&budget, |_, _| {
+            starts += 1;
+            Ok(RunStats {
+                seconds: 2.0,
+                exit: Some(1),
+                death: Some(Death::Oom),
+                ..RunStats::default()
+            })
+        })
+        .unwrap();
+        assert_eq!(starts, 3);
+        assert_eq!((t.seconds, t.ooms, t.restarts), (6.0, 3, 2));
+    }
+
+    /// The real path: a fake libFuzzer (a shell script printing what a
+    /// crashing libFuzzer prints, then exiting 77) run by [`run`] through
+    /// pipes and a log, restarted; each start counted as 30 s so the
+    /// accounting does not depend on how fast the script is.
+    #[test]
+    fn a_fake_libfuzzer_that_crashes_is_restarted_and_its_deaths_counted() {
+        let dir = std::env::temp_dir().join(format!("xtask-fake-libfuzzer-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let script = "printf '#2\\tINITED cov: 5 ft: 6 corp: 3/9b exec/s: 0 rss: 40Mb\\n' >&2; \
+                      printf '#40\\tNEW    cov: 7 ft: 8 corp: 4/12b lim: 4 exec/s: 40 rss: 41Mb\\n' >&2; \
+                      printf '==9== ERROR: libFuzzer: timeout after 10 seconds\\n' >&2; exit 70";
+        let budget = Budget {
+            seconds: 100,
+            min_start: 10,
+            dead_starts: 3,
+        };
+        let mut logs = Vec::new();
+        let t = restarting(&budget, |secs, n| {
+            let launch = Launch {
+                target: "fake-libfuzzer",
+                bin: "/bin/sh".into(),
+                args: vec![
+                    "-c".into(),
+                    script.into(),
+                    format!("-max_total_time={secs}"),
+                ],
+                env: Vec::new(),
+                seconds: secs,
+                log: dir.join(format!("start-{n}.log")),
+                cwd: dir.clone(),
+            };
+            logs.push(launch.log.clone());
+            let mut s = run(&launch, Duration::from_secs(3600), &String::new)?;
+            s.seconds = 30.0;
+            Ok(s)
+        })
+        .unwrap();
+        assert_eq!(logs.len(), 4, "starts: {logs:?}");
+        assert_eq!((t.timeouts, t.crashes, t.ooms), (4, 0, 0));
+        assert_eq!((t.execs, t.cov, t.ft, t.corpus), (160, 7, 8, 4));
+        assert_eq!(t.exit, Some(70));
+        assert!(t.inited);
+        let log = std::fs::read_to_string(&logs[3]).unwrap();
+        assert!(log.contains("ERROR: libFuzzer: timeout"), "{log}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn error_lines_name_the_death() {
+        for (line, death) in [
+            ("==12== ERROR: libFuzzer: deadly signal", Some(Death::Crash)),
+            (
+                "==12== ERROR: libFuzzer: timeout after 10 seconds",
+                Some(Death::Timeout),
+            ),
+            (
+                "==12== ERROR: libFuzzer: out-of-memory (used: 3100Mb; exceeds: 3072Mb)",
+                Some(Death::Oom),
+            ),
+            (
+                "==12==ERROR: AddressSanitizer: heap-buffer-overflow on address",
+                Some(Death::Crash),
+            ),
+            (
+                "==12== ERROR: libFuzzer: fuzz target exited",
+                Some(Death::Crash),
+            ),
+            (
+                "#1024\tpulse  cov: 9 ft: 9 corp: 1/1b exec/s: 512 rss: 40Mb",
+                None,
+            ),
+        ] {
+            let mut s = RunStats::default();
+            parse_line(&mut s, line);
+            assert_eq!(s.death, death, "{line}");
+        }
+    }
 
     #[test]
     fn parses_both_status_line_shapes() {
