@@ -7,8 +7,9 @@
 //!   J plain libFuzzer processes, each started again for the time left when
 //!   it stops early, so its workers start once per process; the other
 //!   targets with libFuzzer `-fork=J`), merge, measure speed and coverage,
-//!   minimise new findings, write `reports/fuzz/<date>.{md,json}`; exit 1
-//!   on a new untriaged signature.
+//!   minimise new findings, write `reports/fuzz/<date>.{md,json}` (the
+//!   whole run's rate against its speed mode's and each against its
+//!   ceiling); exit 1 on a new untriaged signature.
 //! - `cargo xtask fuzz setup | build | speed | coverage`: the pieces alone.
 //!
 //! What reads the fuzzers' output without their toolchain (the corpus
@@ -19,6 +20,7 @@ mod build;
 mod nightly;
 mod report;
 mod runner;
+mod throughput;
 mod tools;
 pub use fuzzcore::triage;
 pub use repdiff::triage::fuzzed::{
@@ -36,8 +38,9 @@ Without a subcommand: set up, build, fuzz every target for about --minutes
 on fuzz/corpus/ (`differential` as J plain libFuzzer processes, each started
 again for the time left after a crash, timeout or OOM; the other targets
 with libFuzzer -fork=J), merge, minimise new findings and write
-reports/run/fuzz/<date>.md and .json; exit 1 when a finding is new and
-untriaged. (`repdiff triage causes` names the root cause of every
+reports/run/fuzz/<date>.md and .json, with the whole run's rate against its
+speed mode's and both against their ceiling; exit 1 when a finding is new
+and untriaged. (`repdiff triage causes` names the root cause of every
 ledger entry's cells with the catalogue of neutralising transformations,
 docs/causes.md.) `speed` measures exec/s in five modes (every oracle, then
 the built-ins with the Python lane, without it, -jobs=2, Rust/C++ oracles

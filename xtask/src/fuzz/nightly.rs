@@ -3,6 +3,7 @@
 use super::build::{self, asan_bin, plain_bin, robust_bin};
 use super::report::{self, Report};
 use super::runner::{self, Budget, Launch, RunStats};
+use super::throughput::Throughput;
 use super::{all_findings, derive_known, fuzz_dir, known_path, write_known};
 use fuzzcore::record::{read_stats_dir, ProcessStats};
 pub use repdiff::triage::fuzzed::corpus_dir;
@@ -309,28 +310,16 @@ pub struct SpeedRow {
     pub oracles: usize,
     /// exec/s of each libFuzzer process (one, or each -jobs worker).
     pub workers: Vec<u64>,
-    /// Distinct inputs every oracle of the mode answered, per second.
-    pub distinct_per_sec: f64,
     /// Share of the wall time the fuzzing thread waited on its lanes.
     pub lane_wait: Option<f64>,
-    /// CPU of the fuzzing processes and their workers per distinct input
-    /// that reached every oracle, in µs (`None`: none reached them all).
-    pub cpu_per_input: Option<f64>,
-    /// Seconds the mode ran.
-    pub seconds: f64,
+    /// Its wall time, distinct inputs that reached every oracle of the
+    /// mode, and the CPU they cost (the processes' and their workers').
+    pub run: Throughput,
 }
 
 impl SpeedRow {
     pub fn total(&self) -> u64 {
         self.workers.iter().sum()
-    }
-
-    /// Distinct inputs per second `cores` cores could give at most at
-    /// this mode's CPU per input, were they never idle.
-    pub fn ceiling(&self, cores: usize) -> Option<f64> {
-        self.cpu_per_input
-            .filter(|c| *c > 0.0)
-            .map(|c| cores as f64 * 1e6 / c)
     }
 
     /// `a + b` for several -jobs workers, nothing for one process.
@@ -365,37 +354,23 @@ impl Speed {
                 r.total(),
                 r.workers_text()
                     .map_or(String::new(), |w| format!(" = {w}")),
-                r.distinct_per_sec,
+                r.run.rate(),
                 r.oracles,
                 r.lane_wait.map_or(String::new(), |w| format!(
                     "; the fuzzing thread waited on lanes {:.0}% of the time",
                     w * 100.0
                 )),
-                r.cpu_per_input.zip(r.ceiling(self.cores)).map_or(
+                r.run.cpu_per_input().zip(r.run.ceiling(self.cores)).map_or(
                     String::new(),
                     |(c, most)| format!(
-                        "; {c:.0} us of CPU per distinct input, at most {most:.0}/s on {} cores",
-                        self.cores
+                        "; {c:.0} us of CPU per distinct input, at most {most:.0}/s on {} cores ({:.0}% of it)",
+                        self.cores,
+                        100.0 * r.run.rate() / most
                     )
                 )
             ));
         }
         out
-    }
-}
-
-fn distinct_rate(stats: &[ProcessStats], secs: f64) -> f64 {
-    let reached: u64 = stats
-        .iter()
-        .filter_map(|p| match p {
-            ProcessStats::Differential(d) => Some(d.reached_all),
-            ProcessStats::Robust(_) => None,
-        })
-        .sum();
-    if secs <= 0.0 {
-        0.0
-    } else {
-        reached as f64 / secs
     }
 }
 
@@ -501,15 +476,11 @@ pub fn speed(secs: u64) -> Result<Speed, String> {
         };
         let oracles = differential().next().map_or(0, |d| d.oracles.len());
         let wait: u64 = differential().map(|d| d.lane_wait_micros).sum();
-        let cpu: u64 = differential().map(|d| d.cpu_micros()).sum();
-        let reached: u64 = differential().map(|d| d.reached_all).sum();
         let mut row = SpeedRow {
             label: mode.label.to_string(),
             oracles,
-            distinct_per_sec: distinct_rate(&stats, s.seconds),
             lane_wait: (mode.lane && s.seconds > 0.0).then(|| wait as f64 / 1e6 / s.seconds),
-            cpu_per_input: (reached > 0 && cpu > 0).then(|| cpu as f64 / reached as f64),
-            seconds: s.seconds,
+            run: Throughput::of(differential(), s.seconds),
             workers: Vec::new(),
         };
         row.workers = if mode.jobs > 1 {
@@ -821,7 +792,7 @@ fn fuzz_all(o: &Options) -> Fuzzed {
     let seconds = runs.iter().map(|r| r.seconds).sum::<f64>()
         + speed
             .as_ref()
-            .map_or(0.0, |s| s.rows.iter().map(|r| r.seconds).sum::<f64>());
+            .map_or(0.0, |s| s.rows.iter().map(|r| r.run.seconds).sum::<f64>());
     Fuzzed {
         speed,
         runs,

@@ -2,6 +2,7 @@
 
 use super::nightly::{Coverage, Speed};
 use super::runner::RunStats;
+use super::throughput::Throughput;
 use super::triage::{self, Known};
 use super::Finding;
 use fuzzcore::classes::{classes, InputClass};
@@ -191,6 +192,73 @@ fn run_json(r: &RunStats) -> Value {
     })
 }
 
+/// The target the nightly's whole run is measured on against its speed
+/// modes (which run it alone).
+const MEASURED: &str = "differential";
+
+/// `differential` over the nightly's whole run: its processes' counters
+/// over its wall time (every start of it, restarts included). `None`
+/// when it did not run.
+fn whole_run(r: &Report, stats: &[ProcessStats]) -> Option<Throughput> {
+    let run = r.runs.iter().find(|x| x.target == MEASURED)?;
+    Some(Throughput::of(
+        differential(stats).filter(|d| d.target == MEASURED),
+        run.seconds,
+    ))
+}
+
+/// The speed mode the whole run is held to: the first, the nightly's own
+/// way of running (one process, every oracle).
+fn own_speed_mode(r: &Report) -> Option<(&super::nightly::SpeedRow, usize)> {
+    r.speed
+        .as_ref()
+        .and_then(|s| s.rows.first().map(|m| (m, s.cores)))
+}
+
+/// A ratio for the JSON: three decimals.
+fn ratio(x: Option<f64>) -> Option<f64> {
+    x.map(|v| (v * 1000.0).round() / 1000.0)
+}
+
+/// A stretch's rate, CPU per distinct input (in all and by lane), ceiling
+/// and share of it.
+fn throughput_json(t: &Throughput, cores: Option<usize>) -> Value {
+    json!({
+        "seconds": t.seconds, "reached_all": t.reached_all,
+        "distinct_per_sec": t.rate().round(),
+        "cpu_micros_per_distinct_input": t.cpu_per_input().map(f64::round),
+        "ceiling_per_sec": cores.and_then(|c| t.ceiling(c)).map(f64::round),
+        "of_ceiling": ratio(cores.and_then(|c| t.of_ceiling(c))),
+        "lanes": t.lanes.iter().map(|l| json!({
+            "lane": l.label, "oracles": l.oracles,
+            "cpu_micros_per_distinct_input": t.lane_per_input(l).map(f64::round),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Add `extra`'s keys to the object `v`.
+fn merge(v: &mut Value, extra: Value) {
+    if let (Some(o), Value::Object(e)) = (v.as_object_mut(), extra) {
+        o.extend(e);
+    }
+}
+
+fn whole_run_json(r: &Report, whole: Option<&Throughput>) -> Value {
+    let Some(w) = whole else {
+        return Value::Null;
+    };
+    let own = own_speed_mode(r);
+    let mut v = json!({
+        "target": MEASURED,
+        "restarts": r.runs.iter().find(|x| x.target == MEASURED).map_or(0, |x| x.restarts),
+        "speed_mode": own.map(|(m, _)| m.label.clone()),
+        "of_speed_mode": ratio(own.and_then(|(m, _)| w.of_rate(&m.run))),
+        "speed_mode_of_ceiling": ratio(own.and_then(|(m, cores)| m.run.of_ceiling(cores))),
+    });
+    merge(&mut v, throughput_json(w, own.map(|(_, c)| c)));
+    v
+}
+
 /// What the report says about the findings, worked out once.
 struct Judged<'a> {
     new_this_run: Vec<&'a Finding>,
@@ -239,17 +307,20 @@ impl Judged<'_> {
 /// stats file or a `minimized.json` that does not parse is an error.
 pub fn write(r: &Report) -> Result<(i32, Vec<PathBuf>), String> {
     let (day, stamp) = date(r.started);
-    let t = totals(&read_stats_dir(&r.stats_dir)?);
+    let stats = read_stats_dir(&r.stats_dir)?;
+    let t = totals(&stats);
+    let whole = whole_run(r, &stats);
     let judged = Judged::new(r);
     let per_oracle = per_oracle(r, &t);
-    let j = report_json(r, &t, &judged, &per_oracle, (&day, &stamp))?;
+    let j = report_json(r, &t, whole.as_ref(), &judged, &per_oracle, (&day, &stamp))?;
     let md = [
         md_header(r, &judged, (&day, &stamp)),
         md_speed(r),
+        md_rates(r, whole.as_ref()),
         md_coverage(r),
         md_targets(r, &t),
         md_per_oracle(&t, &per_oracle),
-        md_loop(r, &t),
+        md_loop(r, &t, &stats),
         md_signatures(r, &t, &judged),
         md_findings(r, &judged),
         md_causes(r)?,
@@ -301,6 +372,7 @@ fn per_oracle(r: &Report, t: &Totals) -> Vec<Value> {
 fn report_json(
     r: &Report,
     t: &Totals,
+    whole: Option<&Throughput>,
     judged: &Judged,
     per_oracle: &[Value],
     (day, stamp): (&str, &str),
@@ -315,13 +387,16 @@ fn report_json(
         "wall_seconds": r.wall_seconds, "fuzz_seconds": r.fuzz_seconds,
         "speed": r.speed.as_ref().map(|s| json!({
             "seconds_per_mode": s.seconds, "cores": s.cores,
-            "modes": s.rows.iter().map(|m| json!({
-                "mode": m.label, "oracles": m.oracles, "exec_per_sec": m.total(),
-                "workers_exec_per_sec": m.workers, "distinct_per_sec": m.distinct_per_sec.round(),
-                "lane_wait_share": m.lane_wait, "seconds": m.seconds,
-                "cpu_micros_per_distinct_input": m.cpu_per_input.map(f64::round),
-            })).collect::<Vec<_>>(),
+            "modes": s.rows.iter().map(|m| {
+                let mut v = json!({
+                    "mode": m.label, "oracles": m.oracles, "exec_per_sec": m.total(),
+                    "workers_exec_per_sec": m.workers, "lane_wait_share": m.lane_wait,
+                });
+                merge(&mut v, throughput_json(&m.run, Some(s.cores)));
+                v
+            }).collect::<Vec<_>>(),
         })),
+        "whole_run": whole_run_json(r, whole),
         "coverage": r.coverage.as_ref().map(|c| json!({
             "corpus_files": c.corpus_files, "cov": c.cov, "ft": c.ft,
             "edges_covered": c.edges_covered, "edges_total": c.edges_total,
@@ -384,26 +459,30 @@ fn md_speed(r: &Report) -> String {
     };
     md.push_str(&format!(
         "`differential`, {} s per mode, one mode after the other in this run, same corpus:\n\n\
-         | mode | oracles | exec/s (libFuzzer) | distinct inputs/s reaching every oracle | fuzzing thread waited on lanes | CPU per distinct input | at most, on {} cores |\n\
-         |---|---|---|---|---|---|---|\n",
+         | # | mode | oracles | exec/s (libFuzzer) | distinct inputs/s reaching every oracle | fuzzing thread waited on lanes | CPU per distinct input | at most, on {} cores | share of that |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
         s.seconds,
         s.cores
     ));
-    for m in &s.rows {
+    for (i, m) in s.rows.iter().enumerate() {
         md.push_str(&format!(
-            "| {} | {} | {}{} | {:.0} | {} | {} | {} |\n",
+            "| {} | {} | {} | {}{} | {:.0} | {} | {} | {} | {} |\n",
+            i + 1,
             m.label,
             m.oracles,
             m.total(),
             m.workers_text()
                 .map_or(String::new(), |w| format!(" ({w})")),
-            m.distinct_per_sec,
+            m.run.rate(),
             m.lane_wait
                 .map_or("-".to_string(), |w| format!("{:.0}%", w * 100.0)),
-            m.cpu_per_input
+            m.run
+                .cpu_per_input()
                 .map_or("-".to_string(), |c| format!("{c:.0} µs")),
-            m.ceiling(s.cores)
+            m.run
+                .ceiling(s.cores)
                 .map_or("-".to_string(), |c| format!("{c:.0}/s")),
+            percent(m.run.of_ceiling(s.cores)),
         ));
     }
     md.push_str(
@@ -418,6 +497,116 @@ fn md_speed(r: &Report) -> String {
          their worker processes' (restarts included) over the inputs that reached every oracle; \
          \"at most\" is the rate the machine's cores would give at that cost were they never idle.\n\n",
     );
+    md
+}
+
+fn percent(x: Option<f64>) -> String {
+    x.map_or("-".to_string(), |v| format!("{:.0}%", v * 100.0))
+}
+
+/// The nightly's `differential` over the whole run against its own speed
+/// mode and that mode against its ceiling, with the CPU per distinct input
+/// of each lane in every stretch (the two targets of issue 51: the whole
+/// run at 90% of the speed mode at least, the speed mode at 85% of its
+/// ceiling).
+fn md_rates(r: &Report, whole: Option<&Throughput>) -> String {
+    let mut md = String::from(
+        "## The whole run against its speed mode
+
+",
+    );
+    let (Some(w), Some((own, cores))) = (whole, own_speed_mode(r)) else {
+        md.push_str("not measured: no speed mode or no `differential` run\n\n");
+        return md;
+    };
+    let run = r.runs.iter().find(|x| x.target == MEASURED);
+    let restarts = run.map_or(0, |x| x.restarts);
+    let how = if super::nightly::plain_processes(MEASURED) {
+        let processes = if r.jobs == 1 {
+            "one plain process".to_string()
+        } else {
+            format!("{} plain processes side by side", r.jobs)
+        };
+        let again = match restarts {
+            0 => "never started again".to_string(),
+            1 => "started again once after a crash, a timeout or an OOM".to_string(),
+            n => format!("started again {n} times after a crash, a timeout or an OOM"),
+        };
+        format!("{processes}, {again}")
+    } else {
+        format!("libFuzzer -fork={}", r.jobs)
+    };
+    md.push_str(&format!(
+        "`{MEASURED}` over the whole run ({how}, {:.0} s) and speed mode 1 ({:.0} s): distinct \
+         inputs/s reaching every oracle, CPU per distinct input, the ceiling ({cores} cores / CPU \
+         per distinct input) and the rate's share of it.\n\n\
+         | stretch | distinct inputs/s | CPU per distinct input | ceiling | share of ceiling |\n\
+         |---|---|---|---|---|\n",
+        w.seconds, own.run.seconds
+    ));
+    for (name, t) in [("whole run", w), ("speed mode 1", &own.run)] {
+        md.push_str(&format!(
+            "| {name} | {:.0} | {} | {} | {} |\n",
+            t.rate(),
+            t.cpu_per_input()
+                .map_or("-".to_string(), |c| format!("{c:.0} µs")),
+            t.ceiling(cores)
+                .map_or("-".to_string(), |c| format!("{c:.0}/s")),
+            percent(t.of_ceiling(cores)),
+        ));
+    }
+    md.push_str(&format!(
+        "\n**Whole run / speed mode 1: {}** (target: at least 90%). **Speed mode 1 / its ceiling: {}** \
+         (target: at least 85%; idle cores are the gap).\n\n",
+        percent(w.of_rate(&own.run)),
+        percent(own.run.of_ceiling(cores)),
+    ));
+    md.push_str(&md_lanes(w, r));
+    md
+}
+
+/// CPU per distinct input of each lane, the whole run and every speed
+/// mode side by side.
+fn md_lanes(whole: &Throughput, r: &Report) -> String {
+    let modes: Vec<&Throughput> = r
+        .speed
+        .as_ref()
+        .map_or(Vec::new(), |s| s.rows.iter().map(|m| &m.run).collect());
+    let stretches: Vec<&Throughput> = std::iter::once(whole)
+        .chain(modes.iter().copied())
+        .collect();
+    // Every lane of any stretch, in the whole run's order first.
+    let mut lanes: Vec<(&str, &[String])> = Vec::new();
+    for t in &stretches {
+        for l in &t.lanes {
+            if !lanes.iter().any(|(label, _)| *label == l.label) {
+                lanes.push((&l.label, &l.oracles));
+            }
+        }
+    }
+    let mut md = String::from(
+        "CPU per distinct input by lane (µs: each lane's thread and worker processes; the fuzzing \
+         thread and the rest is the process's CPU outside its lanes' threads, so a column sums to \
+         its CPU per distinct input):\n\n| lane | oracles | whole run |",
+    );
+    for i in 0..modes.len() {
+        md.push_str(&format!(" mode {} |", i + 1));
+    }
+    md.push_str(&format!("\n|---|---|---|{}\n", "---|".repeat(modes.len())));
+    for (label, oracles) in lanes {
+        md.push_str(&format!("| {label} | {} |", oracles.join(", ")));
+        for t in &stretches {
+            let cell = t
+                .lanes
+                .iter()
+                .find(|l| l.label == label)
+                .and_then(|l| t.lane_per_input(l))
+                .map_or("-".to_string(), |c| format!("{c:.0}"));
+            md.push_str(&format!(" {cell} |"));
+        }
+        md.push('\n');
+    }
+    md.push('\n');
     md
 }
 
@@ -502,7 +691,7 @@ fn md_per_oracle(t: &Totals, per_oracle: &[Value]) -> String {
 
 /// Which oracles the differential loop ran, where, and how many distinct
 /// inputs reached every one of them.
-fn md_loop(r: &Report, t: &Totals) -> String {
+fn md_loop(r: &Report, t: &Totals, stats: &[ProcessStats]) -> String {
     // The differential targets' own wall time (the robustness runs reach
     // one oracle each and are not counted here).
     let seconds: f64 = r
@@ -511,19 +700,16 @@ fn md_loop(r: &Report, t: &Totals) -> String {
         .filter(|x| fuzzcore::DIFFERENTIAL_TARGETS.contains(&x.target.as_str()))
         .map(|x| x.seconds)
         .sum();
+    let all = Throughput::of(differential(stats), seconds);
     let mut md = format!(
         "\n## Oracles in the loop\n\n{} oracles in the differential loop: {}.\n\n\
          {} distinct inputs reached every one of them in {:.0} s of the differential targets \
          ({:.0}/s).\n\n",
         t.oracles.len(),
         t.oracles.join(", "),
-        t.reached_all,
+        all.reached_all,
         seconds,
-        if seconds > 0.0 {
-            t.reached_all as f64 / seconds
-        } else {
-            0.0
-        }
+        all.rate()
     );
     if !t.lanes.is_empty() {
         md.push_str(
@@ -549,7 +735,7 @@ fn md_loop(r: &Report, t: &Totals) -> String {
             ));
         }
         md.push_str("\nThe oracles not on a lane run on the fuzzing thread.");
-        md.push_str(&md_cpu(t, r.speed.as_ref().map(|s| s.cores)));
+        md.push_str(&md_cpu(t, &all, r.speed.as_ref().map(|s| s.cores)));
         md.push_str("\n\n");
     }
     if !t.left_out.is_empty() {
@@ -567,19 +753,17 @@ fn md_loop(r: &Report, t: &Totals) -> String {
 /// Where the loop's CPU went, per distinct input that reached every
 /// oracle: the fuzzing threads, the lane threads, the workers; and the
 /// rate `cores` would give at that cost.
-fn md_cpu(t: &Totals, cores: Option<usize>) -> String {
+fn md_cpu(t: &Totals, all: &Throughput, cores: Option<usize>) -> String {
     let lanes: u64 = t.lanes.values().map(|l| l.thread_cpu).sum();
     let workers: u64 = t.lanes.values().map(|l| l.worker_cpu).sum();
-    if t.process_cpu_micros == 0 || t.reached_all == 0 {
+    let Some(per_input) = all.cpu_per_input().filter(|_| t.process_cpu_micros > 0) else {
         return String::new();
-    }
-    let per_input = (t.process_cpu_micros + workers) as f64 / t.reached_all as f64;
-    let ceiling = cores.map_or(String::new(), |n| {
-        format!(
-            "; at that cost {n} cores give at most {:.0} such inputs/s",
-            n as f64 * 1e6 / per_input
-        )
-    });
+    };
+    let ceiling = cores
+        .and_then(|n| all.ceiling(n).map(|c| (n, c)))
+        .map_or(String::new(), |(n, c)| {
+            format!("; at that cost {n} cores give at most {c:.0} such inputs/s")
+        });
     format!(
         " The differential processes used {:.1} s of CPU ({:.1} s of it on lane threads, \
          {:.1} s on the fuzzing threads and the rest) and their workers {:.1} s: {per_input:.0} µs \
@@ -743,6 +927,7 @@ fn save(day: &str, stamp: &str, md: &str, j: &Value) -> Vec<PathBuf> {
 mod tests {
     use super::*;
     use crate::fuzz::nightly::SpeedRow;
+    use crate::fuzz::throughput::{LaneCpu, FUZZING_THREAD};
 
     /// Per-process stats files in the format the fuzz processes write.
     const STATS: &[(&str, &str)] = &[
@@ -822,19 +1007,38 @@ mod tests {
                         label: "one".into(),
                         oracles: 3,
                         workers: vec![900],
-                        distinct_per_sec: 812.4,
                         lane_wait: Some(0.25),
-                        cpu_per_input: Some(1250.0),
-                        seconds: 10.0,
+                        // 812.4/s at 1250 µs per distinct input.
+                        run: Throughput {
+                            seconds: 10.0,
+                            reached_all: 8124,
+                            cpu_micros: 10_155_000,
+                            lanes: vec![
+                                LaneCpu {
+                                    label: FUZZING_THREAD.into(),
+                                    oracles: Vec::new(),
+                                    cpu_micros: 7_000_000,
+                                },
+                                LaneCpu {
+                                    label: "python".into(),
+                                    oracles: vec!["cpython-3.11".into()],
+                                    cpu_micros: 3_155_000,
+                                },
+                            ],
+                        },
                     },
                     SpeedRow {
                         label: "two".into(),
                         oracles: 3,
                         workers: vec![400, 450],
-                        distinct_per_sec: 700.0,
                         lane_wait: None,
-                        cpu_per_input: None,
-                        seconds: 10.0,
+                        // No CPU read: no ceiling.
+                        run: Throughput {
+                            seconds: 10.0,
+                            reached_all: 7000,
+                            cpu_micros: 0,
+                            lanes: Vec::new(),
+                        },
                     },
                 ],
             }),
@@ -893,5 +1097,46 @@ mod tests {
             json,
             std::fs::read_to_string(golden.join("report.json")).unwrap()
         );
+    }
+
+    /// The whole run's ratio fields: `differential` in the fixture reached
+    /// 875 inputs in 10.5 s (83.3/s) at 1,000,000 µs of CPU (1,142.9 µs
+    /// each: a ceiling of 1,750/s on 2 cores); speed mode 1 gave 812.4/s at
+    /// 1,250 µs (a ceiling of 1,600/s).
+    #[test]
+    fn the_whole_run_is_held_to_speed_mode_1_and_each_to_its_ceiling() {
+        let base = repdiff::paths::root().join("target/fuzz-report-ratios");
+        let r = fixture(&base);
+        let stats = read_stats_dir(&r.stats_dir).unwrap();
+        let whole = whole_run(&r, &stats).unwrap();
+        let j = whole_run_json(&r, Some(&whole));
+        let _ = std::fs::remove_dir_all(&base);
+        assert_eq!(j["target"], "differential");
+        assert_eq!(j["reached_all"], 875);
+        assert_eq!(j["distinct_per_sec"], 83.0);
+        assert_eq!(j["cpu_micros_per_distinct_input"], 1143.0);
+        assert_eq!(j["ceiling_per_sec"], 1750.0);
+        // 83.33 / 1750
+        assert_eq!(j["of_ceiling"], 0.048);
+        // 83.33 / 812.4
+        assert_eq!(j["of_speed_mode"], 0.103);
+        // 812.4 / 1600
+        assert_eq!(j["speed_mode_of_ceiling"], 0.508);
+        assert_eq!(j["speed_mode"], "one");
+        let lanes: Vec<(&str, f64)> = j["lanes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| {
+                (
+                    l["lane"].as_str().unwrap(),
+                    l["cpu_micros_per_distinct_input"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        // 750,000 and 250,000 µs over 875 inputs.
+        assert_eq!(lanes, vec![(FUZZING_THREAD, 857.0), ("python", 286.0)]);
+        // differential_bytes (its own stats file, 500 execs) is not in it.
+        assert_eq!(whole.cpu_micros, 1_000_000);
     }
 }
