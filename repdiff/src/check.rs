@@ -20,7 +20,7 @@ the usage preference draft-ietf-aipref-attach-05 gives each question
 (train-ai and search: allow|disallow|unknown, and the deciding lines).
 Each can_fetch verdict carries \"deciding\": {\"how\": \"told\", \"lines\": [N]}
 (the library's own account; [] is no rule matched), {\"how\": \"derived\",
-\"lines\": [...]} (the lines whose removal alone flips that parser's
+\"lines\": [...]} (the lines whose disabling alone flips that parser's
 verdict; [] is no rule matched) or {\"how\": \"not-derived\", \"why\": ...}.
 --oracle-cmd NAME='COMMAND' adds any program that speaks docs/protocol.md
 (run by `sh -c`), e.g. --oracle-cmd mine='python3 oracles/harness/example.py'.";

@@ -5,10 +5,14 @@
 //! `line`: Google's `matching_line()`, robots-parser's
 //! `getMatchingLineNumber`, grobotstxt's `MatchingLine()`, the reference's
 //! chosen rule). For the others the line is derived against that parser
-//! alone: each candidate line is removed in turn and the parser asked
-//! again; the lines whose removal flips its verdict are the ones it rests
-//! on. A derived line is said to be derived, and where no single line's
-//! removal changes a disallow, nothing is claimed.
+//! alone: each candidate line is disabled in turn and the parser asked
+//! again; the lines whose disabling flips its verdict are the ones it
+//! rests on. An `Allow`/`Disallow` line is disabled by giving it a path no
+//! question asks ([`NOWHERE`]), not by deleting it: a group whose only rule
+//! goes away can join the next group's agents (blank lines do not end a
+//! group in RFC 9309), which flips nothing for the rule's own sake. Other
+//! lines are deleted. A derived line is said to be derived, and where no
+//! single line's disabling changes a disallow, nothing is claimed.
 
 use engine::oracle::{Answer, Ask, Deciding, Oracle, Outcome, Query};
 
@@ -16,13 +20,16 @@ use engine::oracle::{Answer, Ask, Deciding, Oracle, Outcome, Query};
 /// costs a call per parser.
 pub const MAX_CANDIDATES: usize = 200;
 
+/// The path a disabled rule is given: no URL lint or check asks holds it.
+pub const NOWHERE: &str = "/repdiff-disabled-rule-matches-nothing";
+
 /// What is known of one verdict's deciding line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Found {
     /// The library's own account.
     Told(Deciding),
-    /// The lines (1-based) whose removal alone flips the parser's verdict;
-    /// empty for an allow no removal changes (no rule matched).
+    /// The lines (1-based) whose disabling alone flips the parser's
+    /// verdict; empty for an allow no disabling changes (no rule matched).
     Derived(Vec<u32>),
     /// Why no line can be given.
     NotDerived(String),
@@ -38,15 +45,15 @@ impl Found {
             }
             Found::Told(d) => format!("{d} (the library's own account)"),
             Found::Derived(lines) if lines.len() == 1 => format!(
-                "line {}{} (derived: removing it alone flips the verdict)",
+                "line {}{} (derived: disabling it alone flips the verdict)",
                 lines[0],
                 quote(body, lines[0])
             ),
             Found::Derived(lines) if lines.is_empty() => {
-                "no rule matched (derived: removing no single line changes it)".into()
+                "no rule matched (derived: disabling no single line changes it)".into()
             }
             Found::Derived(lines) => format!(
-                "{} {} (derived: removing {} alone flips the verdict)",
+                "{} {} (derived: disabling {} alone flips the verdict)",
                 if lines.len() == 1 { "line" } else { "lines" },
                 join(lines),
                 if lines.len() == 1 { "it" } else { "any one" }
@@ -119,6 +126,33 @@ fn lines(body: &[u8]) -> Vec<Span> {
     out
 }
 
+/// `body` with `line` disabled: an `Allow`/`Disallow` line (any case,
+/// spaces around the key) keeps its key and line end and gets the path
+/// [`NOWHERE`]; any other line is deleted.
+fn disabled(body: &[u8], line: &Span) -> Vec<u8> {
+    let text = &body[line.start..line.end];
+    let rule_key = text.iter().position(|&b| b == b':').and_then(|colon| {
+        let key = text[..colon].trim_ascii();
+        let lower = key.to_ascii_lowercase();
+        (lower == b"allow" || lower == b"disallow").then_some(colon)
+    });
+    let mut out = body[..line.start].to_vec();
+    if let Some(colon) = rule_key {
+        let end = text.len()
+            - text
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b'\n' || b == b'\r')
+                .count();
+        out.extend_from_slice(&text[..=colon]);
+        out.extend_from_slice(b" ");
+        out.extend_from_slice(NOWHERE.as_bytes());
+        out.extend_from_slice(&text[end..]);
+    }
+    out.extend_from_slice(&body[line.end..]);
+    out
+}
+
 /// The lines a rule could stand on: every line but blank ones, comments
 /// and `user-agent` lines (removing a group's only user-agent line flips
 /// its rules too, which says nothing about which rule decided).
@@ -185,7 +219,7 @@ pub fn find(
     let mut flips: Vec<Vec<u32>> = vec![Vec::new(); pending.len()];
     let mut unanswered: Vec<bool> = vec![false; pending.len()];
     for line in &lines {
-        let without = [&body[..line.start], &body[line.end..]].concat();
+        let without = disabled(body, line);
         let again = oracle.run(&without, &asked);
         // A worker that timed out or died once would cost its timeout per
         // line: the derivation stops, and says so.
@@ -220,7 +254,7 @@ pub fn find(
             )
         } else {
             Found::NotDerived(
-                "removing no single line changes this disallow (several lines decide it)".into(),
+                "disabling no single line changes this disallow (several lines decide it)".into(),
             )
         });
     }
@@ -283,7 +317,7 @@ mod tests {
         assert_eq!(found, vec![Some(Found::Derived(vec![4]))]);
         assert_eq!(
             found[0].as_ref().unwrap().describe(body),
-            "line 4 `Disallow: /x` (derived: removing it alone flips the verdict)"
+            "line 4 `Disallow: /x` (derived: disabling it alone flips the verdict)"
         );
         let told = vec![Answer {
             line: Some(Deciding::Line(9)),
@@ -350,6 +384,66 @@ mod tests {
         match &found[0] {
             Some(Found::NotDerived(why)) => assert!(why.contains("line 2"), "{why}"),
             other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_rule_is_disabled_in_place_and_another_line_deleted() {
+        let body = b"User-agent: a\r\n  DISALLOW : /x # c\r\nSitemap: s\n";
+        let spans = lines(body);
+        assert_eq!(
+            disabled(body, &spans[1]),
+            format!("User-agent: a\r\n  DISALLOW : {NOWHERE}\r\nSitemap: s\n").into_bytes()
+        );
+        assert_eq!(
+            disabled(body, &spans[2]),
+            b"User-agent: a\r\n  DISALLOW : /x # c\r\n"
+        );
+    }
+
+    #[test]
+    fn a_group_s_only_rule_decides_even_when_a_later_group_would_take_its_agent_in() {
+        // Deleting line 2 would leave `User-agent: a` to join the next
+        // group (blank lines end nothing in RFC 9309), still disallowed.
+        let body = b"User-agent: a\nDisallow: /x\n\nUser-agent: b\nDisallow: /x\n";
+        let mut o = FakeFirstRuleOfMyGroup;
+        let q = query();
+        let answers = o.run(body, &q);
+        assert_eq!(answers[0].outcome, Outcome::Disallowed);
+        assert_eq!(
+            find(&mut o, body, &q, &answers),
+            vec![Some(Found::Derived(vec![2]))]
+        );
+    }
+
+    /// A clearly named fake reading groups as RFC 9309 does for agent `a`
+    /// (consecutive user-agent lines, blank lines ignored): disallows when
+    /// the first rule after `User-agent: a` is `Disallow: /x`.
+    struct FakeFirstRuleOfMyGroup;
+
+    impl Oracle for FakeFirstRuleOfMyGroup {
+        fn name(&self) -> &str {
+            "fake-first-rule-of-my-group"
+        }
+        fn about(&self) -> About {
+            About::default()
+        }
+        fn capabilities(&self) -> Capabilities {
+            Capabilities::default()
+        }
+        fn run(&mut self, body: &[u8], queries: &[Query]) -> Vec<Answer> {
+            let text = String::from_utf8_lossy(body);
+            let mut rules = text
+                .lines()
+                .skip_while(|l| l.trim() != "User-agent: a")
+                .filter(|l| !l.trim().is_empty() && !l.starts_with("User-agent"));
+            let hit = rules.next().is_some_and(|l| l.trim() == "Disallow: /x");
+            let o = if hit {
+                Outcome::Disallowed
+            } else {
+                Outcome::Allowed
+            };
+            queries.iter().map(|_| Answer::from(o.clone())).collect()
         }
     }
 
