@@ -136,15 +136,26 @@ pub fn classify(pair: &mut dyn PairAsk, input: &Input) -> Option<&'static str> {
     if agree(&pair.ask(input)) {
         return None;
     }
-    for t in CATALOGUE {
-        let Some(changed) = (t.apply)(input) else {
-            continue;
-        };
-        if changed != *input && agree(&pair.ask(&changed)) {
-            return Some(t.name);
-        }
-    }
-    Some(NEW)
+    Some(
+        CATALOGUE
+            .iter()
+            .find(|t| reconciles(pair, input, t.name))
+            .map_or(NEW, |t| t.name),
+    )
+}
+
+/// Does transformation `name` change `input` and make the pair agree on
+/// it? A caller that knows which causes were measured for one of the pair
+/// asks this of them: removing `Allow: /` reshapes groups and can
+/// reconcile a parser that matches agents case-sensitively, which the
+/// catalogue's order names first, though it says nothing about that
+/// parser's reading of `Allow`.
+pub fn reconciles(pair: &mut dyn PairAsk, input: &Input, name: &str) -> bool {
+    CATALOGUE
+        .iter()
+        .find(|t| t.name == name)
+        .and_then(|t| (t.apply)(input))
+        .is_some_and(|changed| changed != *input && agree(&pair.ask(&changed)))
 }
 
 /// The two catalogue transformations that, applied one after the other,

@@ -201,3 +201,37 @@ fn a_star_value_is_cut_at_its_space_and_a_bare_rule_gets_its_slash() {
         "slash, star, comment-only and empty values stay"
     );
 }
+
+/// A clearly named fake pair: agrees once the body has no `Allow` line or
+/// its agent is lower-case — two transformations reconcile it, and the
+/// catalogue tries `drop-allow-rules` first.
+struct FakePairAllowOrCase;
+
+impl PairAsk for FakePairAllowOrCase {
+    fn ask(&mut self, input: &Input) -> (Label, Label) {
+        let text = String::from_utf8_lossy(&input.body).to_ascii_lowercase();
+        let has_allow = text.lines().any(|l| l.trim() == "allow: /");
+        let reconciled = !has_allow || input.agent == input.agent.to_lowercase();
+        if reconciled {
+            (Label::Allowed, Label::Allowed)
+        } else {
+            (Label::Allowed, Label::Disallowed)
+        }
+    }
+}
+
+#[test]
+fn the_catalogue_s_first_reconciling_cause_and_any_other_that_reconciles() {
+    let input = Input {
+        body: b"User-agent: *\nAllow: /\n\nUser-agent: bot\nDisallow: /\n".to_vec(),
+        agent: "Bot".into(),
+        url: "http://example.test/".into(),
+    };
+    let at = |name: &str| CATALOGUE.iter().position(|t| t.name == name);
+    assert!(at("drop-allow-rules") < at("lowercase-agent"));
+    let mut pair = FakePairAllowOrCase;
+    assert_eq!(classify(&mut pair, &input), Some("drop-allow-rules"));
+    assert!(reconciles(&mut pair, &input, "lowercase-agent"));
+    assert!(!reconciles(&mut pair, &input, "remove-star"));
+    assert!(!reconciles(&mut pair, &input, "no-such-cause"));
+}

@@ -24,9 +24,14 @@ const ORACLES: &[&str] = &["rfc9309", "cpython-3.11", "google"];
 /// `repdiff lint ARGS -` with `body` on stdin, run from outside the
 /// checkout, asking [`ORACLES`].
 fn lint(args: &[&str], body: &[u8]) -> Output {
+    lint_with(ORACLES, args, body)
+}
+
+/// `repdiff lint ARGS -` asking `oracles`.
+fn lint_with(oracles: &[&str], args: &[&str], body: &[u8]) -> Output {
     let root = root();
     let mut argv: Vec<&str> = vec!["lint", "--root", &root, "--no-setup"];
-    for o in ORACLES {
+    for o in oracles {
         argv.extend(["--oracle", o]);
     }
     argv.extend(args);
@@ -100,6 +105,54 @@ fn the_seed_splits_on_line_1_with_its_cause() {
     assert_eq!(mybot["allowed"], serde_json::json!(["rfc9309", "google"]));
     // Renaming the group reunites the parsers but changes who is disallowed.
     assert!(group["rewrite"].is_null(), "{group}");
+}
+
+#[test]
+fn each_verdict_carries_its_deciding_line_told_or_derived() {
+    // Google's matcher and the reference tell their line (none matched for
+    // MyBot); CPython 3.11 cannot, so lint derives it: without line 2 it
+    // allows, so line 2 decided.
+    let out = lint(&["--agent", "MyBot", "--json", "-"], SEED);
+    assert_eq!(out.status.code(), Some(1));
+    let doc = json(&out);
+    let mybot = doc["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .flat_map(|g| g["questions"].as_array().expect("questions"))
+        .find(|q| q["agent"] == "MyBot" && q["url"] == "https://example.com/")
+        .unwrap_or_else(|| panic!("MyBot's question: {doc}"));
+    let of = |o: &str| {
+        mybot["deciding"]
+            .as_array()
+            .expect("deciding")
+            .iter()
+            .find(|d| d["oracle"] == o)
+            .unwrap_or_else(|| panic!("no deciding line for {o}: {mybot}"))
+            .clone()
+    };
+    assert_eq!(
+        of("cpython-3.11"),
+        serde_json::json!({"oracle": "cpython-3.11", "how": "derived", "lines": [2], "text": "Disallow: /"})
+    );
+    for told in ["google", "rfc9309"] {
+        assert_eq!(
+            of(told),
+            serde_json::json!({"oracle": told, "how": "told", "lines": []}),
+            "{mybot}"
+        );
+    }
+
+    let out = lint(&["--agent", "MyBot", "-"], SEED);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("decided by line 2 `Disallow: /`: cpython-3.11*"),
+        "{text}"
+    );
+    assert!(
+        text.contains("decided by no rule matched: rfc9309, google"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -305,6 +358,10 @@ fn the_wordpress_file_gets_a_partial_rewrite_naming_who_stays_apart() {
         serde_json::json!(["www-robotrules"]),
         "{doc}"
     );
+    // Why it stays apart: WWW::RobotRules has no Allow (its ledger says so).
+    assert_eq!(rewrite["apart"][0]["oracle"], "www-robotrules", "{doc}");
+    assert_eq!(rewrite["apart"][0]["cause"], "drop-allow-rules", "{doc}");
+    assert_eq!(rewrite["apart"][0]["measured"], true, "{doc}");
     // A move, not a copy: the Allow line leaves line 3 and arrives before line 2.
     let hunks = rewrite["hunks"].as_array().expect("hunks");
     assert_eq!(hunks.len(), 2, "{rewrite}");
@@ -468,4 +525,45 @@ fn cloudflare_s_prepended_block_and_disallow_ai_training_are_named_with_lines_an
         Some(1),
         "google and rfc9309 split on line 10"
     );
+}
+
+#[test]
+fn each_parser_apart_gets_its_own_cause_and_an_unmeasured_one_is_not_claimed() {
+    // Cloudflare's prepended `Allow: /` before a site's own AI-crawler
+    // group: Heritrix and spider both allow Amazonbot. The catalogue's
+    // order names drop-allow-rules for Heritrix (dropping `Allow: /`
+    // merges the `*` line into Amazonbot's group), though its ledger
+    // measured lower-cased group names; spider reads Allow lines, and a
+    // denying group falls through to `*` for it.
+    let oracles = ["rfc9309", "heritrix", "spider", "google"];
+    let body = b"User-agent: *\nAllow: /\n\nUser-agent: Amazonbot\nDisallow: /\n";
+    let out = lint_with(&oracles, &["--json", "-"], body);
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let asked: Vec<&str> = doc["oracles"]
+        .as_array()
+        .expect("oracles")
+        .iter()
+        .filter_map(|o| o["name"].as_str())
+        .collect();
+    assert_eq!(asked, oracles, "{doc}");
+    let apart: Vec<&serde_json::Value> = doc["groups"]
+        .as_array()
+        .expect("groups")
+        .iter()
+        .flat_map(|g| g["apart"].as_array().expect("apart"))
+        .collect();
+    let heritrix = apart
+        .iter()
+        .find(|a| a["oracle"] == "heritrix")
+        .unwrap_or_else(|| panic!("heritrix is apart: {doc}"));
+    assert_eq!(heritrix["cause"], "lowercase-agent", "{doc}");
+    assert_eq!(heritrix["measured"], true, "{doc}");
+    assert!(apart.iter().any(|a| a["oracle"] == "spider"), "{doc}");
+    for a in &apart {
+        assert!(
+            !(a["cause"] == "drop-allow-rules" && a["measured"] == true),
+            "no parser here is measured to ignore Allow: {doc}"
+        );
+    }
 }

@@ -181,6 +181,19 @@ fn the_bot_mybot_split_through_the_api_with_lint_and_its_ledger_links() {
         .as_str()
         .unwrap_or_default();
     assert_eq!(cause, "rename-substring-groups", "{linted}");
+    assert_eq!(
+        linted["lint"]["groups"][0]["apart"],
+        serde_json::json!([{"oracle": "cpython-3.11", "cause": "rename-substring-groups",
+                            "plain": linted["lint"]["groups"][0]["cause"]["plain"], "measured": true}]),
+        "{linted}"
+    );
+    let runs_in = linted["oracles"]
+        .as_array()
+        .expect("oracles")
+        .iter()
+        .find(|o| o["name"] == "google")
+        .map(|o| o["runs_in"].clone());
+    assert_eq!(runs_in, Some("Googlebot".into()), "{linted}");
     let known = linted["known"][cause]
         .as_array()
         .expect("the ledger's entries of the cause");
@@ -596,6 +609,17 @@ fn the_page_fits_1280_px_with_every_parser_grouped_by_who_runs_it() {
     );
     assert!(
         !findings.contains("network-path-url-raises-rerp"),
+        "{findings}"
+    );
+    // The lint view names parsers under who runs them, each question's
+    // deciding lines, and a cause per parser apart.
+    assert!(
+        findings.contains("Internet Archive: heritrix"),
+        "{findings}"
+    );
+    assert!(findings.contains("decided by line"), "{findings}");
+    assert!(
+        findings.contains("heritrix: the group names matched case-sensitively"),
         "{findings}"
     );
 }

@@ -5,20 +5,20 @@
 //! no orphaned rule, no blank line newly splitting a group) while every
 //! oracle keeps reading the question exactly as on the whole file. The
 //! kept lines are mapped back to their numbers in the original. The cause
-//! is then named as the census names one (`census_causes.rs`): the cause crate's
-//! triage of a pair, one oracle of each side (the RFC 9309 reference's side
-//! against the first oracle of the other), on the minimal file; when the
-//! pair's cause is new, the first catalogue transformation under which
-//! every oracle agrees. The lines that transformation touches are the lines
+//! is then named per parser apart ([`attribute`]): each is triaged
+//! against the other side on the minimal file, as the census triages a
+//! pair (`census_causes.rs`), measured causes first. The group's cause is
+//! the one most parsers apart share; the lines its transformation touches
+//! are the lines
 //! that make the difference. A disagreement with the same split (every oracle reading
 //! it the same way) as one of a group, which that group's minimal file
 //! reproduces, joins it without a minimisation of its own. Groups are
 //! listed in the order of their first line.
 
-use super::panel::{Panel, Reading, Split};
+use super::attribute::{self, Apart, KnownCauses};
+use super::panel::{Panel, Split};
 use super::Question;
-use cause::{Input, PairAsk, CATALOGUE, NEW};
-use engine::oracle::Label;
+use cause::{Input, CATALOGUE, NEW};
 use std::time::{Duration, Instant};
 
 /// A question on which the oracles part ways, and how.
@@ -26,6 +26,10 @@ use std::time::{Duration, Instant};
 pub struct Disagreement {
     pub question: Question,
     pub split: Split,
+    /// Per oracle (panel order), the line that decided its verdict on the
+    /// whole file ([`crate::deciding`]); empty until [`super::decide`]
+    /// fills it.
+    pub deciding: Vec<Option<crate::deciding::Found>>,
 }
 
 /// A named cause: a catalogue transformation, or [`NEW`].
@@ -48,7 +52,10 @@ pub struct LineGroup {
     pub minimal: Vec<usize>,
     /// False when the budget ran out before the minimisation ended.
     pub minimised: bool,
+    /// The cause most parsers apart share ([`attribute::main_cause`]).
     pub cause: Cause,
+    /// Each parser apart on the first question, and its own cause.
+    pub apart: Vec<Apart>,
     pub disagreements: Vec<Disagreement>,
     pub rewrite: Option<super::rewrite::Suggestion>,
 }
@@ -71,6 +78,7 @@ pub fn group(
     found: Vec<Disagreement>,
     deadline: Instant,
     progress: &mut super::Progress,
+    known: &KnownCauses,
 ) -> Grouping {
     let lines = cause::lines(body);
     let mut out = Grouping {
@@ -89,7 +97,7 @@ pub fn group(
             continue;
         }
         let (minimal, minimised) = minimise(panel, body, &lines, &d, deadline);
-        let (cause, touched) = name(panel, &lines, &minimal, &d);
+        let (cause, touched, apart) = name(panel, &lines, &minimal, &d, known);
         match out
             .groups
             .iter_mut()
@@ -104,6 +112,7 @@ pub fn group(
                 minimal,
                 minimised,
                 cause,
+                apart,
                 disagreements: vec![d],
                 rewrite: None,
             }),
@@ -165,25 +174,37 @@ fn minimise(
     (kept, !spent())
 }
 
-/// The cause on the minimal file, and the original lines it touches (all
-/// the minimal file's lines when it changes the question, not the file).
+/// The cause on the minimal file, each parser apart's own
+/// ([`attribute::causes`]), and the original lines the main one touches
+/// (all the minimal file's lines when it changes the question, not the
+/// file, or when no catalogue cause explains a parser apart).
 fn name(
     panel: &mut Panel,
     lines: &[Vec<u8>],
     minimal: &[usize],
     d: &Disagreement,
-) -> (Cause, Vec<usize>) {
+    known: &KnownCauses,
+) -> (Cause, Vec<usize>, Vec<Apart>) {
     let input = Input {
         body: body_of(lines, minimal),
         agent: d.question.agent.clone(),
         url: d.question.url.clone(),
     };
-    let mut cause = pairwise(panel, &input, d);
-    if cause.name == NEW {
-        cause = reuniting(panel, &input, &d.question).unwrap_or(cause);
-    } else {
-        cause.reunites_all = reunites(panel, &input, &d.question, cause.name);
-    }
+    let apart = attribute::causes(panel, &input, &d.split, d.question.source, known);
+    let main = attribute::main_cause(&apart);
+    let cause = match CATALOGUE.iter().find(|t| t.name == main) {
+        Some(t) => Cause {
+            name: t.name,
+            neutralises: t.neutralises,
+            reunites_all: reunites(panel, &input, &d.question, t.name),
+        },
+        None => Cause {
+            name: NEW,
+            neutralises:
+                "no transformation of the catalogue reconciles the parsers apart with the rest",
+            reunites_all: false,
+        },
+    };
     let touched = CATALOGUE
         .iter()
         .find(|t| t.name == cause.name)
@@ -192,7 +213,7 @@ fn name(
         .filter(|t| !t.is_empty())
         .map(|t| t.into_iter().map(|i| minimal[i]).collect())
         .unwrap_or_else(|| minimal.to_vec());
-    (cause, touched)
+    (cause, touched, apart)
 }
 
 /// Does transformation `name` make every oracle agree on `input`?
@@ -210,87 +231,6 @@ fn reunites(panel: &mut Panel, input: &Input, q: &Question, name: &str) -> bool 
         source: q.source,
     };
     !panel.ask_one(&changed.body, &asked).disagrees()
-}
-
-/// The first transformation under which no two oracles disagree: for a
-/// split the pair's triage leaves unnamed.
-fn reuniting(panel: &mut Panel, input: &Input, q: &Question) -> Option<Cause> {
-    CATALOGUE.iter().find_map(|t| {
-        let changed = (t.apply)(input).filter(|c| c != input)?;
-        let asked = Question {
-            agent: changed.agent.clone(),
-            url: changed.url.clone(),
-            source: q.source,
-        };
-        (!panel.ask_one(&changed.body, &asked).disagrees()).then_some(Cause {
-            name: t.name,
-            neutralises: t.neutralises,
-            reunites_all: true,
-        })
-    })
-}
-
-/// The cause between one oracle of each side, as the cause crate names a pair's:
-/// the side holding the RFC 9309 reference (else the disallowing side)
-/// against the other.
-fn pairwise(panel: &mut Panel, input: &Input, d: &Disagreement) -> Cause {
-    let allowed = d.split.reading(&Reading::Allowed);
-    let disallowed = d.split.reading(&Reading::Disallowed);
-    let (Some(&first_allowed), Some(&first_disallowed)) = (allowed.first(), disallowed.first())
-    else {
-        return new_cause();
-    };
-    let rfc = (0..panel.size()).find(|&i| panel.name(i) == oracles::rfc9309::NAME);
-    let (a, b) = match rfc {
-        Some(r) if allowed.contains(&r) => (r, first_disallowed),
-        Some(r) if disallowed.contains(&r) => (r, first_allowed),
-        _ => (first_disallowed, first_allowed),
-    };
-    let mut pair = PanelPair {
-        panel,
-        a,
-        b,
-        source: d.question.source,
-    };
-    let name = cause::classify(&mut pair, input).unwrap_or(NEW);
-    match CATALOGUE.iter().find(|t| t.name == name) {
-        Some(t) => Cause {
-            name,
-            neutralises: t.neutralises,
-            reunites_all: false,
-        },
-        None => new_cause(),
-    }
-}
-
-/// A departure no catalogue transformation explains.
-fn new_cause() -> Cause {
-    Cause {
-        name: NEW,
-        neutralises: "no transformation of the catalogue makes them agree",
-        reunites_all: false,
-    }
-}
-
-/// Two oracles of the panel as the cause crate's pair under triage.
-struct PanelPair<'p> {
-    panel: &'p mut Panel,
-    a: usize,
-    b: usize,
-    source: super::questions::Source,
-}
-
-impl PairAsk for PanelPair<'_> {
-    fn ask(&mut self, input: &Input) -> (Label, Label) {
-        let q = Question {
-            agent: input.agent.clone(),
-            url: input.url.clone(),
-            source: self.source,
-        };
-        let split = self.panel.ask_one(&input.body, &q);
-        let label = |i: usize| split.0.get(i).map_or(Label::Unsupported, Reading::label);
-        (label(self.a), label(self.b))
-    }
 }
 
 /// The lines of `old` (0-based) that an edit into `new` deletes or

@@ -8,6 +8,7 @@
 //! names the cause; [`rewrite`] looks for a safe rewrite; [`render`]
 //! prints text or JSON (docs/lint.md).
 
+pub mod attribute;
 pub mod fetch;
 pub mod group;
 pub mod hazards;
@@ -201,6 +202,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     } else {
         Vec::new()
     };
+    let known = attribute::KnownCauses::load();
     let asked = Asked {
         agents: &opts.agents,
         urls: &opts.urls,
@@ -208,6 +210,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         progress: true,
         max_agents: opts.max_agents,
         ai_crawlers: &ai_crawlers,
+        known: &known,
     };
     if let Some(old) = old {
         return Ok(review_main(&mut panel, &old, &file, &asked, &opts, not_run));
@@ -364,6 +367,8 @@ pub struct Asked<'a> {
     pub max_agents: usize,
     /// AI crawler tokens to ask `/` for.
     pub ai_crawlers: &'a [String],
+    /// The ledger's measured causes per parser ([`attribute`]).
+    pub known: &'a attribute::KnownCauses,
 }
 
 /// Ask, group, suggest, on a panel that may outlive this one file (the
@@ -398,15 +403,28 @@ pub fn examine(
         .map(|(q, s)| Disagreement {
             question: q.clone(),
             split: s.clone(),
+            deciding: Vec::new(),
         })
         .collect();
-    let mut grouping = group::group(panel, &file.body, found, deadline, &mut progress);
+    let mut grouping = group::group(
+        panel,
+        &file.body,
+        found,
+        deadline,
+        &mut progress,
+        asked.known,
+    );
+    if Instant::now() < deadline {
+        progress.say("finding each parser's deciding line");
+        decide(panel, &file.body, &mut grouping);
+    }
     let mut reference = panel::reference();
     let mut base = rewrite::Baseline {
         questions: &questions,
         splits: &splits,
         reference: reference.as_mut(),
         reference_labels: Vec::new(),
+        known: asked.known,
     };
     base.reference_labels = base.labels(&file.body);
     let total = grouping.groups.len();
@@ -430,6 +448,31 @@ pub fn examine(
         groups: grouping.groups,
         unexamined: grouping.unexamined,
         failures,
+    }
+}
+
+/// Each disagreement's deciding line per parser: told by the libraries
+/// that can tell, derived for the others by removing lines
+/// ([`crate::deciding`]). One batch of every disagreeing question per
+/// removed line, so a file costs its candidate lines in calls, not lines
+/// times questions.
+fn decide(panel: &mut panel::Panel, body: &[u8], grouping: &mut group::Grouping) {
+    let mut all: Vec<&mut Disagreement> = grouping
+        .groups
+        .iter_mut()
+        .flat_map(|g| g.disagreements.iter_mut())
+        .collect();
+    if all.is_empty() {
+        return;
+    }
+    let queries: Vec<engine::oracle::Query> = all.iter().map(|d| d.question.query()).collect();
+    let answers = panel.answers(body, &queries);
+    let found = panel.deciding(body, &queries, &answers);
+    for (k, d) in all.iter_mut().enumerate() {
+        d.deciding = found
+            .iter()
+            .map(|per_oracle| per_oracle.get(k).cloned().flatten())
+            .collect();
     }
 }
 

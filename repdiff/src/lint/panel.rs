@@ -113,10 +113,6 @@ impl Panel {
             .collect()
     }
 
-    /// Every oracle's answers (outcome and explanation) to `queries` on
-    /// `body`, one list per oracle in panel order, each as long as
-    /// `queries`: a wrong count reads as `error:protocol`, a harness thread
-    /// that panicked as `crash`.
     /// The deciding line of each answer (`crate::deciding::find`), each
     /// oracle in its own thread as [`Panel::answers`] asks them.
     pub fn deciding(
@@ -139,6 +135,10 @@ impl Panel {
         })
     }
 
+    /// Every oracle's answers (outcome and explanation) to `queries` on
+    /// `body`, one list per oracle in panel order, each as long as
+    /// `queries`: a wrong count reads as `error:protocol`, a harness thread
+    /// that panicked as `crash`.
     pub fn answers(&mut self, body: &[u8], queries: &[engine::oracle::Query]) -> Vec<Vec<Answer>> {
         self.calls += 1;
         std::thread::scope(|s| {
@@ -168,6 +168,27 @@ impl Panel {
                 })
                 .collect()
         })
+    }
+
+    /// Two oracles' readings of one question on `body`, as root-cause
+    /// triage compares them; the others are not asked.
+    pub fn ask_two(
+        &mut self,
+        body: &[u8],
+        question: &super::Question,
+        a: usize,
+        b: usize,
+    ) -> (Label, Label) {
+        let query = [question.query()];
+        let mut label = |i: usize| {
+            let o = &mut self.oracles[i];
+            let answers = o.run(body, &query);
+            crate::check::checked_count(o.name(), answers, 1)
+                .unwrap_or_else(|(failed, _)| failed)
+                .first()
+                .map_or(Label::Unsupported, |a| Reading::of(&a.outcome).label())
+        };
+        (label(a), label(b))
     }
 
     /// One question's split on `body`.

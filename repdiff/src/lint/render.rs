@@ -3,11 +3,13 @@
 //! [`Report`] through the same view types, so they cannot say different
 //! things.
 
+use super::group::Disagreement;
 use super::group::LineGroup;
-use super::panel::{Reading, Split};
+use super::panel::Reading;
 use super::rewrite::Hunk;
-use super::{Question, Report};
-use engine::oracle::Label;
+use super::Report;
+use crate::deciding::Found;
+use engine::oracle::{Deciding, Label};
 use serde::Serialize;
 
 /// The version of the JSON shape (docs/lint.md).
@@ -79,6 +81,47 @@ struct QuestionView<'r> {
     allowed: Vec<&'r str>,
     disallowed: Vec<&'r str>,
     failed: Vec<FailedView<'r>>,
+    /// Per parser with a verdict, the line that decided it (empty when
+    /// lint had no time to look).
+    deciding: Vec<DecidingView<'r>>,
+}
+
+/// One parser's deciding line: `told` by its library, `derived` by
+/// removing lines, or `not-derived` with why; `lines` empty when no rule
+/// matched.
+#[derive(Serialize)]
+struct DecidingView<'r> {
+    oracle: &'r str,
+    how: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lines: Option<Vec<u32>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    why: Option<&'r str>,
+    /// The line itself, when exactly one decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+}
+
+impl<'r> DecidingView<'r> {
+    fn of(oracle: &'r str, found: &'r Found, file: &[Vec<u8>]) -> DecidingView<'r> {
+        let (how, lines, why) = match found {
+            Found::Told(Deciding::Line(n)) => ("told", Some(vec![*n]), None),
+            Found::Told(Deciding::NoRule) => ("told", Some(Vec::new()), None),
+            Found::Derived(lines) => ("derived", Some(lines.clone()), None),
+            Found::NotDerived(why) => ("not-derived", None, Some(why.as_str())),
+        };
+        let text = match lines.as_deref() {
+            Some(&[n]) => file.get((n as usize).wrapping_sub(1)).map(|l| visible(l)),
+            _ => None,
+        };
+        DecidingView {
+            oracle,
+            how,
+            lines,
+            why,
+            text,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -103,7 +146,19 @@ struct RewriteView {
     settles: usize,
     /// Parsers still apart on some of them afterwards (a partial rewrite).
     remaining: Vec<String>,
+    /// Why each of them still reads otherwise.
+    apart: Vec<ApartView>,
     hunks: Vec<HunkView>,
+}
+
+/// A parser apart, and the cause; `measured`: a ledger entry of that
+/// parser has that cause (else the transformation only reconciles it here).
+#[derive(Serialize)]
+struct ApartView {
+    oracle: String,
+    cause: &'static str,
+    plain: &'static str,
+    measured: bool,
 }
 
 #[derive(Serialize)]
@@ -112,6 +167,8 @@ struct GroupView<'r> {
     minimal: Vec<LineView>,
     minimised: bool,
     cause: CauseView,
+    /// Each parser apart on the first question and its own cause.
+    apart: Vec<ApartView>,
     questions: Vec<QuestionView<'r>>,
     rewrite: Option<RewriteView>,
 }
@@ -158,7 +215,7 @@ fn view(r: &Report) -> View<'_> {
         unexamined: r
             .unexamined
             .iter()
-            .map(|d| question_view(&d.question, &d.split, &names))
+            .map(|d| question_view(d, &names, &r.lines))
             .collect(),
         failures: r
             .failures
@@ -192,26 +249,50 @@ fn group_view<'r>(r: &'r Report, g: &'r LineGroup, names: &[&'r str]) -> GroupVi
         minimised: g.minimised,
         cause: CauseView {
             name: g.cause.name,
-            plain: super::plain::words(g.cause.name).unwrap_or(g.cause.neutralises),
+            plain: plain_cause(g.cause.name),
             neutralises: g.cause.neutralises,
             reunites_all: g.cause.reunites_all,
         },
+        apart: g.apart.iter().map(apart_view).collect(),
         questions: g
             .disagreements
             .iter()
-            .map(|d| question_view(&d.question, &d.split, names))
+            .map(|d| question_view(d, names, &r.lines))
             .collect(),
         rewrite: g.rewrite.as_ref().map(|s| RewriteView {
             transformation: s.transformation,
             changes_reference: s.changes_reference,
             settles: s.settles,
             remaining: s.remaining.clone(),
+            apart: s.apart.iter().map(apart_view).collect(),
             hunks: s.hunks.iter().map(hunk_view).collect(),
         }),
     }
 }
 
-fn question_view<'r>(q: &'r Question, s: &'r Split, names: &[&'r str]) -> QuestionView<'r> {
+fn apart_view(a: &super::attribute::Apart) -> ApartView {
+    ApartView {
+        oracle: a.oracle.clone(),
+        cause: a.cause,
+        plain: plain_cause(a.cause),
+        measured: a.measured,
+    }
+}
+
+/// A cause in a site owner's words, else the catalogue's sentence.
+fn plain_cause(name: &str) -> &'static str {
+    super::plain::words(name)
+        .or_else(|| {
+            cause::CATALOGUE
+                .iter()
+                .find(|t| t.name == name)
+                .map(|t| t.neutralises)
+        })
+        .unwrap_or("no transformation of the catalogue reconciles it with the other side")
+}
+
+fn question_view<'r>(d: &'r Disagreement, names: &[&'r str], file: &[Vec<u8>]) -> QuestionView<'r> {
+    let (q, s) = (&d.question, &d.split);
     let who = |r: Reading| s.reading(&r).into_iter().map(|i| names[i]).collect();
     QuestionView {
         agent: &q.agent,
@@ -226,6 +307,12 @@ fn question_view<'r>(q: &'r Question, s: &'r Split, names: &[&'r str]) -> Questi
                 oracle: names[i],
                 outcome,
             })
+            .collect(),
+        deciding: d
+            .deciding
+            .iter()
+            .zip(names)
+            .filter_map(|(f, name)| f.as_ref().map(|f| DecidingView::of(name, f, file)))
             .collect(),
     }
 }
@@ -405,15 +492,60 @@ fn print_group(g: &GroupView<'_>) {
             " (not fully minimised: budget)"
         }
     );
-    println!("  cause: {} ({})", g.cause.plain, g.cause.name);
-    if !g.cause.reunites_all && g.cause.name != cause::NEW {
-        println!("         (it reconciles one parser of each side, not all of them)");
-    }
+    print_causes(g);
     print_questions(&g.questions);
     print_rewrite(g.rewrite.as_ref(), g.questions.len());
 }
 
-/// The questions, those read alike by the same parsers together.
+/// The cause per parser apart: one line when they share it.
+fn print_causes(g: &GroupView<'_>) {
+    let mut by_cause: Vec<(&ApartView, Vec<&str>)> = Vec::new();
+    for a in &g.apart {
+        match by_cause
+            .iter_mut()
+            .find(|(c, _)| (c.cause, c.measured) == (a.cause, a.measured))
+        {
+            Some((_, names)) => names.push(&a.oracle),
+            None => by_cause.push((a, vec![&a.oracle])),
+        }
+    }
+    if by_cause.is_empty() {
+        println!("  cause: {} ({})", g.cause.plain, g.cause.name);
+        return;
+    }
+    let indent = if by_cause.len() > 1 {
+        println!("  causes, per parser apart:");
+        "    "
+    } else {
+        "  cause of "
+    };
+    for (a, names) in by_cause {
+        println!("{indent}{}", apart_sentence(a, &names));
+    }
+}
+
+/// `heritrix: <plain> (lowercase-agent)`, or for a cause no ledger entry
+/// of theirs names, what undoing it does and no more.
+fn apart_sentence(a: &ApartView, names: &[&str]) -> String {
+    let who = names.join(", ");
+    if a.measured || a.cause == cause::NEW {
+        format!("{who}: {} ({})", a.plain, a.cause)
+    } else {
+        let (it, its) = if names.len() == 1 {
+            ("it", "its")
+        } else {
+            ("them", "their")
+        };
+        format!(
+            "{who}: undoing `{}` ({}) reconciles {it} with the other side here, but no ledger \
+             entry of {its} names that cause: another behaviour may be the reason",
+            a.cause, a.plain
+        )
+    }
+}
+
+/// The questions, those read alike by the same parsers together, with
+/// each parser's deciding line on the first of them.
 fn print_questions(qs: &[QuestionView<'_>]) {
     let mut done = vec![false; qs.len()];
     for i in 0..qs.len() {
@@ -448,7 +580,63 @@ fn print_questions(qs: &[QuestionView<'_>]) {
         for f in &qs[i].failed {
             println!("    failed:     {} ({})", f.oracle, f.outcome);
         }
+        for line in deciding_lines(&qs[i].deciding) {
+            println!("    {line}");
+        }
     }
+}
+
+/// The parsers of one question grouped by the line that decided for
+/// them: `decided by line 3 `Allow: /`: google, protego*` (* derived by
+/// removing lines), then those with no line and why.
+fn deciding_lines(found: &[DecidingView<'_>]) -> Vec<String> {
+    let mut by_line: Vec<(&DecidingView<'_>, Vec<String>)> = Vec::new();
+    let mut why: Vec<(&str, Vec<&str>)> = Vec::new();
+    for d in found {
+        let name = format!("{}{}", d.oracle, if d.how == "derived" { "*" } else { "" });
+        match (&d.lines, d.why) {
+            (Some(_), _) => match by_line.iter_mut().find(|(l, _)| l.lines == d.lines) {
+                Some((_, names)) => names.push(name),
+                None => by_line.push((d, vec![name])),
+            },
+            (None, w) => {
+                let w = w.unwrap_or("no line");
+                match why.iter_mut().find(|(r, _)| *r == w) {
+                    Some((_, names)) => names.push(d.oracle),
+                    None => why.push((w, vec![d.oracle])),
+                }
+            }
+        }
+    }
+    let quote = |text: &str| {
+        let cut: String = text.chars().take(60).collect();
+        let more = if cut.len() < text.len() { "…" } else { "" };
+        format!("`{cut}{more}`")
+    };
+    let mut out: Vec<String> = by_line
+        .into_iter()
+        .map(|(d, names)| {
+            let at = match d.lines.as_deref() {
+                Some([]) | None => "no rule matched".to_string(),
+                Some([n]) => format!("line {n} {}", quote(d.text.as_deref().unwrap_or(""))),
+                Some(ns) => format!(
+                    "lines {} (disabling any one flips it)",
+                    ns.iter()
+                        .map(|n| n.to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            format!("decided by {at}: {}", names.join(", "))
+        })
+        .collect();
+    for (reason, names) in why {
+        out.push(format!("no deciding line ({reason}): {}", names.join(", ")));
+    }
+    if found.iter().any(|d| d.how == "derived") {
+        out.push("(* derived: disabling that line alone flips the parser's verdict)".into());
+    }
+    out
 }
 
 fn print_rewrite(s: Option<&RewriteView>, questions: usize) {
@@ -481,6 +669,9 @@ fn print_rewrite(s: Option<&RewriteView>, questions: usize) {
             ""
         }
     );
+    for a in &s.apart {
+        println!("    still apart: {}", apart_sentence(a, &[&a.oracle]));
+    }
     for h in &s.hunks {
         let place = if h.old.is_empty() {
             "before line"

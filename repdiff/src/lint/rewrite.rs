@@ -14,6 +14,7 @@
 //! misspelt, a BOM sticks to the first key), which the RFC then reads for
 //! the first time; such a rewrite says that it changes the RFC's reading.
 
+use super::attribute::{Apart, KnownCauses};
 use super::group::LineGroup;
 use super::panel::{Panel, Split};
 use super::Question;
@@ -45,6 +46,8 @@ pub struct Suggestion {
     /// afterwards: a rewrite that brings most parsers together is offered
     /// even when a few stay apart, naming them.
     pub remaining: Vec<String>,
+    /// Why each of `remaining` still reads otherwise, in its order.
+    pub apart: Vec<Apart>,
     /// The group's dissent afterwards: per question, the parsers on the
     /// smaller side, summed ([`dissent`]); lower is better.
     pub dissent: usize,
@@ -65,6 +68,8 @@ pub struct Baseline<'a> {
     pub splits: &'a [Split],
     pub reference: Option<&'a mut Box<dyn Oracle>>,
     pub reference_labels: Vec<engine::oracle::Label>,
+    /// The ledger's measured causes, for naming who stays apart.
+    pub known: &'a KnownCauses,
 }
 
 impl Baseline<'_> {
@@ -153,6 +158,7 @@ pub fn suggest(
                     changes_reference: after.changes_reference,
                     settles: after.settles,
                     remaining: after.remaining,
+                    apart: Vec::new(),
                     dissent: after.dissent,
                 });
             }
@@ -161,7 +167,52 @@ pub fn suggest(
             }
         }
     }
+    if let Some(b) = best.as_mut() {
+        b.apart = apart(
+            panel,
+            &apply(&old, &b.hunks),
+            group,
+            &b.remaining,
+            base.known,
+        );
+    }
     best
+}
+
+/// For each parser still apart on the rewritten `body`: its cause on the
+/// first of the group's questions it still splits.
+fn apart(
+    panel: &mut Panel,
+    body: &[u8],
+    group: &LineGroup,
+    remaining: &[String],
+    known: &KnownCauses,
+) -> Vec<Apart> {
+    let own: Vec<Question> = group
+        .disagreements
+        .iter()
+        .map(|d| d.question.clone())
+        .collect();
+    let splits = panel.ask(body, &own);
+    let mut out: Vec<Apart> = Vec::new();
+    for (q, split) in own.iter().zip(&splits) {
+        if out.len() == remaining.len() {
+            break;
+        }
+        let input = Input {
+            body: body.to_vec(),
+            agent: q.agent.clone(),
+            url: q.url.clone(),
+        };
+        let named = super::attribute::causes(panel, &input, split, q.source, known);
+        for a in named {
+            if remaining.contains(&a.oracle) && !out.iter().any(|o| o.oracle == a.oracle) {
+                out.push(a);
+            }
+        }
+    }
+    out.sort_by_key(|a| remaining.iter().position(|r| *r == a.oracle));
+    out
 }
 
 /// Whether `hunks` delete a line written for AI use
@@ -309,7 +360,6 @@ fn safe(
     base: &mut Baseline<'_>,
     repair: bool,
 ) -> Option<After> {
-    use super::panel::Reading;
     let body = apply(old, hunks);
     let own: Vec<Question> = group
         .disagreements
@@ -320,15 +370,11 @@ fn safe(
     let settles = splits.iter().filter(|s| !s.disagrees()).count();
     let dissent: usize = splits.iter().map(dissent).sum();
     let mut remaining: Vec<String> = Vec::new();
-    for s in splits.iter().filter(|s| s.disagrees()) {
-        let allowed = s.reading(&Reading::Allowed);
-        let disallowed = s.reading(&Reading::Disallowed);
-        let minority = if allowed.len() <= disallowed.len() {
-            allowed
-        } else {
-            disallowed
+    for s in &splits {
+        let Some((apart, _)) = super::attribute::sides(panel, s) else {
+            continue;
         };
-        for i in minority {
+        for i in apart {
             let name = panel.name(i).to_string();
             if !remaining.contains(&name) {
                 remaining.push(name);

@@ -315,11 +315,13 @@ pub struct Known {
 }
 
 /// `POST /api/lint`: `repdiff lint`'s JSON report (docs/lint.md) under
-/// `lint`, and under `known` the ledger entries of each cause it names.
+/// `lint`, under `known` the ledger entries of each cause it names, and
+/// under `oracles` who runs each parser (the page groups by it).
 pub fn lint(
     pool: &Pool,
     limits: &Limits,
     known: &BTreeMap<String, Vec<Known>>,
+    causes: &std::sync::Arc<lint::attribute::KnownCauses>,
     req: &Request,
 ) -> Reply {
     let (body, fetched) = match &req.fetch {
@@ -369,16 +371,25 @@ pub fn lint(
         urls: req.urls.clone(),
         budget: limits.lint_budget,
         ai_crawlers,
+        known: std::sync::Arc::clone(causes),
     };
     match pool.submit(work, limits.request_time) {
         Ok(Done::Linted(report)) => {
             let causes: BTreeMap<&str, &Vec<Known>> = report
                 .groups
                 .iter()
-                .filter_map(|g| known.get_key_value(g.cause.name))
+                .flat_map(|g| {
+                    let rest = g.rewrite.iter().flat_map(|r| &r.apart);
+                    g.apart.iter().chain(rest).map(|a| a.cause)
+                })
+                .filter_map(|c| known.get_key_value(c))
                 .map(|(k, v)| (k.as_str(), v))
                 .collect();
-            Reply::ok(serde_json::json!({ "lint": lint::render::value(&report), "known": causes }))
+            Reply::ok(serde_json::json!({
+                "lint": lint::render::value(&report),
+                "known": causes,
+                "oracles": oracle_list(&report.oracles),
+            }))
         }
         Ok(Done::Checked { .. }) => Reply::error(500, "the panel answered another kind of job"),
         Err(r) => refused(r, limits),

@@ -96,6 +96,8 @@ struct Ctx {
     pool: pool::Pool,
     limits: Limits,
     known: BTreeMap<String, Vec<Known>>,
+    /// The ledger's measured causes per parser, for lint's attribution.
+    causes: Arc<lint::attribute::KnownCauses>,
     /// Write-ups by file name (`<entry>.md`), read at start: the only
     /// files the server hands out.
     writeups: BTreeMap<String, String>,
@@ -139,7 +141,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         log::error!("fewer than two oracles could start: nothing to compare");
         return Ok(1);
     }
-    let (known, writeups) = ledger_links();
+    let (known, writeups, causes) = ledger_links();
     let ctx = Arc::new(Ctx {
         pool: pool::Pool::start(panels, opts.queue),
         limits: Limits {
@@ -154,6 +156,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
             }),
         },
         known,
+        causes: Arc::new(causes),
         writeups,
         unavailable,
         local: server.server_addr().to_ip(),
@@ -194,9 +197,14 @@ impl Opts {
     }
 }
 
-/// The ledger's entries per cause and the write-ups, for the page's links.
-/// A ledger that cannot be read costs the links, not the server.
-fn ledger_links() -> (BTreeMap<String, Vec<Known>>, BTreeMap<String, String>) {
+/// The ledger's entries per cause and the write-ups, for the page's links,
+/// and the causes it measured per parser, for lint. A ledger that cannot
+/// be read costs the links and the measured causes, not the server.
+fn ledger_links() -> (
+    BTreeMap<String, Vec<Known>>,
+    BTreeMap<String, String>,
+    lint::attribute::KnownCauses,
+) {
     let dir = paths::root().join("reports/findings");
     let mut writeups = BTreeMap::new();
     if let Ok(list) = std::fs::read_dir(&dir) {
@@ -215,8 +223,10 @@ fn ledger_links() -> (BTreeMap<String, Vec<Known>>, BTreeMap<String, String>) {
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         paths::load_ledger(&c, &names)
     });
+    let mut causes = lint::attribute::KnownCauses::default();
     match entries {
         Ok(ledger) => {
+            causes = lint::attribute::KnownCauses::from_ledger(&ledger);
             for e in &ledger.entries {
                 let Some(name) = e.cause.as_ref().and_then(|c| c.name()) else {
                     continue;
@@ -234,7 +244,7 @@ fn ledger_links() -> (BTreeMap<String, Vec<Known>>, BTreeMap<String, String>) {
         }
         Err(Usage(why)) => log::warn!("no ledger links on the page: {why}"),
     }
-    (known, writeups)
+    (known, writeups, causes)
 }
 
 fn handle(mut rq: tiny_http::Request, ctx: &Ctx) {
@@ -256,7 +266,7 @@ fn handle(mut rq: tiny_http::Request, ctx: &Ctx) {
             match read_body(&mut rq, ctx) {
                 Ok(bytes) => match Request::parse(&bytes) {
                     Ok(req) if path == "/api/check" => api::check(&ctx.pool, &ctx.limits, &req),
-                    Ok(req) => api::lint(&ctx.pool, &ctx.limits, &ctx.known, &req),
+                    Ok(req) => api::lint(&ctx.pool, &ctx.limits, &ctx.known, &ctx.causes, &req),
                     Err(r) => r,
                 },
                 Err(r) => r,

@@ -30,6 +30,8 @@ pub enum Work {
         budget: Duration,
         /// AI crawler tokens to ask `/` for (the page's toggle).
         ai_crawlers: Vec<String>,
+        /// The ledger's measured causes per parser.
+        known: Arc<lint::attribute::KnownCauses>,
     },
 }
 
@@ -152,6 +154,7 @@ fn run(panel: &mut Panel, work: Work) -> Done {
             urls,
             budget,
             ai_crawlers,
+            known,
         } => {
             let asked = lint::Asked {
                 agents: &agents,
@@ -160,6 +163,7 @@ fn run(panel: &mut Panel, work: Work) -> Done {
                 progress: false,
                 max_agents: lint::questions::DEFAULT_MAX_AGENTS,
                 ai_crawlers: &ai_crawlers,
+                known: &known,
             };
             Done::Linted(Box::new(lint::examine(panel, file, &asked, Vec::new())))
         }
