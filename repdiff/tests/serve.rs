@@ -205,6 +205,30 @@ fn the_bot_mybot_split_through_the_api_with_lint_and_its_ledger_links() {
     let (status, text) = http(&s.addr, "GET", writeup, b"");
     assert_eq!(status, 200);
     assert!(text.contains("substring"), "{text}");
+    // The change review: both versions asked, what moved and for whom.
+    let (status, reviewed) = post(
+        &s.addr,
+        "/api/review",
+        &serde_json::json!({"before": "User-agent: *\nDisallow: /a\n",
+                            "robots": "User-agent: *\nDisallow: /b\n", "agents": ["MyBot"]}),
+    );
+    assert_eq!(status, 200, "{reviewed}");
+    let changes = reviewed["review"]["changes"].as_array().expect("changes");
+    let moved_a = changes
+        .iter()
+        .find(|c| c["url"] == "https://example.com/a" && c["agent"] == "MyBot")
+        .unwrap_or_else(|| panic!("/a's verdict moved: {reviewed}"));
+    let google = moved_a["moved"]
+        .as_array()
+        .expect("moved")
+        .iter()
+        .find(|m| m["oracle"] == "google")
+        .unwrap_or_else(|| panic!("google moved: {moved_a}"));
+    assert_eq!(google["before"], "disallowed", "{moved_a}");
+    assert_eq!(google["after"], "allowed", "{moved_a}");
+    assert_eq!(google["runs_in"], "Googlebot", "{moved_a}");
+    let (status, refused) = post(&s.addr, "/api/review", &serde_json::json!({"robots": "x"}));
+    assert_eq!(status, 400, "{refused}");
     // The lines written for AI use come back as hazards, for the page.
     let (status, linted) = post(
         &s.addr,
@@ -504,6 +528,19 @@ fn tester(
     urls: &str,
     screenshots: Option<&Path>,
 ) -> serde_json::Value {
+    tester_with(addr, robots, agents, urls, screenshots, None)
+}
+
+/// [`tester`], then, with `before`, the change review of that earlier
+/// version against `robots` (its text under `review`).
+fn tester_with(
+    addr: &str,
+    robots: &Path,
+    agents: &str,
+    urls: &str,
+    screenshots: Option<&Path>,
+    before: Option<&Path>,
+) -> serde_json::Value {
     let cache = std::env::var_os("REPDIFF_CACHE")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../.cache"));
@@ -520,6 +557,9 @@ fn tester(
     .env("NODE_PATH", cache.join("npm/node_modules"));
     if let Some(prefix) = screenshots {
         cmd.env("TESTER_SCREENSHOTS", prefix);
+    }
+    if let Some(before) = before {
+        cmd.env("TESTER_BEFORE", before);
     }
     let out = cmd.output().expect("cannot run node");
     assert!(
@@ -554,14 +594,24 @@ fn the_page_fits_1280_px_with_every_parser_grouped_by_who_runs_it() {
          User-agent: GPTBot\nDisallow: /\n\nUser-agent: *\nDisallow: /private/\n",
     )
     .unwrap();
+    // The earlier version had no GPTBot group: the review says GPTBot's
+    // access moved, for which parsers, under who runs them.
+    let before = dir.join("before.txt");
+    std::fs::write(
+        &before,
+        "User-Agent: *\nContent-signal: search=yes, ai-train=no\nAllow: /\n\n\
+         User-agent: *\nDisallow: /private/\n",
+    )
+    .unwrap();
     let shots = std::env::var_os("REPDIFF_SCREENSHOTS")
         .map(|d| std::path::PathBuf::from(d).join("serve-grouped"));
-    let seen = tester(
+    let seen = tester_with(
         &s.addr,
         &robots,
         "MyBot\nGPTBot",
         "https://example.com/private/x\nhttps://example.com/",
         shots.as_deref(),
+        Some(&before),
     );
     let width = seen["width"].as_u64().expect("the page's width");
     assert!(width <= 1280, "the page is {width} px wide at 1280: {seen}");
@@ -622,6 +672,13 @@ fn the_page_fits_1280_px_with_every_parser_grouped_by_who_runs_it() {
         findings.contains("heritrix: the group names matched case-sensitively"),
         "{findings}"
     );
+    let review = seen["review"].as_str().unwrap_or_default();
+    assert!(review.contains("+   5 User-agent: GPTBot"), "{review}");
+    assert!(
+        review.contains("allowed \u{2192} disallowed: RFC 9309: rfc9309; Googlebot: google"),
+        "{review}"
+    );
+    assert!(review.contains("GPTBot https://example.com/"), "{review}");
 }
 
 fn percent(s: &str) -> String {

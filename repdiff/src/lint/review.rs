@@ -14,6 +14,9 @@ use serde::Serialize;
 #[derive(Debug, Clone, Serialize)]
 pub struct Moved {
     pub oracle: String,
+    /// Who runs it (its manifest's `runs_in`; empty for an
+    /// `--oracle-cmd` one): the crawler products whose access moves.
+    pub runs_in: String,
     pub before: String,
     pub after: String,
 }
@@ -83,6 +86,13 @@ pub fn review(
             }
         }
     }
+    let runs_in = crate::registry::runs_in().ok();
+    let runner = |name: &str| {
+        runs_in
+            .and_then(|m| m.get(name))
+            .cloned()
+            .unwrap_or_default()
+    };
     let changes: Vec<Change> = union
         .iter()
         .zip(before.iter().zip(&after))
@@ -94,6 +104,7 @@ pub fn review(
                     .filter(|(_, (x, y))| x != y)
                     .map(|(i, (x, y))| Moved {
                         oracle: panel.name(i).to_string(),
+                        runs_in: runner(panel.name(i)),
                         before: word(x),
                         after: word(y),
                     })
@@ -179,7 +190,10 @@ pub fn text(r: &Review) {
         let moves: Vec<String> = c
             .moved
             .iter()
-            .map(|m| format!("{} {} -> {}", m.oracle, m.before, m.after))
+            .map(|m| match m.runs_in.as_str() {
+                "" => format!("{} {} -> {}", m.oracle, m.before, m.after),
+                runs => format!("{} ({runs}) {} -> {}", m.oracle, m.before, m.after),
+            })
             .collect();
         let key = format!("{} (unchanged for {})", moves.join(", "), c.unchanged);
         match items

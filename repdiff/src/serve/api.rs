@@ -76,6 +76,14 @@ pub struct Request {
     /// per parser, so off unless asked).
     #[serde(default)]
     pub lines: bool,
+    /// `/api/review` only: the earlier version of the file, as text; the
+    /// review asks both versions the union of their questions.
+    #[serde(default)]
+    pub before: Option<String>,
+    /// `/api/review` only: intended changes, as globs over "AGENT URL"
+    /// (`lint --expect-change`).
+    #[serde(default)]
+    pub expect_change: Vec<String>,
 }
 
 impl Request {
@@ -145,7 +153,7 @@ pub fn check(pool: &Pool, limits: &Limits, req: &Request) -> Reply {
             }
             Reply::ok(json)
         }
-        Ok(Done::Linted(_)) => Reply::error(500, "the panel answered another kind of job"),
+        Ok(_) => Reply::error(500, "the panel answered another kind of job"),
         Err(r) => refused(r, limits),
     }
 }
@@ -391,7 +399,64 @@ pub fn lint(
                 "oracles": oracle_list(&report.oracles),
             }))
         }
-        Ok(Done::Checked { .. }) => Reply::error(500, "the panel answered another kind of job"),
+        Ok(_) => Reply::error(500, "the panel answered another kind of job"),
+        Err(r) => refused(r, limits),
+    }
+}
+
+/// `POST /api/review`: `lint --before`'s change review (docs/lint.md)
+/// of `before` against `robots` under `review`, and under `oracles` who
+/// runs each parser.
+pub fn review(pool: &Pool, limits: &Limits, req: &Request) -> Reply {
+    let new = match req.body() {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let Some(old) = &req.before else {
+        return Reply::error(400, "give the earlier version of the file as `before`");
+    };
+    if req.agents.len() + req.urls.len() > limits.max_queries {
+        return too_many(req.agents.len() + req.urls.len(), limits);
+    }
+    let asked = |body: &[u8]| {
+        lint::questions::questions(
+            body,
+            &req.agents,
+            &req.urls,
+            lint::questions::DEFAULT_MAX_AGENTS,
+            &[],
+        )
+        .0
+        .len()
+    };
+    let union = asked(old.as_bytes()) + asked(&new);
+    if union > limits.max_queries {
+        return too_many(union, limits);
+    }
+    let check = |name: &str, body: Vec<u8>| {
+        lint::input::check(name, body).map_err(|lint::input::Refusal(why)| Reply::error(422, why))
+    };
+    let old = match check("the earlier version", old.as_bytes().to_vec()) {
+        Ok(f) => f,
+        Err(r) => return r,
+    };
+    let new = match check("the robots.txt sent", new) {
+        Ok(f) => f,
+        Err(r) => return r,
+    };
+    let work = Work::Review {
+        old,
+        new,
+        agents: req.agents.clone(),
+        urls: req.urls.clone(),
+        expect_change: req.expect_change.clone(),
+    };
+    match pool.submit(work, limits.request_time) {
+        Ok(Done::Reviewed(review)) => Reply::ok(serde_json::json!({
+            "review": *review,
+            "oracles": oracle_list(&pool.names),
+        })),
+        Ok(_) => Reply::error(500, "the panel answered another kind of job"),
         Err(r) => refused(r, limits),
     }
 }

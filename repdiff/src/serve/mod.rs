@@ -29,7 +29,8 @@ const PAGE: &str = include_str!("page.html");
 const AFTER_HELP: &str = "\
 The first line on stdout is `repdiff serve: http://ADDR:PORT/` once the
 oracles are up (with --port 0, the port the system chose). The API is
-described in docs/serve.md: POST /api/check, POST /api/lint, GET /api/oracles.";
+described in docs/serve.md: POST /api/check, POST /api/lint, POST /api/review,
+GET /api/oracles.";
 
 // The help text is the doc comment of the `Product` variant (cli.rs).
 #[derive(Debug, clap::Args)]
@@ -262,17 +263,18 @@ fn handle(mut rq: tiny_http::Request, ctx: &Ctx) {
                 None => json(rq, Reply::error(404, "no such write-up")),
             };
         }
-        (Method::Post, "/api/check") | (Method::Post, "/api/lint") => {
+        (Method::Post, "/api/check" | "/api/lint" | "/api/review") => {
             match read_body(&mut rq, ctx) {
                 Ok(bytes) => match Request::parse(&bytes) {
                     Ok(req) if path == "/api/check" => api::check(&ctx.pool, &ctx.limits, &req),
+                    Ok(req) if path == "/api/review" => api::review(&ctx.pool, &ctx.limits, &req),
                     Ok(req) => api::lint(&ctx.pool, &ctx.limits, &ctx.known, &ctx.causes, &req),
                     Err(r) => r,
                 },
                 Err(r) => r,
             }
         }
-        (_, "/" | "/api/oracles" | "/api/check" | "/api/lint") => {
+        (_, "/" | "/api/oracles" | "/api/check" | "/api/lint" | "/api/review") => {
             Reply::error(405, "method not allowed here")
         }
         _ => Reply::error(404, "no such page"),

@@ -33,6 +33,14 @@ pub enum Work {
         /// The ledger's measured causes per parser.
         known: Arc<lint::attribute::KnownCauses>,
     },
+    /// `lint --before`'s change review of `old` against `new`.
+    Review {
+        old: lint::input::File,
+        new: lint::input::File,
+        agents: Vec<String>,
+        urls: Vec<String>,
+        expect_change: Vec<String>,
+    },
 }
 
 /// What the panel did.
@@ -44,6 +52,7 @@ pub enum Done {
         deciding: Option<Vec<Vec<Option<crate::deciding::Found>>>>,
     },
     Linted(Box<lint::Report>),
+    Reviewed(Box<lint::review::Review>),
 }
 
 /// Why a job was not done.
@@ -166,6 +175,27 @@ fn run(panel: &mut Panel, work: Work) -> Done {
                 known: &known,
             };
             Done::Linted(Box::new(lint::examine(panel, file, &asked, Vec::new())))
+        }
+        Work::Review {
+            old,
+            new,
+            agents,
+            urls,
+            expect_change,
+        } => {
+            // A review compares verdicts; it names no causes.
+            let known = lint::attribute::KnownCauses::default();
+            let asked = lint::Asked {
+                agents: &agents,
+                urls: &urls,
+                budget: Duration::ZERO,
+                progress: false,
+                max_agents: lint::questions::DEFAULT_MAX_AGENTS,
+                ai_crawlers: &[],
+                known: &known,
+            };
+            let review = lint::review::review(panel, &old, &new, &asked, &expect_change);
+            Done::Reviewed(Box::new(review))
         }
     }
 }

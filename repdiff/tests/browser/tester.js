@@ -6,7 +6,7 @@
 // cell class, each collapsed group's), the page's width at a 1280-px
 // window and the findings' text. The Rust test decides what is right.
 // With TESTER_SCREENSHOTS=PREFIX it saves PREFIX-check.png and
-// PREFIX-lint.png.
+// PREFIX-lint.png (and PREFIX-review.png with TESTER_BEFORE).
 //
 // usage: node tester.js URL CHROMIUM ROBOTS_FILE AGENTS URLS [FLAG...]
 const { chromium } = require('playwright-core');
@@ -45,7 +45,19 @@ async function main() {
     await page.waitForFunction(() => document.querySelector('#findings').textContent.trim().length > 0);
     const findings = await page.$eval('#findings', e => e.textContent);
     if (shots) await page.screenshot({ path: `${shots}-lint.png`, fullPage: true });
-    process.stdout.write(JSON.stringify({ rows, width, findings }) + '\n');
+    // With TESTER_BEFORE=FILE: open the change review, paste the earlier
+    // version and press Compare.
+    let review = null;
+    if (process.env.TESTER_BEFORE) {
+      await page.click('#compare-box summary');
+      await page.click('#before');
+      await page.keyboard.insertText(fs.readFileSync(process.env.TESTER_BEFORE, 'utf8'));
+      await page.click('#compare');
+      await page.waitForSelector('#review-diff');
+      review = await page.$eval('#findings', e => e.textContent);
+      if (shots) await page.screenshot({ path: `${shots}-review.png`, fullPage: true });
+    }
+    process.stdout.write(JSON.stringify({ rows, width, findings, review }) + '\n');
   } finally {
     await browser.close();
   }
