@@ -523,6 +523,28 @@ mod tests {
     }
 
     #[test]
+    fn jobs_side_by_side_add_their_execs_over_the_longest_wall_time() {
+        let job = |seconds: f64, execs: u64, crashes: u64, restarts: u64| RunStats {
+            target: "fake job".into(),
+            seconds,
+            execs,
+            crashes,
+            restarts,
+            cov: execs / 10,
+            exit: Some(0),
+            inited: true,
+            ..RunStats::default()
+        };
+        let t = fold_parallel(
+            "differential",
+            &[job(100.0, 5000, 1, 1), job(98.0, 3000, 0, 0)],
+        );
+        assert_eq!(t.target, "differential");
+        assert_eq!((t.seconds, t.execs, t.exec_per_sec), (100.0, 8000, 80));
+        assert_eq!((t.crashes, t.restarts, t.cov), (1, 1, 500));
+    }
+
+    #[test]
     fn error_lines_name_the_death() {
         for (line, death) in [
             ("==12== ERROR: libFuzzer: deadly signal", Some(Death::Crash)),
