@@ -1,7 +1,7 @@
 //! `census`: the census crate wired to the real oracles, started the way
 //! `check` and `conformance` start them (`select::start`).
 
-use crate::cli::{seconds, Host, Usage};
+use crate::shared::{seconds, Host, Usage};
 use crate::{paths, select};
 use census::{Census, Options, Shard};
 use clap::Subcommand;
@@ -152,7 +152,7 @@ struct RunOpts {
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
     timeout: Duration,
     #[command(flatten)]
-    workers: crate::cli::WorkerFlags,
+    workers: select::WorkerFlags,
     /// Print the shard plan (files per shard for --shard's N) and stop
     #[arg(long)]
     dry_run: bool,
@@ -260,7 +260,7 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
     Ok(if sel.unavailable.is_empty() {
         0
     } else {
-        crate::cli::EXIT_NOT_RUN
+        crate::shared::EXIT_NOT_RUN
     })
 }
 
@@ -309,7 +309,7 @@ fn inputs(given: &[PathBuf]) -> Result<(Vec<PathBuf>, String), Usage> {
             default_data::SDIST_NAME,
             default_data::SDIST_VERSION,
             dir.display(),
-            crate::cli::program()
+            crate::shared::program()
         )));
     }
     Ok((

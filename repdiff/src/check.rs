@@ -1,8 +1,8 @@
 //! `repdiff check`: every oracle's answer to one ad-hoc query, or to one
 //! case of the corpus — the first thing a user reaches for.
 
-use crate::cli::{seconds, Host, Usage};
 use crate::deciding::Found;
+use crate::shared::{seconds, Host, Usage};
 use crate::{paths, select};
 use engine::oracle::{Answer, Ask, Outcome, Query};
 use oracles::profiles::aipref;
@@ -55,7 +55,7 @@ pub struct Opts {
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
     pub timeout: Duration,
     #[command(flatten)]
-    pub workers: crate::cli::WorkerFlags,
+    pub workers: select::WorkerFlags,
     /// Run the built-in oracles in this process instead of supervised workers
     #[arg(long)]
     pub in_process: bool,
@@ -131,7 +131,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         if sel.unavailable.is_empty() && !bad_answers && failed.is_empty() {
             0
         } else {
-            crate::cli::EXIT_NOT_RUN
+            crate::shared::EXIT_NOT_RUN
         },
     )
 }
@@ -386,7 +386,7 @@ fn print_json(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &J
         oracles.insert(
             u.oracle.clone(),
             serde_json::json!({"version": "unavailable", "outcome": "error",
-                               "detail": format!("oracle unavailable: {} (fix: {})", u.reason, u.fix_line(crate::cli::program()))}),
+                               "detail": format!("oracle unavailable: {} (fix: {})", u.reason, u.fix_line(crate::shared::program()))}),
         );
     }
     let mut doc = serde_json::json!({ "oracles": oracles });

@@ -5,26 +5,9 @@
 use clap::{Args, Subcommand};
 use std::path::PathBuf;
 
-/// A bad command line or unusable input: exit status 2, nothing written.
-#[derive(Debug)]
-pub struct Usage(pub String);
-
-/// The exit status of a run in which some parser was not asked or did not
-/// answer: an oracle that could not start (and was not left out with
-/// `--skip-oracle`), or, in `check`, a `timeout` or `crash` cell. Neither 0
-/// (a pass) nor 1 (the parsers disagree): a script must not read a run that
-/// is missing parsers as either.
-pub const EXIT_NOT_RUN: i32 = 3;
-
-/// What differs between the binaries that run the product commands.
-pub struct Host {
-    /// How the help and the hints name the program (`repdiff`, `repdiff`).
-    pub program: &'static str,
-    /// Make the setup cache usable before oracles start: both binaries run
-    /// setup ([`crate::setup::ensure`]); neither links a library setup
-    /// fetches, so neither has to be rebuilt afterwards.
-    pub ensure_setup: fn(),
-}
+// The binaries (and xtask) name these through `cli`; inside the library
+// every module takes them from `shared`, below the commands.
+pub use crate::shared::{Host, Usage, EXIT_NOT_RUN};
 
 /// Options every command takes: where the checkout and the setup cache are.
 /// They are exported as `REPDIFF_ROOT` / `REPDIFF_CACHE`, so workers and
@@ -168,19 +151,9 @@ pub enum Product {
     },
 }
 
-/// The program name hints give (`repdiff` or `repdiff`), set once by
-/// [`Product::run`]: messages deep in selection and reports name the
-/// command the user actually typed.
-static PROGRAM: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
-
-/// How hints name this program; `repdiff` until a command has started.
-pub fn program() -> &'static str {
-    PROGRAM.get().copied().unwrap_or("repdiff")
-}
-
 impl Product {
     pub fn run(self, host: &Host) -> Result<i32, Usage> {
-        let _ = PROGRAM.set(host.program);
+        crate::shared::set_program(host.program);
         match self {
             Product::Setup => Ok(crate::setup::main()),
             Product::Conformance(o) => crate::conformance::main(*o, host),
@@ -199,72 +172,6 @@ impl Product {
     }
 }
 
-/// How far a worker may go before it is cut off, for the commands that
-/// start oracles (`check`, `conformance`, `census`); the per-call timeout
-/// stays each command's own `--timeout`.
-#[derive(Debug, Clone, Args)]
-pub struct WorkerFlags {
-    /// Seconds a starting worker may be idle before it greets (a harness
-    /// that cannot start is told within this, naming what it printed); time
-    /// it spends busy, or waiting for a CPU, does not count, up to 12 times
-    /// this in all
-    #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
-    pub greeting_timeout: std::time::Duration,
-    /// Each worker's data-segment limit in MiB, 0 for none (a worker past
-    /// it dies as one crash cell instead of taking the machine's memory)
-    #[arg(long, value_name = "MIB", default_value_t = 4096)]
-    pub memory_limit: u64,
-    /// Leave this oracle out (repeatable): the run says it was not asked,
-    /// instead of failing because it cannot start
-    #[arg(long = "skip-oracle", value_name = "NAME")]
-    pub skip_oracles: Vec<String>,
-}
-
-impl WorkerFlags {
-    /// The oracles to start for `--oracle` names `names` (empty: every
-    /// registered one and every `--oracle-cmd` one), without the skipped
-    /// ones. Says on stderr which were left out.
-    pub fn wanted(
-        &self,
-        names: &[String],
-        extra: &[crate::registry::External],
-    ) -> Result<Vec<String>, Usage> {
-        if self.skip_oracles.is_empty() {
-            return Ok(names.to_vec());
-        }
-        crate::select::validate(&self.skip_oracles, extra)?;
-        let all: Vec<String> = if names.is_empty() {
-            let mut all = crate::select::known_names();
-            all.extend(extra.iter().map(|e| e.name.clone()));
-            all
-        } else {
-            names.to_vec()
-        };
-        let kept: Vec<String> = all
-            .into_iter()
-            .filter(|n| !self.skip_oracles.contains(n))
-            .collect();
-        if kept.is_empty() {
-            return Err(Usage("--skip-oracle left no oracle to ask".into()));
-        }
-        log::warn!(
-            "not asked (--skip-oracle): {}",
-            self.skip_oracles.join(", ")
-        );
-        Ok(kept)
-    }
-
-    /// The engine's limits with this call timeout and these flags.
-    pub fn limits(&self, timeout: std::time::Duration) -> engine::worker::Limits {
-        engine::worker::Limits {
-            timeout,
-            greeting_timeout: self.greeting_timeout,
-            memory_limit: self.memory_limit.saturating_mul(1 << 20),
-            ..engine::worker::Limits::default()
-        }
-    }
-}
-
 /// Print a usage error the way clap prints its own, and give its status.
 pub fn exit_code(result: Result<i32, Usage>) -> i32 {
     match result {
@@ -273,61 +180,5 @@ pub fn exit_code(result: Result<i32, Usage>) -> i32 {
             eprintln!("error: {message}");
             2
         }
-    }
-}
-
-/// `--timeout SECS`: a finite, non-negative number of seconds (a negative
-/// or NaN one would make `Duration::from_secs_f64` panic).
-pub fn seconds(s: &str) -> Result<std::time::Duration, String> {
-    let v: f64 = s.parse().map_err(|_| format!("not a number: {s:?}"))?;
-    std::time::Duration::try_from_secs_f64(v).map_err(|e| format!("{s:?}: {e}"))
-}
-
-/// Glob over case ids: `*` any run, `?` one character.
-pub fn glob_match(pattern: &str, text: &str) -> bool {
-    let p: Vec<char> = pattern.chars().collect();
-    let t: Vec<char> = text.chars().collect();
-    // Iterative wildcard match with one backtrack point: linear-ish, no blow-up.
-    let (mut pi, mut ti) = (0, 0);
-    let (mut star, mut mark) = (None, 0);
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == '?' || p[pi] == t[ti]) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == '*' {
-            star = Some(pi);
-            mark = ti;
-            pi += 1;
-        } else if let Some(s) = star {
-            pi = s + 1;
-            mark += 1;
-            ti = mark;
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|&c| c == '*')
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn globs() {
-        assert!(glob_match("seed-*", "seed-18"));
-        assert!(glob_match("*18", "seed-18"));
-        assert!(glob_match("seed-1?", "seed-18"));
-        assert!(!glob_match("seed-1?", "seed-1"));
-        assert!(!glob_match("rfc-*", "seed-18"));
-        assert!(glob_match("*", ""));
-    }
-
-    #[test]
-    fn timeouts() {
-        assert_eq!(seconds("2.5"), Ok(std::time::Duration::from_millis(2500)));
-        assert!(seconds("-1").is_err());
-        assert!(seconds("NaN").is_err());
-        assert!(seconds("five").is_err());
     }
 }

@@ -1,7 +1,7 @@
 //! `repdiff conformance`: the corpus through every oracle, triaged
 //! against the ledger, reported.
 
-use crate::cli::{glob_match, seconds, Host, Usage};
+use crate::shared::{glob_match, seconds, Host, Usage};
 use crate::{paths, select};
 use engine::case::{Case, Corpus};
 use engine::ledger::Ledger;
@@ -51,7 +51,7 @@ pub struct Opts {
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = seconds)]
     pub timeout: Duration,
     #[command(flatten)]
-    pub workers: crate::cli::WorkerFlags,
+    pub workers: select::WorkerFlags,
     /// Run the built-in oracles in this process instead of supervised workers
     #[arg(long)]
     pub in_process: bool,
@@ -114,7 +114,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     print_stale(&result, opts.strict);
     print_next_step(&result, &out_dir, host);
     if !result.unavailable.is_empty() {
-        return Ok(crate::cli::EXIT_NOT_RUN);
+        return Ok(crate::shared::EXIT_NOT_RUN);
     }
     let failed = untriaged > 0 || (opts.strict && !result.stale.is_empty());
     Ok(if failed { 1 } else { 0 })
@@ -364,7 +364,7 @@ fn print_summary(result: &report::compat::Report) {
             "{:<16} NOT RUN: {} (fix: {})",
             u.oracle,
             u.reason,
-            u.fix_line(crate::cli::program())
+            u.fix_line(crate::shared::program())
         );
     }
 }

@@ -3,9 +3,9 @@
 //! (as `check` and `conformance` start it), so "ready" means its worker
 //! greeted. It only reports: it runs no setup and installs nothing.
 
-use crate::cli::{Usage, EXIT_NOT_RUN};
 use crate::registry::External;
 use crate::setup::runtimes;
+use crate::shared::{Usage, EXIT_NOT_RUN};
 use std::path::Path;
 
 // The help text is the doc comment of the `Product` variant (cli.rs).
@@ -135,7 +135,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     let externals = crate::registry::externals()?;
     let names = crate::select::known_names();
     let registry = oracles::registry();
-    let program = crate::cli::program();
+    let program = crate::shared::program();
     let root = crate::paths::root();
     let missing = runtimes::missing(&root, &externals);
     let mut rows: Vec<Row> = names

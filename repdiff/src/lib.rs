@@ -25,6 +25,7 @@ pub mod report_site;
 pub mod select;
 pub mod serve;
 pub mod setup;
+pub mod shared;
 pub mod slow;
 pub mod speed;
 pub mod suites;

@@ -1,6 +1,6 @@
 //! Where the corpus, the ledger and the reports live.
 
-use crate::cli::Usage;
+use crate::shared::Usage;
 use std::path::PathBuf;
 
 /// The checkout whose corpus, ledger and reports a command uses: the one

@@ -10,9 +10,9 @@
 //! this one list, loaded once per process; what only the product checks
 //! (a reproducer's placeholders) is checked here.
 
-use crate::cli::Usage;
 use crate::findings::repro;
 use crate::paths;
+use crate::shared::Usage;
 pub use oracles::manifest::{
     AptPin, BuildPin, Builtin, CargoPin, External, GoPin, Install, MavenPin, NpmPin, PipPin,
     ReproRun, Reproducer,

@@ -1,8 +1,8 @@
 //! Turning `--oracle` names into running oracles.
 
 use crate::chaos;
-use crate::cli::Usage;
 use crate::registry::{self, External};
+use crate::shared::Usage;
 use engine::oracle::{Oracle, Unavailable};
 use engine::worker::{Limits, Supervised};
 
@@ -154,7 +154,7 @@ pub fn start(names: &[String], extra: &[External], in_process: bool, limits: Lim
                             None => Err(Unavailable {
                                 oracle: name.clone(),
                                 reason: "unknown oracle".into(),
-                                fix: format!("see `{} oracles`", crate::cli::program()),
+                                fix: format!("see `{} oracles`", crate::shared::program()),
                                 then_setup: false,
                             }),
                         };
@@ -313,7 +313,7 @@ pub fn list(opts: &ListOpts) -> Result<i32, Usage> {
 fn with_fix(err: engine::worker::StartError, e: &External, registered: bool) -> Unavailable {
     use engine::worker::StartFailure;
     let mut u = err.unavailable;
-    let program = crate::cli::program();
+    let program = crate::shared::program();
     let argv = e.argv().join(" ");
     u.fix = match (err.kind, registered) {
         (StartFailure::Unavailable, _) if !u.fix.is_empty() || u.then_setup => return u,
@@ -329,4 +329,66 @@ fn with_fix(err: engine::worker::StartError, e: &External, registered: bool) -> 
         ),
     };
     u
+}
+
+/// How far a worker may go before it is cut off, for the commands that
+/// start oracles (`check`, `conformance`, `census`); the per-call timeout
+/// stays each command's own `--timeout`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WorkerFlags {
+    /// Seconds a starting worker may be idle before it greets (a harness
+    /// that cannot start is told within this, naming what it printed); time
+    /// it spends busy, or waiting for a CPU, does not count, up to 12 times
+    /// this in all
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::shared::seconds)]
+    pub greeting_timeout: std::time::Duration,
+    /// Each worker's data-segment limit in MiB, 0 for none (a worker past
+    /// it dies as one crash cell instead of taking the machine's memory)
+    #[arg(long, value_name = "MIB", default_value_t = 4096)]
+    pub memory_limit: u64,
+    /// Leave this oracle out (repeatable): the run says it was not asked,
+    /// instead of failing because it cannot start
+    #[arg(long = "skip-oracle", value_name = "NAME")]
+    pub skip_oracles: Vec<String>,
+}
+
+impl WorkerFlags {
+    /// The oracles to start for `--oracle` names `names` (empty: every
+    /// registered one and every `--oracle-cmd` one), without the skipped
+    /// ones. Says on stderr which were left out.
+    pub fn wanted(&self, names: &[String], extra: &[External]) -> Result<Vec<String>, Usage> {
+        if self.skip_oracles.is_empty() {
+            return Ok(names.to_vec());
+        }
+        validate(&self.skip_oracles, extra)?;
+        let all: Vec<String> = if names.is_empty() {
+            let mut all = known_names();
+            all.extend(extra.iter().map(|e| e.name.clone()));
+            all
+        } else {
+            names.to_vec()
+        };
+        let kept: Vec<String> = all
+            .into_iter()
+            .filter(|n| !self.skip_oracles.contains(n))
+            .collect();
+        if kept.is_empty() {
+            return Err(Usage("--skip-oracle left no oracle to ask".into()));
+        }
+        log::warn!(
+            "not asked (--skip-oracle): {}",
+            self.skip_oracles.join(", ")
+        );
+        Ok(kept)
+    }
+
+    /// The engine's limits with this call timeout and these flags.
+    pub fn limits(&self, timeout: std::time::Duration) -> Limits {
+        Limits {
+            timeout,
+            greeting_timeout: self.greeting_timeout,
+            memory_limit: self.memory_limit.saturating_mul(1 << 20),
+            ..Limits::default()
+        }
+    }
 }

@@ -69,7 +69,7 @@ pub fn sample(limit: u64) -> Result<Sample, String> {
         return Err(format!(
             "no census data at {} (`{} setup` fetches it)",
             dir.display(),
-            crate::cli::program()
+            crate::shared::program()
         ));
     }
     let (text, files) = queries(&[dir], Some(limit))?;

@@ -9,6 +9,7 @@ mod bench_census;
 mod bench_direct;
 mod bench_external;
 mod bench_serve;
+mod circles;
 mod fuzz;
 mod gen_metamorphic;
 mod verify_cpython315;
@@ -46,6 +47,8 @@ enum Command {
     /// Build and run Google's own robots_test.cc against the google oracle's robots.cc
     #[command(long_about = verify_google::HELP)]
     VerifyGoogle,
+    /// List the import circles between each crate's modules; fail on one not pinned
+    Circles,
 }
 
 const HOST: Host = Host {
@@ -68,6 +71,7 @@ fn main() {
         Command::GenMetamorphic(o) => gen_metamorphic::main(o),
         Command::VerifyCpython315(o) => verify_cpython315::main(o),
         Command::VerifyGoogle => verify_google::main(),
+        Command::Circles => Ok(circles::main(&repdiff::paths::root())),
     });
     std::process::exit(exit_code(result));
 }

@@ -2,7 +2,8 @@
 //! oracles, the edits read from `census/edits/` (docs/census.md).
 
 use super::{expected_files, inputs};
-use crate::cli::{Host, Usage, WorkerFlags};
+use crate::select::WorkerFlags;
+use crate::shared::{Host, Usage};
 use crate::{paths, select};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -26,7 +27,7 @@ pub struct AdoptionOpts {
     out: Option<PathBuf>,
     /// Seconds per worker call before it is given up on (plus a quarter
     /// per query after the first)
-    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::cli::seconds)]
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::shared::seconds)]
     timeout: Duration,
     #[command(flatten)]
     workers: WorkerFlags,
@@ -113,7 +114,7 @@ pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, Usage> {
     Ok(if sel.unavailable.is_empty() {
         0
     } else {
-        crate::cli::EXIT_NOT_RUN
+        crate::shared::EXIT_NOT_RUN
     })
 }
 

@@ -3,7 +3,8 @@
 //! (docs/census.md).
 
 use super::{expected_files, inputs};
-use crate::cli::{Host, Usage, WorkerFlags};
+use crate::select::WorkerFlags;
+use crate::shared::{Host, Usage};
 use crate::{paths, select};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -24,7 +25,7 @@ pub struct AiCrawlersOpts {
     out: Option<PathBuf>,
     /// Seconds per worker call before it is given up on (plus a quarter
     /// per query after the first)
-    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::cli::seconds)]
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = crate::shared::seconds)]
     timeout: Duration,
     #[command(flatten)]
     workers: WorkerFlags,
@@ -48,7 +49,7 @@ pub fn list() -> Result<census::ai_crawlers::List, Usage> {
     census::ai_crawlers::load(&path).map_err(|why| {
         Usage(format!(
             "{why} (the list comes from `{} setup`, step ai-crawlers)",
-            crate::cli::program()
+            crate::shared::program()
         ))
     })
 }
@@ -115,7 +116,7 @@ pub fn run(args: AiCrawlersOpts, host: &Host) -> Result<i32, Usage> {
     Ok(if sel.unavailable.is_empty() {
         0
     } else {
-        crate::cli::EXIT_NOT_RUN
+        crate::shared::EXIT_NOT_RUN
     })
 }
 

@@ -19,8 +19,8 @@ mod slow;
 mod verify;
 mod verify_build;
 
-use crate::cli::Usage;
 use crate::paths;
+use crate::shared::Usage;
 use engine::case::{Case, Corpus, Expect, Verdict};
 use engine::ledger::{Classification, Entry, Ledger};
 use engine::oracle::{Label, Oracle, Outcome};
@@ -93,7 +93,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         log::error!(
             "{} is out of date; run `{} findings`",
             dir.display(),
-            crate::cli::program()
+            crate::shared::program()
         );
         return Ok(1);
     }

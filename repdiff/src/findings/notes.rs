@@ -4,7 +4,7 @@
 //! a ledger entry classified `bug`; anything else is an error naming the
 //! file and line, as the corpus and ledger loaders do.
 
-use crate::cli::Usage;
+use crate::shared::Usage;
 use engine::case::find_line;
 use engine::ledger::{Classification, Ledger};
 use serde::Deserialize;

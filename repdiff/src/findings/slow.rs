@@ -8,8 +8,8 @@
 //! that report, so the write-up is as reproducible as the ledger's.
 
 use super::repro::{self, escape_bytes};
-use crate::cli::Usage;
 use crate::paths;
+use crate::shared::Usage;
 use crate::slow::SlowFinding;
 use engine::oracle::{Ask, Query};
 use serde::Deserialize;

@@ -10,8 +10,8 @@
 //! failure, not a skip: the check must not pass because nothing ran.
 
 use super::repro::{Lang, Program};
-use crate::cli::Usage;
 use crate::paths;
+use crate::shared::Usage;
 use engine::oracle::{Ask, Label};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

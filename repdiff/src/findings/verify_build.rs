@@ -4,7 +4,7 @@
 //! C++ ones against Google's robots.cc as setup fetched it.
 
 use super::verify::Reproducer;
-use crate::cli::Usage;
+use crate::shared::Usage;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

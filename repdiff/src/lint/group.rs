@@ -27,7 +27,7 @@ pub struct Disagreement {
     pub question: Question,
     pub split: Split,
     /// Per oracle (panel order), the line that decided its verdict on the
-    /// whole file ([`crate::deciding`]); empty until [`super::decide`]
+    /// whole file ([`crate::deciding`]); empty until `lint::decide`
     /// fills it.
     pub deciding: Vec<Option<crate::deciding::Found>>,
 }

@@ -20,8 +20,8 @@ pub mod render;
 pub mod review;
 pub mod rewrite;
 
-use crate::cli::{seconds, Host, Usage};
 use crate::select;
+use crate::shared::{seconds, Host, Usage};
 use group::Disagreement;
 pub use questions::Question;
 use std::time::{Duration, Instant};
@@ -91,7 +91,7 @@ pub struct Opts {
     #[arg(long, value_name = "N", default_value_t = questions::DEFAULT_MAX_AGENTS)]
     pub max_agents: usize,
     #[command(flatten)]
-    pub workers: crate::cli::WorkerFlags,
+    pub workers: select::WorkerFlags,
 }
 
 /// A question on which some oracle failed (an error, a crash, a timeout):
@@ -190,7 +190,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     }
     if sel.oracles.len() < 2 {
         log::error!("fewer than two oracles could start: nothing to compare");
-        return Ok(crate::cli::EXIT_NOT_RUN);
+        return Ok(crate::shared::EXIT_NOT_RUN);
     }
     let mut panel = panel::Panel::new(sel.oracles);
     let ai_crawlers: Vec<String> = if opts.ai_crawlers {
@@ -236,7 +236,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         log::error!(
             "no answer (timeout or crash) on some questions from: {} (exit {})",
             silent.iter().copied().collect::<Vec<_>>().join(", "),
-            crate::cli::EXIT_NOT_RUN
+            crate::shared::EXIT_NOT_RUN
         );
     }
     if not_run {
@@ -250,11 +250,11 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
                 .map(|u| u.oracle.as_str())
                 .collect::<Vec<_>>()
                 .join(", "),
-            crate::cli::EXIT_NOT_RUN
+            crate::shared::EXIT_NOT_RUN
         );
     }
     if not_run || !silent.is_empty() {
-        return Ok(crate::cli::EXIT_NOT_RUN);
+        return Ok(crate::shared::EXIT_NOT_RUN);
     }
     // Past 500 KiB Googlebot ignores the rest whatever the parsers say.
     Ok(
@@ -346,7 +346,7 @@ fn review_main(
         );
     }
     if not_run || silent {
-        crate::cli::EXIT_NOT_RUN
+        crate::shared::EXIT_NOT_RUN
     } else if r.unexpected > 0 {
         1
     } else {

@@ -204,7 +204,7 @@ fn view(r: &Report) -> View<'_> {
             .map(|u| UnavailableView {
                 oracle: &u.oracle,
                 reason: &u.reason,
-                fix: u.fix_line(crate::cli::program()),
+                fix: u.fix_line(crate::shared::program()),
             })
             .collect(),
         questions: r.questions.len(),

@@ -115,7 +115,7 @@ pub fn review(
                 unchanged: b.0.len() - moved.len(),
                 expected: expect
                     .iter()
-                    .any(|p| crate::cli::glob_match(p, &format!("{} {}", q.agent, q.url))),
+                    .any(|p| crate::shared::glob_match(p, &format!("{} {}", q.agent, q.url))),
                 moved,
             })
         })

@@ -3,8 +3,8 @@
 
 pub mod browser;
 
-use crate::cli::Usage;
 use crate::paths;
+use crate::shared::Usage;
 use clap::Subcommand;
 use report::compat::Report;
 use report::history;
@@ -428,7 +428,7 @@ fn load_report(path: &Path) -> Result<Report, Usage> {
         return Err(Usage(format!(
             "{}: no such file (run `{} conformance` first)",
             path.display(),
-            crate::cli::program()
+            crate::shared::program()
         )));
     }
     Report::load(path).map_err(Usage)
@@ -474,7 +474,7 @@ fn check_publishable(json: &Path, report: &Report) -> Result<(), Usage> {
             "{}: not published: not a full run (missing {}); run `{} conformance` without filters",
             json.display(),
             missing.join(", "),
-            crate::cli::program()
+            crate::shared::program()
         )));
     }
     Ok(())

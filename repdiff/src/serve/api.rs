@@ -368,7 +368,7 @@ pub fn lint(
     let ai_crawlers = if req.ai_crawlers {
         match crate::census_cmd::ai_crawlers::list() {
             Ok(list) => list.crawlers.into_iter().map(|c| c.token).collect(),
-            Err(crate::cli::Usage(why)) => return Reply::error(422, why),
+            Err(crate::shared::Usage(why)) => return Reply::error(422, why),
         }
     } else {
         Vec::new()

@@ -16,7 +16,7 @@ pub mod api;
 mod conn;
 pub mod pool;
 
-use crate::cli::{seconds, Host, Usage};
+use crate::shared::{seconds, Host, Usage};
 use crate::{lint, paths, select};
 use api::{Known, Limits, Reply, Request};
 use std::collections::BTreeMap;

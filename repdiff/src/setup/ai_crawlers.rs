@@ -34,7 +34,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
     let fix = format!(
         "rm -rf {} && {} setup",
         base.display(),
-        crate::cli::program()
+        crate::shared::program()
     );
     std::fs::create_dir_all(&base).map_err(|e| {
         ctx.err(

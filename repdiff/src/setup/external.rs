@@ -156,7 +156,7 @@ pub(super) fn ensure_npm(ctx: &Ctx, verbose: bool, pin: &NpmPin) -> Result<()> {
     let fix = format!(
         "rm -rf {} && {} setup",
         dir.display(),
-        crate::cli::program()
+        crate::shared::program()
     );
     let packages = npm_packages(pin);
     let version_ok = |package: &str, version: &str| {

@@ -173,7 +173,7 @@ fn download_in(ctx: &Ctx, work: &Path, sdist: &Path) -> Result<()> {
         ]),
         &format!(
             "check that PyPI is reachable, then {} setup",
-            crate::cli::program()
+            crate::shared::program()
         ),
     )?;
 
@@ -232,7 +232,7 @@ fn download_in(ctx: &Ctx, work: &Path, sdist: &Path) -> Result<()> {
             .arg(&dl),
         &format!(
             "check that PyPI is reachable, then {} setup",
-            crate::cli::program()
+            crate::shared::program()
         ),
     )?;
     let got = dl.join(pins::SDIST_FILE);
@@ -271,7 +271,7 @@ fn extract(ctx: &Ctx, dir: &Path, sdist: &Path) -> Result<()> {
             &format!(
                 "rm -rf {} && {} setup",
                 dir.display(),
-                crate::cli::program()
+                crate::shared::program()
             ),
         )?;
         for ((name, sha), member) in pins::FILES.iter().zip(&members) {

@@ -124,7 +124,7 @@ pub fn ensure_maven(ctx: &Ctx, verbose: bool, name: &str, pin: &MavenPin) -> Res
     let fix = format!(
         "rm -rf {} && {} setup",
         out.display(),
-        crate::cli::program()
+        crate::shared::program()
     );
     let pins = jar_pins(ctx, &piece, &project.join("jars.sha256"))?;
     let stamp = source_stamp(&project);
@@ -212,7 +212,7 @@ pub fn ensure_go(ctx: &Ctx, verbose: bool, name: &str, pin: &GoPin) -> Result<()
     let fix = format!(
         "rm -rf {} && {} setup",
         out.display(),
-        crate::cli::program()
+        crate::shared::program()
     );
     let first = !out.join("harness").is_file();
     if verbose || first {

@@ -93,7 +93,7 @@ pub fn verify(ctx: &Ctx, piece: &str, path: &Path, sha256: &str) -> Result<()> {
         ctx.err(
             piece,
             format!("cannot read {}: {e}", path.display()),
-            format!("{} setup", crate::cli::program()),
+            format!("{} setup", crate::shared::program()),
         )
     })?;
     if got != sha256 {
@@ -106,7 +106,7 @@ pub fn verify(ctx: &Ctx, piece: &str, path: &Path, sha256: &str) -> Result<()> {
             format!(
                 "rm -rf {} && {} setup",
                 path.display(),
-                crate::cli::program()
+                crate::shared::program()
             ),
         ));
     }

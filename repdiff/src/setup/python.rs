@@ -103,7 +103,7 @@ pub fn ensure_venv(
     let fix = format!(
         "rm -rf {} && {} setup",
         dir.display(),
-        crate::cli::program()
+        crate::shared::program()
     );
     let home_ok = venv_home(&dir).as_deref() == python.parent();
     let dist_info =
@@ -221,7 +221,7 @@ fn ensure_pyodide(ctx: &Ctx, verbose: bool) -> Result<PathBuf> {
         "rm -rf {} {} && {} setup",
         tarball.display(),
         dir.display(),
-        crate::cli::program()
+        crate::shared::program()
     );
 
     let extracted = std::fs::read_to_string(&marker)
@@ -355,7 +355,7 @@ fn ensure_robotparser_315(ctx: &Ctx, verbose: bool, python: &Path, zip: &Path) -
     let fix = format!(
         "rm -rf {} && {} setup",
         path.display(),
-        crate::cli::program()
+        crate::shared::program()
     );
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| {

@@ -8,7 +8,7 @@
 
 pub mod model;
 
-use crate::cli::{Host, Usage};
+use crate::shared::{Host, Usage};
 use crate::{paths, select};
 use engine::oracle::{Ask, Oracle, Outcome, Query, Unavailable};
 use engine::worker::Limits;
@@ -130,13 +130,13 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
             "oracle `{}` could not run: {}\n  fix: {}",
             u.oracle,
             u.reason,
-            u.fix_line(crate::cli::program())
+            u.fix_line(crate::shared::program())
         );
     }
     for m in &missing {
         log::error!(
             "suite `{m}` is not captured\n  fix: {} setup",
-            crate::cli::program()
+            crate::shared::program()
         );
     }
     Ok(i32::from(
@@ -244,7 +244,7 @@ fn to_report(
             .map(|u| UnavailableRec {
                 oracle: u.oracle.clone(),
                 reason: u.reason.clone(),
-                fix: u.fix_line(crate::cli::program()),
+                fix: u.fix_line(crate::shared::program()),
             })
             .collect(),
         missing_suites: missing.to_vec(),

@@ -4,7 +4,7 @@
 //! the `cause:` of a ledger entry is found, never by hand: an entry takes a
 //! catalogue name only when the classifier gives it.
 
-use crate::cli::Usage;
+use crate::shared::Usage;
 use cause::{Input, OraclePair, REFERENCE};
 use engine::case::Corpus;
 use engine::ledger::{Entry, Ledger};

@@ -6,7 +6,7 @@
 //! fuzzing toolchain; `cargo xtask fuzz` (which does) reads them through
 //! this module too.
 
-use crate::cli::Usage;
+use crate::shared::Usage;
 use engine::oracle::{Answer, Ask, Oracle, Outcome, Query};
 use fuzzcore::record::FindingRecord;
 use fuzzcore::triage;

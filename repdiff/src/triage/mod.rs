@@ -14,7 +14,7 @@ pub mod minimize;
 pub mod reasons;
 pub mod sweep;
 
-use crate::cli::{Host, Usage};
+use crate::shared::{Host, Usage};
 
 /// `repdiff triage` subcommands.
 #[derive(Debug, clap::Subcommand)]

@@ -4,7 +4,7 @@
 //! shape no crawler sends) carries its reason here, and the sweep report
 //! prints it beside the pair, so what is left is either work or explained.
 
-use crate::cli::Usage;
+use crate::shared::Usage;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -13,7 +13,7 @@
 //! one batched call each, and only the sampled departures pay for
 //! minimisation (hundreds of single questions).
 
-use crate::cli::Usage;
+use crate::shared::Usage;
 use crate::slow::{self, SlowFinding};
 use cause::Input;
 use engine::oracle::{Ask, Oracle, Query};
@@ -417,7 +417,7 @@ fn markdown(s: &Sweep, names: &[String], reasons: &super::reasons::Reasons) -> S
     let t = &s.totals;
     let mut md = format!(
         "# Fuzz corpus sweep\n\n`{} triage sweep`: {} of {} corpus inputs replayed ({} can_fetch queries) through {} oracles ({}) in {:.0} s; {} departures from {REFERENCE}, {} sampled and named (at most {} per (oracle, answers, deciding feature, unminimised cause)), {} left unnamed because the pair took over {NAME_UNDER_MS} ms on the input.\n\n",
-        crate::cli::program(),
+        crate::shared::program(),
         t.inputs_replayed, t.inputs, t.queries, names.len(), names.join(", "), t.seconds,
         t.departures, t.departures_named, s.per_bucket, t.departures_slow,
     );

@@ -166,7 +166,7 @@ fn fetch_sdist(
             .arg(&req),
         &format!(
             "check that PyPI is reachable, then {} setup",
-            crate::cli::program()
+            crate::shared::program()
         ),
     )?;
     verify(ctx, PIECE, &file, sha)?;
@@ -213,7 +213,7 @@ pub fn prepare_rerp(ctx: &Ctx, verbose: bool) -> Result<Prepared> {
             format!(
                 "rm -rf {} && {} setup",
                 venv.display(),
-                crate::cli::program()
+                crate::shared::program()
             ),
         ));
     }
@@ -238,7 +238,7 @@ fn rerp_registry_pin(ctx: &Ctx) -> Result<crate::registry::PipPin> {
     let fix = format!(
         "make oracles/harness/robotexclusionrulesparser/oracle.yaml and \
                RERP_SDIST in repdiff/src/setup/suites/python.rs agree, then {} setup",
-        crate::cli::program()
+        crate::shared::program()
     );
     let externals = crate::registry::externals()
         .map_err(|e| ctx.err(PIECE, e.0, "fix the oracle.yaml it names"))?;
@@ -301,7 +301,7 @@ fn ensure_pytest(ctx: &Ctx, verbose: bool) -> Result<PathBuf> {
     let fix = format!(
         "rm -rf {} && {} setup",
         venv.display(),
-        crate::cli::program()
+        crate::shared::program()
     );
     run(
         ctx,
@@ -344,7 +344,7 @@ fn extract(ctx: &Ctx, sdist: &Path, work: &Path, top: &str) -> Result<PathBuf> {
             .arg(sdist)
             .arg("-C")
             .arg(work),
-        &format!("{} setup", crate::cli::program()),
+        &format!("{} setup", crate::shared::program()),
     )?;
     Ok(work.join(top).join("tests"))
 }
@@ -387,7 +387,7 @@ fn pytest(ctx: &Ctx, kind: &str, work: &Path, args: &[String], site: Option<&Pat
             ctx.err(
                 PIECE,
                 format!("cannot run {}: {e}", python.display()),
-                format!("{} setup", crate::cli::program()),
+                format!("{} setup", crate::shared::program()),
             )
         })?;
     let raw = read_raw(ctx, &out_file, &format!("pytest ({kind})"), &tail(&out))?;
@@ -403,7 +403,7 @@ fn pytest(ctx: &Ctx, kind: &str, work: &Path, args: &[String], site: Option<&Pat
         return Err(ctx.err(
             PIECE,
             format!("{kind}: the suite imported its parser from {library}, not from {expected}"),
-            format!("{} setup", crate::cli::program()),
+            format!("{} setup", crate::shared::program()),
         ));
     }
     Ok(raw)
