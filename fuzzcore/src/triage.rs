@@ -380,8 +380,11 @@ impl Known {
         out
     }
 
+    /// Pretty JSON. Only strings, numbers and string-keyed maps, which
+    /// serde_json always serialises (so `record` stays the only module that
+    /// knows both the records and the triage types).
     pub fn to_json(&self) -> String {
-        crate::record::to_pretty(self)
+        serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
     /// Parse `known-signatures.json`; a missing or unknown field is an

@@ -10,9 +10,9 @@
 //! this one list, loaded once per process; what only the product checks
 //! (a reproducer's placeholders) is checked here.
 
-use crate::findings::repro;
 use crate::paths;
 use crate::shared::Usage;
+use crate::template;
 pub use oracles::manifest::{
     AptPin, BuildPin, Builtin, CargoPin, External, GoPin, Install, MavenPin, NpmPin, PipPin,
     ReproRun, Reproducer,
@@ -68,19 +68,19 @@ fn load() -> Result<Loaded, Usage> {
 }
 
 /// A reproducer's template and calls name only placeholders
-/// `findings::repro` fills in.
+/// `findings::repro` fills in ([`crate::template`]).
 fn check_template(manifest: &std::path::Path, r: &Reproducer) -> Result<(), Usage> {
     let path = manifest.with_file_name(&r.template);
     let known_in =
         |names: &'static [&'static str]| move |n: &str| names.contains(&n).then(String::new);
-    repro::fill(&r.source, &known_in(repro::PLACEHOLDERS)).map_err(|e| {
+    template::fill(&r.source, &known_in(template::PLACEHOLDERS)).map_err(|e| {
         Usage(format!(
             "{}: the reproducer's template: {e}",
             path.display()
         ))
     })?;
     for call in r.calls.values() {
-        repro::fill(call, &known_in(repro::CALL_PLACEHOLDERS)).map_err(|e| {
+        template::fill(call, &known_in(template::CALL_PLACEHOLDERS)).map_err(|e| {
             Usage(format!(
                 "{}: a call in its reproducer: {e}",
                 manifest.display()

@@ -64,8 +64,8 @@ impl Drop for Sample {
 /// 2xx status), with every question the census derives, in memory and as
 /// `repdiff census queries` writes them (a temporary file, removed on drop).
 pub fn sample(limit: u64) -> Result<Sample, String> {
-    let dir = crate::census_cmd::default_data_dir(&oracles::cache_dir());
-    if !crate::census_cmd::default_data_present(&dir) {
+    let dir = crate::datasets::census_data::dir(&oracles::cache_dir());
+    if !crate::datasets::census_data::present(&dir) {
         return Err(format!(
             "no census data at {} (`{} setup` fetches it)",
             dir.display(),

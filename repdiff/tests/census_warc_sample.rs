@@ -10,7 +10,7 @@
 //! not run.
 
 use census::input::{self, Record, MAX_BODY};
-use repdiff::census_cmd::warc_sample;
+use repdiff::datasets::warc_sample;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -18,8 +18,6 @@ use std::path::Path;
 
 pub use engine::run::Status;
 
-use crate::score::Score;
-
 /// The version this build writes. Bump it when a field changes meaning or
 /// disappears, and keep reading the old one (see [`Report::parse`]).
 pub const FORMAT: &str = "repdiff-compat/2";
@@ -223,14 +221,76 @@ pub struct Report {
     pub ledger: Vec<Entry>,
 }
 
+/// Counts of one oracle's cells: an `either` query that matched is not
+/// scored (any verdict would do).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Score {
+    pub matched: usize,
+    pub deviated: usize,
+    pub failed: usize,
+    pub split: usize,
+    pub unsupported: usize,
+    #[serde(default)]
+    pub triaged: usize,
+    #[serde(default)]
+    pub untriaged: usize,
+}
+
+impl Score {
+    pub(crate) fn add(&mut self, cell: &CellRec, definite: bool) {
+        self.count(cell.status, cell.triaged_by.is_some(), definite);
+    }
+
+    /// Count one cell of `status`; `triaged`: a ledger entry explains it;
+    /// `definite`: its query's expectation is not `either`.
+    pub fn count(&mut self, status: Status, triaged: bool, definite: bool) {
+        self.count_status(status, definite);
+        if status.needs_triage() {
+            if triaged {
+                self.triaged += 1;
+            } else {
+                self.untriaged += 1;
+            }
+        }
+    }
+
+    /// Count `status` alone, for a comparison no ledger applies to (the
+    /// profile matrix: profiles are never triaged).
+    pub(crate) fn count_status(&mut self, status: Status, definite: bool) {
+        match status {
+            Status::Match if definite => self.matched += 1,
+            Status::Match => {}
+            Status::Deviate => self.deviated += 1,
+            Status::Failed => self.failed += 1,
+            Status::Split => self.split += 1,
+            Status::Unsupported => self.unsupported += 1,
+        }
+    }
+
+    /// Cells with a definite expectation that the oracle answered.
+    pub fn scored(&self) -> usize {
+        self.matched + self.deviated + self.failed
+    }
+
+    /// Matched share of the scored cells; `None` when nothing was scored.
+    pub fn share(&self) -> Option<f64> {
+        (self.scored() > 0).then(|| 100.0 * self.matched as f64 / self.scored() as f64)
+    }
+
+    /// [`Score::share`], 0 when nothing was scored.
+    pub fn percent(&self) -> f64 {
+        self.share().unwrap_or(0.0)
+    }
+}
+
 /// The key of one cell: case id, 0-based query, oracle.
 pub type CellKey = (String, usize, String);
 
 impl Report {
-    /// A run as its report. Case files are named relative to `base` (the
-    /// repository root), so the same corpus run from two checkouts gives the
-    /// same bytes.
-    pub fn from_run(
+    /// A run as its report without its counts (`scores`, the profile
+    /// matrix and closest profiles stay empty): [`Report::from_run`], in
+    /// `score.rs`, fills them, so the record knows no scoring.
+    pub(crate) fn unscored(
         result: &RunResult,
         cases: &[&Case],
         ledger: &Ledger,
@@ -242,7 +302,7 @@ impl Report {
             .iter()
             .map(|s| ((s.case.as_str(), s.query), &s.signature))
             .collect();
-        let mut report = Report {
+        Report {
             format: FORMAT.to_string(),
             generated_unix: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -268,14 +328,7 @@ impl Report {
             cells: result.cells.iter().map(CellRec::from_run).collect(),
             stale: result.stale.clone(),
             ledger: ledger.entries.clone(),
-        };
-        report.scores = crate::score::cards(&report)
-            .into_iter()
-            .map(|(name, card)| (name, card.all))
-            .collect();
-        report.profile_matrix = crate::score::profile_matrix(&report);
-        report.closest_profile = crate::score::closest_profiles(&report, &report.profile_matrix);
-        report
+        }
     }
 
     /// The columns of the profile matrix: `rfc9309`, then every profile

@@ -1,69 +1,29 @@
 //! Scoring: the one place cells become counts, for compat.md, the site,
 //! the badges, `report diff`, the history and the console summary alike.
 
+pub use crate::compat::Score;
 use crate::compat::{section_of, section_order, CaseRec, CellRec, Report, Status, RFC9309};
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// Counts of one oracle's cells: an `either` query that matched is not
-/// scored (any verdict would do).
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
-pub struct Score {
-    pub matched: usize,
-    pub deviated: usize,
-    pub failed: usize,
-    pub split: usize,
-    pub unsupported: usize,
-    #[serde(default)]
-    pub triaged: usize,
-    #[serde(default)]
-    pub untriaged: usize,
-}
-
-impl Score {
-    fn add(&mut self, cell: &CellRec, definite: bool) {
-        self.count(cell.status, cell.triaged_by.is_some(), definite);
-    }
-
-    /// Count one cell of `status`; `triaged`: a ledger entry explains it;
-    /// `definite`: its query's expectation is not `either`.
-    pub fn count(&mut self, status: Status, triaged: bool, definite: bool) {
-        self.count_status(status, definite);
-        if status.needs_triage() {
-            if triaged {
-                self.triaged += 1;
-            } else {
-                self.untriaged += 1;
-            }
-        }
-    }
-
-    /// Count `status` alone, for a comparison no ledger applies to (the
-    /// profile matrix: profiles are never triaged).
-    fn count_status(&mut self, status: Status, definite: bool) {
-        match status {
-            Status::Match if definite => self.matched += 1,
-            Status::Match => {}
-            Status::Deviate => self.deviated += 1,
-            Status::Failed => self.failed += 1,
-            Status::Split => self.split += 1,
-            Status::Unsupported => self.unsupported += 1,
-        }
-    }
-
-    /// Cells with a definite expectation that the oracle answered.
-    pub fn scored(&self) -> usize {
-        self.matched + self.deviated + self.failed
-    }
-
-    /// Matched share of the scored cells; `None` when nothing was scored.
-    pub fn share(&self) -> Option<f64> {
-        (self.scored() > 0).then(|| 100.0 * self.matched as f64 / self.scored() as f64)
-    }
-
-    /// [`Score::share`], 0 when nothing was scored.
-    pub fn percent(&self) -> f64 {
-        self.share().unwrap_or(0.0)
+impl Report {
+    /// A run as its report, counted. Case files are named relative to
+    /// `base` (the repository root), so the same corpus run from two
+    /// checkouts gives the same bytes.
+    pub fn from_run(
+        result: &engine::run::RunResult,
+        cases: &[&engine::case::Case],
+        ledger: &engine::ledger::Ledger,
+        corpus_hash: &str,
+        base: &std::path::Path,
+    ) -> Report {
+        let mut report = Report::unscored(result, cases, ledger, corpus_hash, base);
+        report.scores = cards(&report)
+            .into_iter()
+            .map(|(name, card)| (name, card.all))
+            .collect();
+        report.profile_matrix = profile_matrix(&report);
+        report.closest_profile = closest_profiles(&report, &report.profile_matrix);
+        report
     }
 }
 

@@ -33,8 +33,8 @@ pub enum CensusRow {
 /// Run the sample; skipped (with the reason) when the default data is not
 /// in the setup cache.
 pub fn measure(names: &[String], quick: bool) -> CensusRow {
-    let dir = repdiff::census_cmd::default_data_dir(&oracles::cache_dir());
-    if !repdiff::census_cmd::default_data_present(&dir) {
+    let dir = repdiff::datasets::census_data::dir(&oracles::cache_dir());
+    if !repdiff::datasets::census_data::present(&dir) {
         return CensusRow::Skipped(format!(
             "no census data at {} (cargo xtask setup fetches it)",
             dir.display()

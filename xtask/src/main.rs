@@ -7,7 +7,6 @@
 mod bench;
 mod bench_census;
 mod bench_direct;
-mod bench_external;
 mod bench_serve;
 mod circles;
 mod fuzz;

@@ -45,7 +45,7 @@ pub struct AiCrawlersOpts {
 
 /// The AI crawlers of the pinned list, read from the setup cache.
 pub fn list() -> Result<census::ai_crawlers::List, Usage> {
-    let path = crate::setup::ai_crawlers::list_path(&oracles::cache_dir());
+    let path = crate::datasets::ai_crawler_list(&oracles::cache_dir());
     census::ai_crawlers::load(&path).map_err(|why| {
         Usage(format!(
             "{why} (the list comes from `{} setup`, step ai-crawlers)",

@@ -17,7 +17,6 @@ mod render;
 pub mod repro;
 mod slow;
 mod verify;
-mod verify_build;
 
 use crate::paths;
 use crate::shared::Usage;

@@ -18,6 +18,8 @@ use std::process::{Command, Output};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+mod build;
+
 /// One write-up's program for one oracle, and what it must print.
 pub struct Reproducer {
     /// The write-up's file stem (`reports/findings/<write_up>.md`).
@@ -133,7 +135,7 @@ fn write(dir: &Path, name: &str, text: &str) -> Result<(), String> {
 }
 
 /// How the manifest says to run the oracle's reproducers.
-pub(super) fn run_spec(oracle: &str) -> Result<&'static crate::registry::ReproRun, String> {
+fn run_spec(oracle: &str) -> Result<&'static crate::registry::ReproRun, String> {
     crate::registry::reproducers()
         .map_err(|u| u.0)?
         .get(oracle)
@@ -304,7 +306,7 @@ fn build_compiled(
         if mine.is_empty() {
             continue;
         }
-        let bins = super::verify_build::rust(krate, &mine, repros, work, cache)?;
+        let bins = build::rust(krate, &mine, repros, work, cache)?;
         for (i, b) in mine.into_iter().zip(bins) {
             built[i] = Some(b);
         }
@@ -313,7 +315,7 @@ fn build_compiled(
         .filter(|&i| repros[i].program.lang == Lang::Cpp)
         .collect();
     if !cpp.is_empty() {
-        let bins = super::verify_build::cpp(&cpp, repros, work, cache)?;
+        let bins = build::cpp(&cpp, repros, work, cache)?;
         for (i, b) in cpp.into_iter().zip(bins) {
             built[i] = Some(b);
         }

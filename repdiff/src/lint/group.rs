@@ -57,7 +57,7 @@ pub struct LineGroup {
     /// Each parser apart on the first question, and its own cause.
     pub apart: Vec<Apart>,
     pub disagreements: Vec<Disagreement>,
-    pub rewrite: Option<super::rewrite::Suggestion>,
+    pub rewrite: Option<super::suggestion::Suggestion>,
 }
 
 /// Questions one minimisation may ask, and how long it may take.

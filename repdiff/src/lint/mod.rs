@@ -19,6 +19,7 @@ pub mod questions;
 pub mod render;
 pub mod review;
 pub mod rewrite;
+pub mod suggestion;
 
 use crate::select;
 use crate::shared::{seconds, Host, Usage};

@@ -6,7 +6,7 @@
 use super::group::Disagreement;
 use super::group::LineGroup;
 use super::panel::Reading;
-use super::rewrite::Hunk;
+use super::suggestion::Hunk;
 use super::Report;
 use crate::deciding::Found;
 use engine::oracle::{Deciding, Label};

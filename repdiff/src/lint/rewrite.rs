@@ -17,41 +17,10 @@
 use super::attribute::{Apart, KnownCauses};
 use super::group::LineGroup;
 use super::panel::{Panel, Split};
+use super::suggestion::{Hunk, Suggestion};
 use super::Question;
 use cause::{Input, CATALOGUE};
 use engine::oracle::Oracle;
-
-/// One changed run of lines: the old lines from `old_start` (0-based in
-/// the original) replaced by `new`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hunk {
-    pub old_start: usize,
-    pub old: Vec<Vec<u8>>,
-    pub new: Vec<Vec<u8>>,
-}
-
-/// A rewrite that makes every oracle agree on a group's questions.
-#[derive(Debug, Clone)]
-pub struct Suggestion {
-    /// The catalogue transformation it comes from.
-    pub transformation: &'static str,
-    pub hunks: Vec<Hunk>,
-    /// A [`REPAIRS`] rewrite after which the RFC 9309 reference reads
-    /// some question otherwise (it now reads the mended line).
-    pub changes_reference: bool,
-    /// How many of the group's questions every oracle then agrees on
-    /// (a group may hold splits that other causes keep open).
-    pub settles: usize,
-    /// Oracles still in the minority on some of the group's questions
-    /// afterwards: a rewrite that brings most parsers together is offered
-    /// even when a few stay apart, naming them.
-    pub remaining: Vec<String>,
-    /// Why each of `remaining` still reads otherwise, in its order.
-    pub apart: Vec<Apart>,
-    /// The group's dissent afterwards: per question, the parsers on the
-    /// smaller side, summed ([`dissent`]); lower is better.
-    pub dissent: usize,
-}
 
 /// Parsers on the smaller side of a split (0 when it does not split).
 pub fn dissent(split: &Split) -> usize {

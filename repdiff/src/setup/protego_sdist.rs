@@ -1,5 +1,5 @@
 //! Setup step `census-data`: the census's default input (pinned in
-//! `repdiff::census_cmd::default_data`), the 4,231
+//! `repdiff::datasets::census_data`), the 4,231
 //! robots.txt files real websites served that protego 0.7.0's sdist ships
 //! in `tests/test_data/` (named by host), into
 //! `<cache>/census/protego-0.7.0-test-data/`.
@@ -10,11 +10,9 @@
 //! re-extracts.
 
 use super::{run, verified, verify, Ctx, Result};
-use crate::census_cmd::default_data::{
+use crate::datasets::census_data::{dir as default_data_dir, marker, present};
+use crate::datasets::census_data::{
     FILES, MEMBER, SDIST_FILE, SDIST_NAME, SDIST_SHA256, SDIST_VERSION,
-};
-use crate::census_cmd::{
-    default_data_dir, default_data_marker as marker, default_data_present as present,
 };
 use std::path::{Path, PathBuf};
 use std::process::Command;

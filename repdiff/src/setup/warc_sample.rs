@@ -1,6 +1,6 @@
 //! Setup step `warc-sample`: real WARC files for the census's WARC reader
 //! test and the real warcio to read them (pins and layout in
-//! `repdiff::census_cmd::warc_sample`):
+//! `repdiff::datasets::warc_sample`):
 //!
 //! - pywb 2.10.0's sdist, fetched with `pip download --require-hashes`
 //!   into `<cache>/census/warc-sample/`, its `sample_archive/warcs/` WARC
@@ -12,7 +12,7 @@
 //! committed, and a changed pin re-extracts.
 
 use super::{run, verified, verify, Ctx, Result};
-use crate::census_cmd::warc_sample::{
+use crate::datasets::warc_sample::{
     base_dir, data_dir, marker, present, warcio_requirements, warcio_venv, FILES, MEMBER,
     SDIST_FILE, SDIST_NAME, SDIST_SHA256, SDIST_VERSION, SIX_VERSION, WARCIO_VERSION,
 };

@@ -19,6 +19,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 mod bodies;
+mod external;
 mod measure;
 mod one_cpu;
 mod output;
@@ -175,11 +176,11 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         }
         _ => Vec::new(),
     };
-    let external: Vec<crate::bench_external::ExtRow> = if quick {
+    let external: Vec<external::ExtRow> = if quick {
         Vec::new()
     } else {
         eprintln!("bench: external oracles, direct script vs protocol");
-        crate::bench_external::measure(&bodies, &names)
+        external::measure(&bodies, &names)
     };
     let census_row = crate::bench_census::measure(&names, quick);
     let direct = crate::bench_direct::measure(&names, crate::bench_census::files(quick));
@@ -200,7 +201,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     };
     let mut md = to_markdown(&meta, &bodies, &mix, &rows, &h2h, &unavailable);
     md.push_str(&one_cpu::to_markdown(&one_cpu, &rows));
-    md.push_str(&crate::bench_external::to_markdown(&external));
+    md.push_str(&external::to_markdown(&external));
     md.push_str(&crate::bench_census::to_markdown(&census_row));
     md.push_str(&crate::bench_direct::to_markdown(&direct, census_wall));
     md.push_str(&crate::bench_serve::to_markdown(&serve_row));
@@ -208,7 +209,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     let json = match serde_json::from_str::<Value>(&json) {
         Ok(mut doc) => {
             doc["one_cpu"] = one_cpu::to_json(&one_cpu);
-            doc["external"] = crate::bench_external::to_json(&external);
+            doc["external"] = external::to_json(&external);
             doc["census"] = crate::bench_census::to_json(&census_row);
             doc["direct"] = crate::bench_direct::to_json(&direct);
             doc["serve"] = crate::bench_serve::to_json(&serve_row);

@@ -17,6 +17,7 @@
 //! product's: `repdiff triage sweep|minimize|known`, `repdiff::triage`.
 
 mod build;
+mod figures;
 mod nightly;
 mod report;
 mod runner;

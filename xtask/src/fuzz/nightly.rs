@@ -1,6 +1,7 @@
 //! The nightly job: `cargo xtask fuzz --minutes N [--jobs J]`.
 
 use super::build::{self, asan_bin, plain_bin, robust_bin};
+use super::figures::{Coverage, Speed, SpeedRow};
 use super::report::{self, Report};
 use super::runner::{self, Budget, Launch, RunStats};
 use super::throughput::Throughput;
@@ -128,18 +129,6 @@ pub fn seed() -> usize {
     n
 }
 
-/// Does `target` run as plain libFuzzer processes that xtask starts again
-/// after a crash, a timeout or an OOM ([`runner::restarting`]), rather than
-/// in libFuzzer's fork mode? `differential`: each fork child started every
-/// worker process again (three JVMs among them) and early children live
-/// seconds, which cost the nightly half its rate (754 distinct inputs/s
-/// reaching every oracle at 2,482 µs of CPU each, against 1,481/s at
-/// 1,115 µs for one plain process, issue 51). The other targets keep fork
-/// mode.
-pub fn plain_processes(target: &str) -> bool {
-    target == "differential"
-}
-
 /// The least time a plain process is started for: its workers' start and
 /// the corpus read back would take most of less.
 pub const MIN_START: u64 = 10;
@@ -176,7 +165,7 @@ fn fuzz_target(
         Err(e) => format!(" | {e}"),
     };
     let logs = work_dir().join("logs");
-    if !plain_processes(target) {
+    if !runner::plain_processes(target) {
         args.extend([
             format!("-fork={jobs}"),
             "-ignore_crashes=1".into(),
@@ -303,77 +292,6 @@ pub const MODES: &[Mode] = &[
     },
 ];
 
-/// One mode's figures.
-#[derive(Debug, Clone, Default)]
-pub struct SpeedRow {
-    pub label: String,
-    pub oracles: usize,
-    /// exec/s of each libFuzzer process (one, or each -jobs worker).
-    pub workers: Vec<u64>,
-    /// Share of the wall time the fuzzing thread waited on its lanes.
-    pub lane_wait: Option<f64>,
-    /// Its wall time, distinct inputs that reached every oracle of the
-    /// mode, and the CPU they cost (the processes' and their workers').
-    pub run: Throughput,
-}
-
-impl SpeedRow {
-    pub fn total(&self) -> u64 {
-        self.workers.iter().sum()
-    }
-
-    /// `a + b` for several -jobs workers, nothing for one process.
-    pub fn workers_text(&self) -> Option<String> {
-        (self.workers.len() > 1).then(|| {
-            self.workers
-                .iter()
-                .map(u64::to_string)
-                .collect::<Vec<_>>()
-                .join(" + ")
-        })
-    }
-}
-
-/// exec/s of `differential` in each of [`MODES`], one after the other in
-/// one run, on the same corpus.
-#[derive(Debug, Clone, Default)]
-pub struct Speed {
-    pub seconds: u64,
-    /// Cores of the machine it ran on.
-    pub cores: usize,
-    pub rows: Vec<SpeedRow>,
-}
-
-impl Speed {
-    pub fn describe(&self) -> String {
-        let mut out = format!("differential, {} s per mode, same run:", self.seconds);
-        for r in &self.rows {
-            out.push_str(&format!(
-                "\n  {:<66} {:>6} exec/s{} ({:.0} distinct inputs/s reached all {} oracles){}{}",
-                r.label,
-                r.total(),
-                r.workers_text()
-                    .map_or(String::new(), |w| format!(" = {w}")),
-                r.run.rate(),
-                r.oracles,
-                r.lane_wait.map_or(String::new(), |w| format!(
-                    "; the fuzzing thread waited on lanes {:.0}% of the time",
-                    w * 100.0
-                )),
-                r.run.cpu_per_input().zip(r.run.ceiling(self.cores)).map_or(
-                    String::new(),
-                    |(c, most)| format!(
-                        "; {c:.0} us of CPU per distinct input, at most {most:.0}/s on {} cores ({:.0}% of it)",
-                        self.cores,
-                        100.0 * r.run.rate() / most
-                    )
-                )
-            ));
-        }
-        out
-    }
-}
-
 /// exec/s of each of `jobs` -jobs workers so far: libFuzzer writes each
 /// one's output to `fuzz-<n>.log` in its working directory.
 fn worker_rates(cwd: &Path, jobs: usize) -> Vec<u64> {
@@ -491,42 +409,6 @@ pub fn speed(secs: u64) -> Result<Speed, String> {
         out.rows.push(row);
     }
     Ok(out)
-}
-
-/// Coverage of `differential` over its corpus, from libFuzzer's
-/// `-print_coverage` on the AddressSanitizer build (whose runtime symbolises).
-#[derive(Debug, Clone, Default)]
-pub struct Coverage {
-    pub corpus_files: usize,
-    /// Edges covered / instrumented, whole binary (functions with coverage
-    /// info: every instrumented function is listed).
-    pub edges_covered: u64,
-    pub edges_total: u64,
-    pub google_covered: u64,
-    pub google_total: u64,
-    pub google_functions_covered: u64,
-    pub google_functions: u64,
-    /// libFuzzer's `cov:` after replaying the corpus (plain build).
-    pub cov: u64,
-    pub ft: u64,
-}
-
-impl Coverage {
-    pub fn describe(&self) -> String {
-        format!(
-            "coverage of differential over {} corpus inputs: libFuzzer cov {} / ft {}; edges {}/{} in all \
-             instrumented code, {}/{} in googlebot:: ({} of {} functions reached)",
-            self.corpus_files,
-            self.cov,
-            self.ft,
-            self.edges_covered,
-            self.edges_total,
-            self.google_covered,
-            self.google_total,
-            self.google_functions_covered,
-            self.google_functions
-        )
-    }
 }
 
 pub fn coverage() -> Result<Coverage, String> {
@@ -762,7 +644,7 @@ fn fuzz_all(o: &Options) -> Fuzzed {
     let mut runs: Vec<RunStats> = Vec::new();
     for (target, share) in DIFFERENTIAL {
         let secs = ((remaining as f64) * share).max(10.0) as u64;
-        if plain_processes(target) {
+        if runner::plain_processes(target) {
             eprintln!(
                 "fuzz: {target} for {secs} s, {} plain process(es), each started again when it stops early",
                 o.jobs

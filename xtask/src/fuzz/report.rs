@@ -1,6 +1,6 @@
 //! `reports/fuzz/<date>.md` and `.json`: what the nightly job did and found.
 
-use super::nightly::{Coverage, Speed};
+use super::figures::{Coverage, Speed};
 use super::runner::RunStats;
 use super::throughput::Throughput;
 use super::triage::{self, Known};
@@ -209,7 +209,7 @@ fn whole_run(r: &Report, stats: &[ProcessStats]) -> Option<Throughput> {
 
 /// The speed mode the whole run is held to: the first, the nightly's own
 /// way of running (one process, every oracle).
-fn own_speed_mode(r: &Report) -> Option<(&super::nightly::SpeedRow, usize)> {
+fn own_speed_mode(r: &Report) -> Option<(&super::figures::SpeedRow, usize)> {
     r.speed
         .as_ref()
         .and_then(|s| s.rows.first().map(|m| (m, s.cores)))
@@ -521,7 +521,7 @@ fn md_rates(r: &Report, whole: Option<&Throughput>) -> String {
     };
     let run = r.runs.iter().find(|x| x.target == MEASURED);
     let restarts = run.map_or(0, |x| x.restarts);
-    let how = if super::nightly::plain_processes(MEASURED) {
+    let how = if super::runner::plain_processes(MEASURED) {
         let processes = if r.jobs == 1 {
             "one plain process".to_string()
         } else {
@@ -926,7 +926,7 @@ fn save(day: &str, stamp: &str, md: &str, j: &Value) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fuzz::nightly::SpeedRow;
+    use crate::fuzz::figures::SpeedRow;
     use crate::fuzz::throughput::{LaneCpu, FUZZING_THREAD};
 
     /// Per-process stats files in the format the fuzz processes write.

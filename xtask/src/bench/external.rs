@@ -23,7 +23,7 @@
 //! `direct:` program have the pair (the JVM, Go and
 //! robotexclusionrulesparser ones).
 
-use crate::bench::{fmt_ns, quantile, Body};
+use super::{fmt_ns, quantile, Body};
 use base64::Engine as _;
 use engine::oracle::Oracle;
 use engine::worker::{Limits, Supervised};

@@ -63,7 +63,7 @@ pub fn data_dir(cache: &Path) -> PathBuf {
 
 /// Written next to the data, not in it: the sdist hash it came from.
 pub fn marker(dir: &Path) -> PathBuf {
-    super::default_data_marker(dir)
+    super::census_data::marker(dir)
 }
 
 /// Whether the files are extracted from the pinned sdist.

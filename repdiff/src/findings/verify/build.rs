@@ -3,7 +3,7 @@
 //! compile once; spider's reuse the tree setup built for its harness), the
 //! C++ ones against Google's robots.cc as setup fetched it.
 
-use super::verify::Reproducer;
+use super::Reproducer;
 use crate::shared::Usage;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -19,7 +19,7 @@ pub fn rust(
     let dir = work.join(format!("rust-{krate}"));
     std::fs::create_dir_all(&dir).map_err(|e| Usage(format!("{}: {e}", dir.display())))?;
     let root = crate::paths::root();
-    let spec = super::verify::run_spec(krate).map_err(Usage)?;
+    let spec = super::run_spec(krate).map_err(Usage)?;
     let target = if let Some(target) = &spec.cargo_target {
         // The harness's own manifest and lock: the same versions and
         // features, so nothing but the reproducers compiles (under another
