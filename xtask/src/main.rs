@@ -9,6 +9,7 @@ mod bench_census;
 mod bench_direct;
 mod bench_serve;
 mod circles;
+mod doc_paths;
 mod fuzz;
 mod gen_metamorphic;
 mod verify_cpython315;
@@ -48,6 +49,8 @@ enum Command {
     VerifyGoogle,
     /// List the import circles between each crate's modules; fail on one not pinned
     Circles,
+    /// Check that every repository path the Markdown docs name exists
+    DocPaths,
 }
 
 const HOST: Host = Host {
@@ -71,6 +74,7 @@ fn main() {
         Command::VerifyCpython315(o) => verify_cpython315::main(o),
         Command::VerifyGoogle => verify_google::main(),
         Command::Circles => Ok(circles::main(&repdiff::paths::root())),
+        Command::DocPaths => Ok(doc_paths::main(&repdiff::paths::root())),
     });
     std::process::exit(exit_code(result));
 }
