@@ -175,12 +175,23 @@ pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
         if verbose {
             log::info!("setup: {name}");
         }
+        let started = std::time::Instant::now();
         if let Err(e) = step(ctx, verbose) {
             errors.push(e);
+        }
+        // A step that had work to do says how long it took, so a first run
+        // shows where its minutes went; one with nothing to do stays quiet.
+        let took = started.elapsed();
+        if verbose || took >= SLOW_STEP {
+            log::info!("setup: {name} done in {:.1} s", took.as_secs_f64());
         }
     }
     errors
 }
+
+/// A step that takes this long or more reports its time even when quiet
+/// (a step with nothing to do takes milliseconds).
+const SLOW_STEP: std::time::Duration = std::time::Duration::from_secs(2);
 
 fn steps() -> Vec<(&'static str, Step)> {
     vec![
@@ -228,7 +239,7 @@ pub fn ensure() {
 }
 
 /// Debian packages the native oracles build against, and the browser the
-/// site test (`xtask/tests/site_browser.rs`) and `report`'s
+/// site test (`repdiff/tests/site_browser.rs`) and `report`'s
 /// screenshot run headless, and the load generator of the bench's serve
 /// row (`wrk`).
 pub const APT_PACKAGES: &[&str] = &["libabsl-dev", "libgtest-dev", "chromium", "wrk"];
