@@ -143,7 +143,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
 fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
     select::validate(&args.oracles, &[])?;
     if !args.no_setup {
-        (host.ensure_setup)();
+        (host.ensure_setup)(crate::shared::Needs::Census);
     }
     let (inputs, input_label) = inputs(&args.inputs)?;
     let out = match args.out {

@@ -100,7 +100,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         None => adhoc_job(&opts)?,
     };
     if !opts.no_setup {
-        (host.ensure_setup)();
+        (host.ensure_setup)(crate::shared::Needs::Oracles);
     }
     crate::http::check_fetch_timeout();
     let limits = opts.workers.limits(opts.timeout);

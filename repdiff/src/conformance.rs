@@ -86,7 +86,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     let cases = select_cases(&corpus, &opts)?;
     let limits = opts.workers.limits(opts.timeout);
     if !opts.no_setup {
-        (host.ensure_setup)();
+        (host.ensure_setup)(crate::shared::Needs::Oracles);
     }
     crate::http::check_fetch_timeout();
     let wanted = opts.workers.wanted(&opts.oracles, &extra)?;

@@ -28,8 +28,8 @@ const HOST: Host = Host {
 };
 
 /// Setup before a command (`--root` names the checkout it sets up).
-fn ensure_setup() {
-    repdiff::setup::ensure();
+fn ensure_setup(needs: repdiff::shared::Needs) {
+    repdiff::setup::ensure(needs);
 }
 
 fn main() {

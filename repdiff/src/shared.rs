@@ -16,12 +16,25 @@ pub const EXIT_NOT_RUN: i32 = 3;
 
 /// What differs between the binaries that run the product commands.
 pub struct Host {
-    /// How the help and the hints name the program (`repdiff`, `repdiff`).
+    /// How the help and the hints name the program (`repdiff`, `cargo xtask`).
     pub program: &'static str,
     /// Make the setup cache usable before oracles start: both binaries run
-    /// setup (`crate::setup::ensure`); neither links a library setup
-    /// fetches, so neither has to be rebuilt afterwards.
-    pub ensure_setup: fn(),
+    /// setup (`crate::setup::ensure`) for what the command [`Needs`];
+    /// neither links a library setup fetches, so neither has to be rebuilt
+    /// afterwards.
+    pub ensure_setup: fn(Needs),
+}
+
+/// What a command needs set up before it starts. Every command that starts
+/// oracles needs them; only the census reads its data set and only `suites`
+/// the parsers' own test suites, so the first command on a fresh clone
+/// (`conformance`) waits for neither (issue 51). `setup` itself, and so the
+/// test command, sets up everything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    Oracles,
+    Census,
+    Suites,
 }
 
 /// The program name hints give (`repdiff` or `repdiff`), set once by

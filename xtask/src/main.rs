@@ -59,8 +59,8 @@ const HOST: Host = Host {
 };
 
 /// Setup before a command.
-fn ensure_setup() {
-    repdiff::setup::ensure();
+fn ensure_setup(needs: repdiff::shared::Needs) {
+    repdiff::setup::ensure(needs);
 }
 
 fn main() {

@@ -62,7 +62,7 @@ pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, Usage> {
     // a refused one leaves nothing behind.
     let edits = census::adoption::load(&edits_path).map_err(Usage)?;
     if !args.no_setup {
-        (host.ensure_setup)();
+        (host.ensure_setup)(crate::shared::Needs::Census);
     }
     let (inputs, input_label) = inputs(&args.inputs)?;
     let records = census::input::open(&inputs).map_err(|e| Usage(e.0))?;

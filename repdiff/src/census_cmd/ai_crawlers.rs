@@ -70,7 +70,7 @@ pub fn run(args: AiCrawlersOpts, host: &Host) -> Result<i32, Usage> {
     }
     select::validate(&args.oracles, &[])?;
     if !args.no_setup {
-        (host.ensure_setup)();
+        (host.ensure_setup)(crate::shared::Needs::Census);
     }
     let list = list()?;
     let (inputs, input_label) = inputs(&args.inputs)?;

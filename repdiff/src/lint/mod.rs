@@ -166,7 +166,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         log::info!(
             "lint: checking the setup (a first run fetches and builds the parsers: minutes)"
         );
-        (host.ensure_setup)();
+        (host.ensure_setup)(crate::shared::Needs::Oracles);
     }
     let wanted = opts.workers.wanted(&opts.oracles, &extra)?;
     log::info!(

@@ -120,7 +120,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     let server = conn::listen(&opts.bind, opts.port)
         .map_err(|e| Usage(format!("cannot listen on {}:{}: {e}", opts.bind, opts.port)))?;
     if !opts.no_setup {
-        (host.ensure_setup)();
+        (host.ensure_setup)(crate::shared::Needs::Oracles);
     }
     let mut limits = opts.workers_limits();
     // A server lives long: a worker that keeps crashing on hostile files

@@ -16,6 +16,7 @@ pub mod suites;
 pub mod tools;
 pub mod warc_sample;
 
+use crate::shared::Needs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -149,6 +150,11 @@ pub const SKIP_VAR: &str = "REPDIFF_SETUP_SKIP";
 /// Every setup step, in order. Each prints what it fetched; a step with
 /// nothing to do prints nothing unless `verbose`.
 pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
+    run_steps(ctx, verbose, &|_| true)
+}
+
+/// The steps `wanted` keeps, in order.
+fn run_steps(ctx: &Ctx, verbose: bool, wanted: &dyn Fn(For) -> bool) -> Vec<SetupError> {
     let skip_list = std::env::var(SKIP_VAR).unwrap_or_default();
     let skip: Vec<&str> = skip_list
         .split(',')
@@ -156,8 +162,8 @@ pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
         .filter(|s| !s.is_empty())
         .collect();
     let steps = steps();
-    if let Some(bad) = skip.iter().find(|s| !steps.iter().any(|(n, _)| n == *s)) {
-        let names: Vec<&str> = steps.iter().map(|(n, _)| *n).collect();
+    if let Some(bad) = skip.iter().find(|s| !steps.iter().any(|(n, _, _)| n == *s)) {
+        let names: Vec<&str> = steps.iter().map(|(n, _, _)| *n).collect();
         return vec![ctx.err(
             "setup",
             format!("{SKIP_VAR} names `{bad}`, which is no setup step"),
@@ -165,7 +171,10 @@ pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
         )];
     }
     let mut errors = Vec::new();
-    for (name, step) in steps {
+    for (name, step, who) in steps {
+        if !wanted(who) {
+            continue;
+        }
         if skip.contains(&name) {
             if verbose {
                 log::info!("setup: {name} skipped ({SKIP_VAR})");
@@ -193,18 +202,33 @@ pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
 /// (a step with nothing to do takes milliseconds).
 const SLOW_STEP: std::time::Duration = std::time::Duration::from_secs(2);
 
-fn steps() -> Vec<(&'static str, Step)> {
+/// Who a step is for: every command that starts oracles, only the
+/// commands that need a data set or the suites, or only `setup` itself (the
+/// tools and sample files the tests use).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum For {
+    Oracles,
+    Needs(Needs),
+    Tests,
+}
+
+fn steps() -> Vec<(&'static str, Step, For)> {
     vec![
-        ("runtimes", runtimes::ensure),
-        ("apt", apt_packages),
-        ("python", python::ensure),
-        ("google", google::ensure),
-        ("external", external::ensure),
-        ("suites", suites::ensure),
-        ("census-data", protego_sdist::ensure),
-        ("warc-sample", warc_sample::ensure),
-        ("ai-crawlers", ai_crawlers::ensure),
-        ("test-tools", tools::ensure),
+        ("runtimes", runtimes::ensure, For::Oracles),
+        ("apt", apt_packages, For::Oracles),
+        ("python", python::ensure, For::Oracles),
+        ("google", google::ensure, For::Oracles),
+        ("external", external::ensure, For::Oracles),
+        ("suites", suites::ensure, For::Needs(Needs::Suites)),
+        (
+            "census-data",
+            protego_sdist::ensure,
+            For::Needs(Needs::Census),
+        ),
+        ("warc-sample", warc_sample::ensure, For::Tests),
+        // Small, and read by lint, serve and the site as well as the census.
+        ("ai-crawlers", ai_crawlers::ensure, For::Oracles),
+        ("test-tools", tools::ensure, For::Tests),
     ]
 }
 
@@ -213,6 +237,8 @@ pub const HELP: &str = "Fetch and verify every third-party parser, test suite an
 runtimes (the oracles' java, node, ruby, perl and setup's mvn, npm, go; installed from Debian's \
 packages as root), apt, python, google, external, suites, census-data, warc-sample, ai-crawlers, \
 test-tools; \
+other commands run first only the steps they need (suites only for `suites`, census-data only for \
+`census`, warc-sample and test-tools never: the test command runs `setup`). \
 REPDIFF_SETUP_SKIP=step,step skips \
 some (here and in the setup other commands run first). An installed repdiff sets up the checkout \
 given by --root.";
@@ -226,14 +252,16 @@ pub fn main() -> i32 {
     i32::from(!errors.is_empty())
 }
 
-/// Setup before a command that starts oracles: every step, quietly unless
-/// `-v`; a step that fails is reported and the command goes on (its
+/// Setup before a command that starts oracles: the steps it [`Needs`],
+/// quietly unless `-v` (a step with work to do still says how long it
+/// took); a step that fails is reported and the command goes on (its
 /// oracles then say they are unavailable and what to run). Nothing needs
 /// a rebuild afterwards: the one native library setup fetches, Google's,
 /// is linked into its own harness binary, which the `google` step builds.
-pub fn ensure() {
+pub fn ensure(needs: Needs) {
     let ctx = Ctx::new();
-    for e in run_all(&ctx, crate::logging::debug()) {
+    let wanted = |f: For| f == For::Oracles || f == For::Needs(needs);
+    for e in run_steps(&ctx, crate::logging::debug(), &wanted) {
         log::error!("{e}");
     }
 }

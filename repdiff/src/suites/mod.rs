@@ -86,7 +86,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     select::validate(&names, &[])?;
     let timeout = Duration::from_secs_f64(opts.timeout);
     if !opts.no_setup {
-        (host.ensure_setup)();
+        (host.ensure_setup)(crate::shared::Needs::Suites);
     }
     let cache = oracles::cache_dir();
     let mut suites = Vec::new();

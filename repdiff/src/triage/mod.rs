@@ -42,15 +42,15 @@ pub fn main(cmd: Cmd, host: &Host) -> Result<i32, Usage> {
     match cmd {
         Cmd::Causes(o) => causes::main(&o),
         Cmd::Sweep(o) => {
-            (host.ensure_setup)();
+            (host.ensure_setup)(crate::shared::Needs::Oracles);
             sweep::main(&o)
         }
         Cmd::Minimize { finding, exact } => {
-            (host.ensure_setup)();
+            (host.ensure_setup)(crate::shared::Needs::Oracles);
             minimize_cmd(&finding, exact)
         }
         Cmd::Known => {
-            (host.ensure_setup)();
+            (host.ensure_setup)(crate::shared::Needs::Oracles);
             known_cmd()
         }
     }

@@ -144,7 +144,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     let quick = opts.quick;
     let plan = if quick { Plan::quick() } else { Plan::full() };
     if !opts.no_setup {
-        setup::ensure();
+        setup::ensure(repdiff::shared::Needs::Census);
     }
 
     let wall = Instant::now();

@@ -185,6 +185,6 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
 }
 
 fn ensure_tools() -> Result<String, Usage> {
-    repdiff::setup::ensure();
+    repdiff::setup::ensure(repdiff::shared::Needs::Oracles);
     tools::ensure().map_err(|p| Usage(p.join("\n")))
 }

@@ -593,7 +593,7 @@ fn run_job(o: &Options) -> Result<i32, String> {
 /// Tools, build, the known list (derived fresh and written for the fuzz
 /// processes) and the seeded corpus.
 fn prepare(o: &Options) -> Result<super::triage::Known, String> {
-    repdiff::setup::ensure();
+    repdiff::setup::ensure(repdiff::shared::Needs::Oracles);
     let clang = super::tools::ensure().map_err(|p| p.join("\nerror: "))?;
     if o.build {
         build::build_all(&clang)?;
