@@ -281,7 +281,7 @@ fn print_next_step(result: &RunResult, out_dir: &Path, host: &Host) {
         );
     } else if out_dir == paths::run_dir().join("latest") {
         println!(
-            "publish it (snapshot, site, history, README summary): {} report --publish",
+            "publish it (snapshot, site, history, results page): {} report --publish",
             host.program
         );
     }

@@ -157,13 +157,9 @@ fn report_stopped_by_sigint_keeps_the_last_site() {
     let _ = std::fs::remove_dir_all(&t);
 }
 
-const README_BEGIN: &str =
-    "<!-- summary: begin (written by `repdiff report` from reports/latest/compat.json) -->";
-const README_END: &str = "<!-- summary: end -->";
-
 /// A checkout to publish into: the corpus, the ledger and the harness
-/// manifests (what publish reads), a README with the summary markers, an
-/// old published set, and a full run in reports/run/latest/ (the checkout's
+/// manifests (what publish reads), an old published set (with an old
+/// reports/RESULTS.md), and a full run in reports/run/latest/ (the checkout's
 /// published run, so the refusal of a partial run is not bypassed).
 fn publish_root(dir: &Path) {
     let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -172,10 +168,9 @@ fn publish_root(dir: &Path) {
         &checkout.join("oracles/harness"),
         &dir.join("oracles/harness"),
     );
-    let readme = format!("# a checkout\n{README_BEGIN}\nthe old summary\n{README_END}\nend\n");
-    std::fs::write(dir.join("README.md"), readme).expect("README");
     let latest = dir.join("reports/latest");
     std::fs::create_dir_all(&latest).expect("latest");
+    std::fs::write(dir.join("reports/RESULTS.md"), "the old results\n").expect("old results");
     std::fs::write(latest.join("compat.json"), "{\"old\": true}\n").expect("old json");
     std::fs::write(latest.join("compat.md"), "# the old snapshot\n").expect("old md");
     let site = dir.join("reports/site");
@@ -215,7 +210,7 @@ fn publish_stopped_by_sigterm_keeps_the_published_set() {
 }
 
 /// The other half: a publish that runs to the end replaces every part of
-/// the set (snapshot, history, site, README summary) and leaves nothing
+/// the set (snapshot, history, site, results page) and leaves nothing
 /// staged behind.
 #[test]
 fn publish_replaces_the_whole_set_and_leaves_nothing_staged() {
@@ -239,10 +234,12 @@ fn publish_replaces_the_whole_set_and_leaves_nothing_staged() {
     assert!(records.lines().count() > 0, "no history records\n{err}");
     let index = std::fs::read_to_string(root.join("reports/site/index.html")).expect("site");
     assert_ne!(index, "the old site\n");
-    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
-    assert!(
-        !readme.contains("the old summary") && readme.contains(README_END),
-        "{readme}"
+    let results = std::fs::read_to_string(root.join("reports/RESULTS.md")).expect("results");
+    let report = report::compat::Report::load(&published_run().join("compat.json")).expect("run");
+    assert_eq!(
+        results,
+        repdiff::report_site::results_page(&report, None),
+        "publish wrote another results page\n{err}"
     );
     for dir in [
         root.clone(),

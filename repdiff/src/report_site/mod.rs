@@ -25,7 +25,8 @@ the index as DIR/screenshot.png (`repdiff setup` installs it).
 --publish: the one step that changes the published snapshot. It refuses a
 run in which an oracle could not start; otherwise it copies the run to
 reports/latest/, appends its records to reports/history.jsonl, renders the
-site into reports/site/ and rewrites the README's summary.";
+site into reports/site/ and rewrites reports/RESULTS.md (the run's summary
+and the census headline, the page the README links to).";
 
 // The help text is the doc comment of the `Product` variant (cli.rs).
 #[derive(Debug, clap::Args)]
@@ -34,7 +35,7 @@ pub struct Opts {
     #[command(subcommand)]
     pub diff: Option<Sub>,
     /// Copy the run to reports/latest/, append the history, render reports/site/
-    /// and the README summary (refuses a run an oracle missed)
+    /// and reports/RESULTS.md (refuses a run an oracle missed)
     #[arg(long)]
     pub publish: bool,
     /// The run's compat.json [default: reports/run/latest/compat.json]
@@ -105,7 +106,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         from: json.parent().unwrap_or(Path::new(".")).to_path_buf(),
         latest: paths::published_dir(),
         history: history_path.clone(),
-        readme: root.join("README.md"),
+        results: root.join(RESULTS_PAGE),
     };
     let _pending = engine::output::pending(match publish {
         true => plan.describe(&out),
@@ -145,16 +146,11 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     };
     if publish {
         let history_text = (added > 0).then(|| history::to_jsonl(&history));
-        // The README embeds the run's summary and the census's headline,
+        // The results page: the run's summary and the census's headline,
         // both from the snapshots the site was rendered from.
-        let summary = site::summary_markdown(&report);
-        let mut parts = vec![(README_BEGIN, README_END, summary)];
-        if let Some(c) = &census {
-            let table = census::render::headline_table(&c.written.summary.headline);
-            parts.push((CENSUS_BEGIN, CENSUS_END, table));
-        }
-        let readme = readme_text(&plan.readme, &parts);
-        let set = plan.stage(staged, history_text, readme.as_deref())?;
+        let page = results_page(&report, census.as_ref());
+        let results = changed(&plan.results, page);
+        let set = plan.stage(staged, history_text, results.as_deref())?;
         set.commit()
             .map_err(|e| Usage(format!("not published (nothing was changed): {e}")))?;
         log::info!(
@@ -166,8 +162,8 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
             "publish: {added} new record(s) in {}",
             plan.history.display()
         );
-        if readme.is_some() {
-            log::info!("report: summary updated in {}", plan.readme.display());
+        if results.is_some() {
+            log::info!("report: {} updated", plan.results.display());
         }
     } else if let Err(e) = staged.commit() {
         log::error!("cannot swap the new site into {}: {e}", out.display());
@@ -213,39 +209,59 @@ fn stage_site(
     Some((staged, said))
 }
 
-pub const README_BEGIN: &str =
-    "<!-- summary: begin (written by `repdiff report` from reports/latest/compat.json) -->";
-pub const README_END: &str = "<!-- summary: end -->";
-pub const CENSUS_BEGIN: &str =
-    "<!-- census headline: begin (written by `repdiff report --publish` from reports/census/census.json) -->";
-pub const CENSUS_END: &str = "<!-- census headline: end -->";
+/// The published results page, relative to the checkout: written whole by
+/// `report --publish`, linked from the README.
+pub const RESULTS_PAGE: &str = "reports/RESULTS.md";
 
-/// The README with each generated part (begin marker, end marker, text)
-/// rewritten between its markers (nothing else), or None when nothing
-/// changes. A part whose markers are missing is skipped, said why.
-fn readme_text(path: &Path, parts: &[(&str, &str, String)]) -> Option<String> {
-    let doc = std::fs::read_to_string(path).ok()?;
-    let mut new = doc.clone();
-    for (begin, end, text) in parts {
-        match site::splice(&new, begin, end, text) {
-            Some(spliced) => new = spliced,
-            None => log::warn!(
-                "{} has no `{begin}` ... `{end}` markers; that part is not updated",
-                path.display()
-            ),
-        }
+/// reports/RESULTS.md: the published run's summary (scorecard, oracle x
+/// profile and oracle x tag matrices) and, when a census is published, its
+/// headline. Every byte comes from the two snapshots, so
+/// `tests/results_page.rs` can check the committed page is current.
+pub fn results_page(report: &Report, census: Option<&census::Census>) -> String {
+    // The summary's links are written for a page at the checkout's root
+    // (`reports/site/...`); this page sits in reports/.
+    let summary = site::summary_markdown(report).replace("](reports/", "](");
+    let mut page = String::from(
+        "# Published results\n\n\
+         <!-- Written by `repdiff report --publish` from reports/latest/compat.json and \
+         reports/census/census.json; do not edit (the next publish rewrites the whole file). -->\n\n\
+         The last published conformance run, scored against RFC 9309 and the other expectation \
+         profiles. The [site](site/index.html) shows the same run case by case and oracle by \
+         oracle; [latest/compat.md](latest/compat.md) is the full report.\n\n\
+         ## The conformance run\n\n",
+    );
+    page.push_str(summary.trim_end());
+    page.push('\n');
+    if let Some(c) = census {
+        page.push_str(&format!(
+            "\n## Real sites: the census headline\n\n{} From the published census \
+             ([census/census.md](census/census.md)); each host is one of the smallest such \
+             files, with the cause the census's triage names.\n\n",
+            census::render::HEADLINE_ABOUT
+        ));
+        page.push_str(census::render::headline_table(&c.written.summary.headline).trim_end());
+        page.push('\n');
     }
-    (new != doc).then_some(new)
+    page
+}
+
+/// `text`, or None when the file at `path` already holds it (then it is
+/// not staged at all).
+fn changed(path: &Path, text: String) -> Option<String> {
+    match std::fs::read_to_string(path) {
+        Ok(old) if old == text => None,
+        _ => Some(text),
+    }
 }
 
 /// Where `report --publish` writes, beside the site.
 ///
-/// Why one switch: the snapshot, the history, the site and the README
-/// summary describe one run, and a reader (or the next publish, which
+/// Why one switch: the snapshot, the history, the site and the results
+/// page describe one run, and a reader (or the next publish, which
 /// appends to the history) must never see a new snapshot with the old
-/// history or a README that quotes a site not yet there. So every file is
-/// staged first and all of them are renamed in together
-/// ([`engine::output::Switch`]), the README last; a failure after staging
+/// history or a results page that quotes a site not yet there. So every
+/// file is staged first and all of them are renamed in together
+/// ([`engine::output::Switch`]), the results page last; a failure after staging
 /// puts every one back, and a signal waits for the renames to finish or
 /// finds none begun.
 struct Publish {
@@ -254,27 +270,28 @@ struct Publish {
     /// The published snapshot, reports/latest/.
     latest: PathBuf,
     history: PathBuf,
-    readme: PathBuf,
+    /// reports/RESULTS.md.
+    results: PathBuf,
 }
 
 impl Publish {
     fn describe(&self, site: &Path) -> String {
         format!(
-            "the published set ({}/compat.json and compat.md, {}, {}, the summary in {})",
+            "the published set ({}/compat.json and compat.md, {}, {}, {})",
             self.latest.display(),
             self.history.display(),
             site.display(),
-            self.readme.display()
+            self.results.display()
         )
     }
 
     /// Join the snapshot, the history (when it gains records) and the
-    /// README (when its summary changes; staged last) to the staged site.
+    /// results page (when it changes; staged last) to the staged site.
     fn stage(
         &self,
         site: site::Staged,
         history: Option<String>,
-        readme: Option<&str>,
+        results: Option<&str>,
     ) -> Result<engine::output::Switch, Usage> {
         let mut set = site.into_switch();
         let cannot =
@@ -290,9 +307,9 @@ impl Publish {
             set.file(&self.history, text.as_bytes())
                 .map_err(|e| cannot(&self.history, e))?;
         }
-        if let Some(text) = readme {
-            set.file(&self.readme, text.as_bytes())
-                .map_err(|e| cannot(&self.readme, e))?;
+        if let Some(text) = results {
+            set.file(&self.results, text.as_bytes())
+                .map_err(|e| cannot(&self.results, e))?;
         }
         Ok(set)
     }
@@ -489,7 +506,7 @@ mod publish_tests {
             from: root.join("run"),
             latest: root.join("latest"),
             history: root.join("history.jsonl"),
-            readme: root.join("README.md"),
+            results: root.join("RESULTS.md"),
         };
         for (p, text) in [
             (plan.from.join("compat.json"), "new json"),
@@ -497,7 +514,7 @@ mod publish_tests {
             (plan.latest.join("compat.json"), "old json"),
             (plan.latest.join("compat.md"), "old md"),
             (plan.history.clone(), "old history\n"),
-            (plan.readme.clone(), "old readme"),
+            (plan.results.clone(), "old results"),
             (root.join("site/index.html"), "old site"),
         ] {
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -522,11 +539,11 @@ mod publish_tests {
     fn staged(plan: &Publish, root: &Path) -> engine::output::Switch {
         let files = vec![("index.html".to_string(), b"new site".to_vec())];
         let site = site::stage(&root.join("site"), &files).unwrap();
-        plan.stage(site, Some("new history\n".into()), Some("new readme"))
+        plan.stage(site, Some("new history\n".into()), Some("new results"))
             .unwrap_or_else(|u| panic!("{}", u.0))
     }
 
-    /// Everything staged, then the README (the last rename) fails: the
+    /// Everything staged, then the results page (the last rename) fails: the
     /// snapshot, the history and the site, already swapped in, go back.
     #[test]
     fn a_failure_after_staging_leaves_the_published_set() {
@@ -535,17 +552,17 @@ mod publish_tests {
         let _ = std::fs::remove_dir_all(&root);
         let plan = old_set(&root);
         let set = staged(&plan, &root);
-        let readme_staged = root.join(format!(".README.md.{}.tmp", std::process::id()));
-        std::fs::remove_file(&readme_staged).expect("the README is staged beside it");
+        let results_staged = root.join(format!(".RESULTS.md.{}.tmp", std::process::id()));
+        std::fs::remove_file(&results_staged).expect("the results page is staged beside it");
         assert!(set.commit().is_err());
         assert_eq!(read(&plan.latest.join("compat.json")), "old json");
         assert_eq!(read(&plan.latest.join("compat.md")), "old md");
         assert_eq!(read(&plan.history), "old history\n");
-        assert_eq!(read(&plan.readme), "old readme");
+        assert_eq!(read(&plan.results), "old results");
         assert_eq!(read(&root.join("site/index.html")), "old site");
         assert_eq!(
             names(&root),
-            ["README.md", "history.jsonl", "latest", "run", "site"]
+            ["RESULTS.md", "history.jsonl", "latest", "run", "site"]
         );
         assert_eq!(names(&plan.latest), ["compat.json", "compat.md"]);
 
@@ -553,11 +570,11 @@ mod publish_tests {
         assert_eq!(read(&plan.latest.join("compat.json")), "new json");
         assert_eq!(read(&plan.latest.join("compat.md")), "new md");
         assert_eq!(read(&plan.history), "new history\n");
-        assert_eq!(read(&plan.readme), "new readme");
+        assert_eq!(read(&plan.results), "new results");
         assert_eq!(read(&root.join("site/index.html")), "new site");
         assert_eq!(
             names(&root),
-            ["README.md", "history.jsonl", "latest", "run", "site"]
+            ["RESULTS.md", "history.jsonl", "latest", "run", "site"]
         );
         let _ = std::fs::remove_dir_all(&root);
     }
