@@ -204,6 +204,73 @@ impl Ledger {
     pub fn get(&self, id: &str) -> Option<&Entry> {
         self.entries.iter().find(|e| e.id == id)
     }
+
+    /// Every pin that no longer says what its oracle answered. A run only
+    /// asks the ledger about cells that need explaining, so a pin on a cell
+    /// that does not (the majority side of an `either` query, a match) was
+    /// never checked: `leading-bom-stripped-or-kept` said protego keeps a
+    /// leading BOM and pinned `allowed` while protego, fed as Scrapy feeds
+    /// it, strips it and answers `disallowed` (issue 53). Each cell is
+    /// `(oracle, case, 0-based query, answer)`.
+    pub fn drifted<'a>(
+        &self,
+        cells: impl IntoIterator<Item = (&'a str, &'a str, usize, &'a Outcome)>,
+    ) -> Vec<Drift> {
+        let mut out = Vec::new();
+        for (oracle, case, query, outcome) in cells {
+            for e in &self.entries {
+                if !e.names(oracle, case, query) {
+                    continue;
+                }
+                let Some(pinned) = e.pinned(oracle, case, query) else {
+                    continue;
+                };
+                let answered = outcome.pin();
+                if pinned != answered {
+                    out.push(Drift {
+                        entry: e.id.clone(),
+                        oracle: oracle.to_string(),
+                        case: case.to_string(),
+                        query,
+                        pinned,
+                        answered,
+                    });
+                }
+            }
+        }
+        out.sort_by(|a, b| {
+            (&a.entry, &a.oracle, &a.case, a.query).cmp(&(&b.entry, &b.oracle, &b.case, b.query))
+        });
+        out
+    }
+}
+
+/// A ledger pin that differs from what its oracle answered on a cell the
+/// entry names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Drift {
+    pub entry: String,
+    pub oracle: String,
+    pub case: String,
+    /// 0-based.
+    pub query: usize,
+    pub pinned: Label,
+    pub answered: Label,
+}
+
+impl std::fmt::Display for Drift {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: {} on {}#{} is pinned {} but answered {}",
+            self.entry,
+            self.oracle,
+            self.case,
+            self.query + 1,
+            self.pinned,
+            self.answered
+        )
+    }
 }
 
 /// Load and check a ledger kept in several files, in the order given (a

@@ -233,6 +233,41 @@ fn ledger_errors_name_file_and_line() {
     }
 }
 
+/// A pin on a cell that needed no explanation is checked too: the entry
+/// pins `a` allowed on every query of `one`; `a` answering disallowed
+/// there drifts, whatever else the run needed, and `b` (not named) never
+/// does.
+#[test]
+fn a_pin_that_differs_from_the_answer_drifts() {
+    use engine::oracle::Outcome;
+    let corpus = Corpus {
+        cases: parse(OK).unwrap(),
+        hash: String::new(),
+    };
+    let entry = r#"entries:
+  - id: e1
+    title: t
+    oracles: [a]
+    outcomes: {a: allowed}
+    classification: bug
+    rfc: "§2.2.1"
+    upstream: none known
+    cases: [one]
+    explanation: x
+"#;
+    let ledger = engine::ledger::parse(Path::new("l.yaml"), entry, &corpus, &["a", "b"]).unwrap();
+    let (yes, no) = (Outcome::Allowed, Outcome::Disallowed);
+    assert!(ledger
+        .drifted([("a", "one", 0, &yes), ("b", "one", 0, &no)])
+        .is_empty());
+    let drifted = ledger.drifted([("a", "one", 0, &no), ("b", "one", 0, &no)]);
+    assert_eq!(drifted.len(), 1);
+    assert_eq!(
+        drifted[0].to_string(),
+        "e1: a on one#1 is pinned allowed but answered disallowed"
+    );
+}
+
 #[test]
 fn profile_pins_load_and_are_checked() {
     let pinned = OK.replace(

@@ -21,7 +21,8 @@ so a run changes no tracked file. `repdiff report --publish` turns a full
 run into the published snapshot (reports/latest/, the site, the history).
 
 Exit status: 0 when every cell is triaged (and, with --strict, no ledger
-entry is stale); 1 otherwise or when an oracle could not run; 2 on bad input
+entry is stale and no pin differs from what its oracle answered on a cell
+the entry names); 1 otherwise or when an oracle could not run; 2 on bad input
 (nothing is written).";
 
 // The help text is the doc comment of the `Product` variant (cli.rs).
@@ -112,11 +113,12 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     print_slowest(&result);
     let untriaged = print_untriaged(&result);
     print_stale(&result, opts.strict);
+    let drifted = print_drifted(&result, &ledger, opts.strict);
     print_next_step(&result, &out_dir, host);
     if !result.unavailable.is_empty() {
         return Ok(crate::shared::EXIT_NOT_RUN);
     }
-    let failed = untriaged > 0 || (opts.strict && !result.stale.is_empty());
+    let failed = untriaged > 0 || (opts.strict && (!result.stale.is_empty() || drifted > 0));
     Ok(if failed { 1 } else { 0 })
 }
 
@@ -272,6 +274,34 @@ fn print_stale(result: &RunResult, strict: bool) {
     );
 }
 
+/// Pins that name a cell of this run but not what its oracle answered:
+/// a cell that needed no explanation never reached the ledger, so a wrong
+/// pin there would otherwise stand (issue 53). Returns how many.
+fn print_drifted(result: &RunResult, ledger: &Ledger, strict: bool) -> usize {
+    let cells = result.cells.iter().map(|c| {
+        (
+            c.oracle.as_str(),
+            c.case.as_str(),
+            c.query,
+            &c.answer.outcome,
+        )
+    });
+    let drifted = ledger.drifted(cells);
+    if drifted.is_empty() {
+        return 0;
+    }
+    println!(
+        "\n{}: {} ledger pin{} no longer say what the oracle answered:",
+        if strict { "DRIFTED" } else { "warning" },
+        drifted.len(),
+        if drifted.len() == 1 { "" } else { "s" },
+    );
+    for d in &drifted {
+        println!("  {d}");
+    }
+    drifted.len()
+}
+
 fn print_next_step(result: &RunResult, out_dir: &Path, host: &Host) {
     println!("\nreport: {}", out_dir.join("compat.md").display());
     if !result.unavailable.is_empty() {
@@ -365,6 +395,47 @@ fn print_summary(result: &report::compat::Report) {
             u.oracle,
             u.reason,
             u.fix_line(crate::shared::program())
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every ledger pin says what its oracle answered in the published run,
+    /// on every cell its entry names, not only on the cells that needed an
+    /// explanation (issue 53: an entry said protego keeps a leading BOM
+    /// while protego strips it). The published run is the one the site
+    /// quotes; `conformance --strict` checks a fresh run the same way.
+    #[test]
+    fn every_pin_says_what_the_published_run_answered() {
+        let corpus = paths::load_corpus().expect("the corpus loads");
+        let ledger = load_ledger(&corpus, &[]).expect("the ledger loads");
+        let published = paths::published_dir().join("compat.json");
+        let report = report::compat::Report::load(&published).expect("the published run");
+        let cells = report.cells.iter().map(|c| {
+            (
+                c.oracle.as_str(),
+                c.case.as_str(),
+                c.query,
+                &c.answer.outcome,
+            )
+        });
+        let drifted: Vec<String> = ledger
+            .drifted(cells)
+            .iter()
+            .map(|d| d.to_string())
+            .collect();
+        assert!(
+            report.cells.len() > 10_000 && ledger.entries.len() > 100,
+            "a real run and ledger"
+        );
+        assert!(
+            drifted.is_empty(),
+            "{} pins drifted:\n{}",
+            drifted.len(),
+            drifted.join("\n")
         );
     }
 }
