@@ -152,6 +152,41 @@ pub enum InputClass {
     AtUrlQuery,
     /// In the URL's fragment.
     AtUrlFragment,
+    // How a query's URL relates to an allow or disallow rule of the body
+    // (read by a cheap scan: lines whose key is exactly `allow` or
+    // `disallow`, the value up to a `#`). A rule's *piece* is the first
+    // run of its value between `*` and `$` holding more than `/`; its
+    // *prefix* is the value up to its first `*` or `$`. Matchers that
+    // search instead of anchoring, sort rules, fold case or decode escapes
+    // part ways on these.
+    /// The URL's path-and-after is a rule without `*` (less a final `$`).
+    RuleExact,
+    /// The piece twice in a row in the path (`/a/a` for `/a`).
+    RulePieceRepeated,
+    /// The piece twice in the path with something between (`/a/x/a`).
+    RulePieceNested,
+    /// The path ends in the piece but does not start with it (`/x/a`).
+    RulePieceAtEnd,
+    /// The piece inside the path, neither at its start nor its end
+    /// (`/x/a/y`).
+    RulePieceInMiddle,
+    /// The URL is the piece then a query (`/a?x`).
+    RuleThenQuery,
+    /// The URL is the piece then a fragment (`/a#x`).
+    RuleThenFragment,
+    /// Another rule sorts between a rule and the URL the rule's prefix
+    /// matches, without matching it (`/a`, `/a-b` and `/a/x`): where a
+    /// sorted map's `floor()` finds the wrong rule (Heritrix).
+    RuleSiblingBetween,
+    /// The piece in the path with its ASCII letters' case changed
+    /// (`/A` for `/a`, `/%2f` for `/%2F`).
+    RuleCaseChanged,
+    /// The path holds the piece only once escapes are decoded: the URL
+    /// escapes what the rule spells out (`/%61` for `/a`).
+    RulePercentEncoded,
+    /// The path holds the piece with its escapes decoded, not as written:
+    /// the rule escapes what the URL spells out (`/a` for `/%61`).
+    RulePercentDecoded,
 }
 
 /// The families, for tests and for readers of the report.
@@ -163,6 +198,7 @@ pub enum Family {
     Agent,
     Abnf,
     Position,
+    Rule,
 }
 
 impl InputClass {
@@ -235,6 +271,17 @@ impl InputClass {
         InputClass::AtUrlPath,
         InputClass::AtUrlQuery,
         InputClass::AtUrlFragment,
+        InputClass::RuleExact,
+        InputClass::RulePieceRepeated,
+        InputClass::RulePieceNested,
+        InputClass::RulePieceAtEnd,
+        InputClass::RulePieceInMiddle,
+        InputClass::RuleThenQuery,
+        InputClass::RuleThenFragment,
+        InputClass::RuleSiblingBetween,
+        InputClass::RuleCaseChanged,
+        InputClass::RulePercentEncoded,
+        InputClass::RulePercentDecoded,
     ];
 
     /// The stable name used in the statistics files and the report.
@@ -309,6 +356,17 @@ impl InputClass {
             AtUrlPath => "at/url-path",
             AtUrlQuery => "at/url-query",
             AtUrlFragment => "at/url-fragment",
+            RuleExact => "rule/exact",
+            RulePieceRepeated => "rule/piece-repeated",
+            RulePieceNested => "rule/piece-nested",
+            RulePieceAtEnd => "rule/piece-at-end",
+            RulePieceInMiddle => "rule/piece-in-middle",
+            RuleThenQuery => "rule/then-query",
+            RuleThenFragment => "rule/then-fragment",
+            RuleSiblingBetween => "rule/sibling-between",
+            RuleCaseChanged => "rule/case-changed",
+            RulePercentEncoded => "rule/percent-encoded",
+            RulePercentDecoded => "rule/percent-decoded",
         }
     }
 
@@ -319,6 +377,7 @@ impl InputClass {
             Some("url") => Family::Url,
             Some("abnf") => Family::Abnf,
             Some("at") => Family::Position,
+            Some("rule") => Family::Rule,
             _ => Family::Agent,
         }
     }
@@ -337,7 +396,187 @@ pub fn classes(body: &[u8], queries: &[Query]) -> BTreeSet<InputClass> {
         agent_classes(&q.agent, &mut out);
         position_classes_of_query(q, &mut out);
     }
+    if !queries.is_empty() {
+        let rules = rule_values(body);
+        for q in queries {
+            rule_relation_classes(&rules, &q.url, &mut out);
+        }
+    }
     out
+}
+
+/// Rules read for the relation classes, at most this many (a body of
+/// generated size has fewer; a long corpus file costs no more).
+const MAX_RULES: usize = 16;
+
+/// An allow or disallow rule's value, its prefix and piece (see
+/// [`InputClass::RuleExact`] and the family's comment).
+struct RuleText<'a> {
+    value: &'a [u8],
+    prefix: &'a [u8],
+    piece: Option<&'a [u8]>,
+    /// The piece with its `%XX` escapes decoded.
+    decoded: Vec<u8>,
+}
+
+/// The values of the body's first [`MAX_RULES`] rules: lines whose key,
+/// less blanks (and a BOM), is `allow` or `disallow` in any case, the
+/// value up to a `#`, less blanks; empty values left out. A cheap scan,
+/// not a parser: misspelt keys and odd separators are other classes.
+fn rule_values(body: &[u8]) -> Vec<RuleText<'_>> {
+    let ws = |b: &u8| *b == b' ' || *b == b'\t';
+    let trim = |s: &'_ [u8]| -> (usize, usize) {
+        let a = s.iter().position(|b| !ws(b)).unwrap_or(s.len());
+        let z = s.iter().rposition(|b| !ws(b)).map_or(a, |i| i + 1);
+        (a, z.max(a))
+    };
+    let mut rules = Vec::new();
+    for line in body.split(|&b| b == b'\n' || b == b'\r') {
+        let line = match line.iter().position(|&b| b == b'#') {
+            Some(h) => &line[..h],
+            None => line,
+        };
+        let Some(colon) = line.iter().position(|&b| b == b':') else {
+            continue;
+        };
+        let key = line[..colon]
+            .strip_prefix(b"\xEF\xBB\xBF")
+            .unwrap_or(&line[..colon]);
+        let (a, z) = trim(key);
+        let key = &key[a..z];
+        if !key.eq_ignore_ascii_case(b"allow") && !key.eq_ignore_ascii_case(b"disallow") {
+            continue;
+        }
+        let value = &line[colon + 1..];
+        let (a, z) = trim(value);
+        let value = &value[a..z];
+        if value.is_empty() {
+            continue;
+        }
+        let prefix = value
+            .split(|&b| b == b'*' || b == b'$')
+            .next()
+            .unwrap_or(value);
+        let piece = value
+            .split(|&b| b == b'*' || b == b'$')
+            .find(|p| p.iter().any(|&b| b != b'/'));
+        rules.push(RuleText {
+            value,
+            prefix,
+            piece,
+            decoded: piece.map(percent_decoded).unwrap_or_default(),
+        });
+        if rules.len() == MAX_RULES {
+            break;
+        }
+    }
+    rules
+}
+
+/// `s` with every `%XX` decoded to its octet.
+fn percent_decoded(s: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        let hex = |x: Option<&u8>| x.and_then(|&x| (x as char).to_digit(16));
+        match (s[i], hex(s.get(i + 1)), hex(s.get(i + 2))) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (b, _, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Where `needle` (not empty) starts in `hay`.
+fn occurrences<'a>(hay: &'a [u8], needle: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+    hay.windows(needle.len().max(1))
+        .enumerate()
+        .filter(move |(_, w)| *w == needle)
+        .map(|(i, _)| i)
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    occurrences(hay, needle).next().is_some()
+}
+
+/// How the URL relates to each rule (the `rule/` family).
+fn rule_relation_classes(rules: &[RuleText], url: &str, out: &mut BTreeSet<InputClass>) {
+    use InputClass::*;
+    if rules.is_empty() {
+        return;
+    }
+    let (_, rest) = split_url(url);
+    let rest = rest.as_bytes();
+    let path = &rest[..rest
+        .iter()
+        .position(|&b| b == b'?' || b == b'#')
+        .unwrap_or(rest.len())];
+    let decoded_path = percent_decoded(path);
+    for r in rules {
+        if !r.value.contains(&b'*') && rest == r.value.strip_suffix(b"$").unwrap_or(r.value) {
+            out.insert(RuleExact);
+        }
+        if !r.prefix.iter().all(|&b| b == b'/')
+            && rest.starts_with(r.prefix)
+            && rules.iter().any(|s| {
+                s.prefix.len() > r.prefix.len()
+                    && s.prefix.starts_with(r.prefix)
+                    && s.prefix < rest
+                    && !rest.starts_with(s.prefix)
+            })
+        {
+            out.insert(RuleSiblingBetween);
+        }
+        let Some(p) = r.piece else { continue };
+        let n = p.len();
+        let at_start = path.starts_with(p);
+        let mut first: Option<usize> = None;
+        for i in occurrences(path, p) {
+            match first {
+                None => first = Some(i),
+                Some(f) if i == f + n => {
+                    out.insert(RulePieceRepeated);
+                }
+                Some(f) if i > f + n => {
+                    out.insert(RulePieceNested);
+                }
+                Some(_) => {}
+            }
+            if !at_start && i > 0 && i + n < path.len() {
+                out.insert(RulePieceInMiddle);
+            }
+        }
+        if !at_start && path.ends_with(p) {
+            out.insert(RulePieceAtEnd);
+        }
+        match rest.get(n) {
+            Some(b'?') if rest.starts_with(p) => {
+                out.insert(RuleThenQuery);
+            }
+            Some(b'#') if rest.starts_with(p) => {
+                out.insert(RuleThenFragment);
+            }
+            _ => {}
+        }
+        let folded = path.windows(n).any(|w| w != p && w.eq_ignore_ascii_case(p));
+        if p.iter().any(u8::is_ascii_alphabetic) && folded {
+            out.insert(RuleCaseChanged);
+        }
+        if first.is_none() {
+            if r.decoded != p && contains(path, &r.decoded) {
+                out.insert(RulePercentDecoded);
+            } else if contains(&decoded_path, &r.decoded) && !contains(path, &r.decoded) && !folded
+            {
+                out.insert(RulePercentEncoded);
+            }
+        }
+    }
 }
 
 /// Is there an unusual octet in `s`: a C0 control but TAB, DEL, a byte
@@ -1049,6 +1288,56 @@ mod tests {
         }
         assert_eq!(agent_of("foobot/1.0"), BTreeSet::from([AgentTokenVersion]));
         assert!(agent_of("Foo2Bot").is_empty());
+    }
+
+    fn rule_of(body: &str, url: &str) -> BTreeSet<InputClass> {
+        classes(body.as_bytes(), &[q("foobot", url)])
+            .into_iter()
+            .filter(|c| c.family() == Family::Rule)
+            .collect()
+    }
+
+    #[test]
+    fn rule_relations_on_hand_written_inputs() {
+        let a = "User-agent: *\nDisallow: /a\n";
+        let sib = "User-agent: *\nDisallow: /a\nAllow: /a-b\n";
+        let esc = "User-agent: *\nDisallow: /%61\n";
+        // (class, body, a URL showing it, a URL that does not)
+        let cases: &[(InputClass, &str, &str, &str)] = &[
+            (RuleExact, a, "/a", "/a/b"),
+            (RuleExact, "Allow: /a$ # c", "http://x.test/a", "/a?"),
+            (RulePieceRepeated, a, "/a/a", "/a/b"),
+            (RulePieceNested, a, "http://x.test/a/x/a", "/a/a"),
+            (RulePieceAtEnd, a, "/x/a", "/a/x/a"),
+            (RulePieceInMiddle, a, "/x/a/y", "/x/a"),
+            (RuleThenQuery, a, "/a?x", "/a/b?x"),
+            (RuleThenFragment, a, "/a#x", "/a/b#x"),
+            (RuleSiblingBetween, sib, "/a/x", "/a-b/x"),
+            (RuleSiblingBetween, sib, "/a.c", "/a"),
+            (RuleCaseChanged, a, "/A", "/a"),
+            (RuleCaseChanged, "Disallow: /%2F", "/%2f", "/%2F"),
+            (RulePercentEncoded, a, "/%61", "/a"),
+            (RulePercentEncoded, a, "/x/%2Fa", "/x/%2fA"),
+            (RulePercentDecoded, esc, "/a", "/%61"),
+            // The piece of `/*.php$` is `.php`.
+            (RulePieceAtEnd, "Disallow: /*.php$", "/x.php?a", "/x.phps"),
+        ];
+        for (class, body, yes, no) in cases {
+            let got = rule_of(body, yes);
+            assert!(got.contains(class), "{body:?} {yes}: {got:?}");
+            let got = rule_of(body, no);
+            assert!(!got.contains(class), "{body:?} {no}: {got:?}");
+        }
+        // The same URL without the sibling rule, or with no rules at all.
+        assert!(!rule_of(a, "/a/x").contains(&RuleSiblingBetween));
+        assert!(rule_of("User-agent: *\nSitemap: /a\n", "/a/a").is_empty());
+        // Misspelt keys, empty values and `/` alone are no rules here.
+        assert!(rule_of("Disalow: /a\nDisallow:\nAllow: /\n", "/a/a/a").is_empty());
+        // A BOM before the key, a comment after the value.
+        assert_eq!(
+            rule_of("\u{feff}Disallow: /a # c\r\n", "/a"),
+            BTreeSet::from([RuleExact])
+        );
     }
 
     #[test]

@@ -6,9 +6,13 @@
 //!   bytes, comments, blank lines, other records, long lines, a BOM and the
 //!   three line-end styles — rendered to bytes, plus queries whose agent and
 //!   URL are drawn from the file's own groups and rules so that they hit
-//!   them most of the time. Every class of [`crate::classes`] is reachable
-//!   (the tests check it): a class the generator cannot produce is a
-//!   disagreement the fuzzer cannot find.
+//!   them most of the time; half the aimed URLs are built from a rule's
+//!   literal piece in a relation to it (repeated, nested, elsewhere in the
+//!   path, then a query or fragment, past a sibling rule, case changed,
+//!   percent-encoded or decoded: `related_path`), the other half carry
+//!   its `*` filled and a suffix. Every class of [`crate::classes`] is
+//!   reachable (the tests check it): a class the generator cannot produce
+//!   is a disagreement the fuzzer cannot find.
 //! - [`queries_for_body`]: queries for a raw body (the `differential_bytes`
 //!   target and corpus seeds), aimed at the body's first group and rule.
 //!
@@ -71,6 +75,8 @@ pub struct RuleLine {
     pub key: u8,
     pub sep: u8,
     pub pattern: Vec<Seg>,
+    /// `% 16`: 0-4 something after the pattern (a comment, spaces, a
+    /// word); 5 or 6 a sibling rule on the next line (see `render_rule`).
     pub tail: u8,
 }
 
@@ -128,6 +134,12 @@ pub struct QuerySpec {
     pub form: u8,
     /// >= 176: one of RFC 3986's rarer URL shapes (see `url_shape`).
     pub shape: u8,
+    /// From 128 up: the URL is built from the aimed rule's literal piece in
+    /// one of the relations of `related_path` (repeated, nested,
+    /// elsewhere in the path, then a query, case changed, percent-encoded
+    /// and so on). Last, so that a model cut short in it reads 0: the
+    /// plain aimed URL.
+    pub relate: u8,
 }
 
 fn pick<'a>(pool: &[&'a str], k: u8) -> &'a str {
@@ -380,9 +392,20 @@ struct Out {
     /// Agent names rendered (for drawing callers) and rules (for URLs).
     names: Vec<String>,
     rules: Vec<Vec<Seg>>,
+    /// Each rule's piece (see [`piece_of`]), as its line spells it, and
+    /// whether a sibling rule follows it (see `render_rule`).
+    pieces: Vec<Option<String>>,
+    siblings: Vec<bool>,
 }
 
 impl Out {
+    /// A rule rendered: its segments and its pattern's bytes.
+    fn rule(&mut self, segs: Vec<Seg>, pattern: &[u8]) {
+        self.rules.push(segs);
+        self.pieces.push(piece_of(pattern));
+        self.siblings.push(false);
+    }
+
     fn eol(&self, knob: u8) -> &'static [u8] {
         let which = if self.style.eol >= 235 {
             knob
@@ -465,12 +488,95 @@ fn render_pattern(segs: &[Seg], out: &mut Vec<u8>) {
     }
 }
 
+/// What a rule's literal prefix is followed by in its sibling rule: each
+/// sorts between the prefix and the prefix followed by `/` or `?` (`-`,
+/// `.`, `+`, `!`, `,` and digits come before both), so that a sorted map's
+/// `floor()` of a URL like `/a/x` finds the sibling `/a-b` and misses
+/// `/a` (Heritrix's bug).
+const SIBLINGS: &[&str] = &["-b", ".b", "+b", "!", ",x", "-", "1", ".html"];
+
+/// A rule line; with `tail % 16` 5 or 6 a sibling rule follows it (its
+/// literal prefix, then one of [`SIBLINGS`]; the key flipped by the tail's
+/// top bit), so the queries' `/x` relation can fall between the two.
 fn render_rule(out: &mut Out, r: &RuleLine) {
     let (line, _, _) = rule_bytes(r);
-    let mut segs = r.pattern.clone();
-    segs.truncate(MAX_SEGS);
-    out.rules.push(segs);
+    let pattern = pattern_bytes(r);
+    out.rule(rule_segs(r), &pattern);
     out.line(&line, r.tail);
+    if matches!(r.tail % 16, 5 | 6) {
+        let prefix = pattern
+            .split(|&b| b == b'*' || b == b'$')
+            .next()
+            .unwrap_or(&[]);
+        let allow = r.allow ^ (r.tail >= 128);
+        let key: &[u8] = if allow { b"Allow: " } else { b"Disallow: " };
+        let mut sibling = key.to_vec();
+        sibling.extend_from_slice(prefix);
+        sibling.extend_from_slice(pick(SIBLINGS, r.tail / 16).as_bytes());
+        out.line(&sibling, r.tail.wrapping_add(1));
+        if let Some(s) = out.siblings.last_mut() {
+            *s = true;
+        }
+    }
+}
+
+/// A rule's segments as its line renders them: at most [`MAX_SEGS`], with
+/// the `/` that [`rule_bytes`] puts before a pattern lacking one, so that
+/// a URL built from them carries the rule's text.
+fn rule_segs(r: &RuleLine) -> Vec<Seg> {
+    let mut segs = Vec::with_capacity(MAX_SEGS + 1);
+    if slash_added(r) {
+        segs.push(Seg::Slash);
+    }
+    segs.extend(r.pattern.iter().take(MAX_SEGS).copied());
+    segs
+}
+
+/// The pattern as [`rule_bytes`] writes it.
+fn pattern_bytes(r: &RuleLine) -> Vec<u8> {
+    let mut v = Vec::with_capacity(32);
+    if slash_added(r) {
+        v.push(b'/');
+    }
+    render_pattern(&r.pattern, &mut v);
+    v
+}
+
+/// A rule's *piece*, as `crate::classes` reads it from the body: the
+/// pattern up to a `#`, then its first run between `*` and `$` that holds
+/// more than `/`; written for a URL (controls, spaces and bytes that are
+/// not UTF-8 escaped). `None` when there is none (`/`, `/*`, empty) or it
+/// is past 512 bytes (a long line).
+fn piece_of(pattern: &[u8]) -> Option<String> {
+    let value = pattern.split(|&b| b == b'#').next()?;
+    let raw = value
+        .split(|&b| b == b'*' || b == b'$')
+        .find(|p| p.iter().any(|&b| b != b'/'))?;
+    if raw.len() > 512 {
+        return None;
+    }
+    let mut text = String::with_capacity(raw.len());
+    for chunk in raw.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            if c.is_control() || c == ' ' {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    text.push_str(&format!("%{b:02X}"));
+                }
+            } else {
+                text.push(c);
+            }
+        }
+        for b in chunk.invalid() {
+            text.push_str(&format!("%{b:02X}"));
+        }
+    }
+    Some(text)
+}
+
+/// Whether [`rule_bytes`] writes a `/` before the pattern.
+fn slash_added(r: &RuleLine) -> bool {
+    r.key % 8 != 7 && !matches!(r.pattern.first(), Some(Seg::Slash)) && !r.pattern.is_empty()
 }
 
 /// A rule line, with where its key ends and its separator ends.
@@ -486,7 +592,7 @@ fn rule_bytes(r: &RuleLine) -> (Vec<u8>, usize, usize) {
     line.extend_from_slice(pick(SEPS, r.sep).as_bytes());
     let sep_end = line.len();
     // Most patterns start with `/`, as the RFC's ABNF wants.
-    if r.key % 8 != 7 && !matches!(r.pattern.first(), Some(Seg::Slash)) && !r.pattern.is_empty() {
+    if slash_added(r) {
         line.push(b'/');
     }
     render_pattern(&r.pattern, &mut line);
@@ -517,9 +623,7 @@ fn render_odd(out: &mut Out, r: &RuleLine, at: u8, which: u8) {
     };
     let odd = ODD[which as usize % ODD.len()];
     line.splice(pos..pos, odd.iter().copied());
-    let mut segs = r.pattern.clone();
-    segs.truncate(MAX_SEGS);
-    out.rules.push(segs);
+    out.rule(rule_segs(r), &pattern_bytes(r));
     out.line(&line, r.tail);
 }
 
@@ -588,7 +692,7 @@ fn render_line(out: &mut Out, l: &Line) {
                     },
                     MAX_SEGS - 1,
                 ));
-                out.rules.push(segs);
+                out.rule(segs, &line[b"Disallow: ".len()..]);
             }
             out.line(&line, *kind);
         }
@@ -619,6 +723,8 @@ impl Model {
             line_no: 0,
             names: Vec::new(),
             rules: Vec::new(),
+            pieces: Vec::new(),
+            siblings: Vec::new(),
         };
         if self.style.bom < 18 {
             out.body.extend_from_slice(b"\xEF\xBB\xBF");
@@ -667,6 +773,7 @@ impl Model {
                 suffix: 0,
                 form: 0,
                 shape: 0,
+                relate: 0,
             }]
         } else {
             self.queries.iter().take(MAX_QUERIES).copied().collect()
@@ -785,11 +892,122 @@ fn url_shape(base: &str, path: &str, shape: u8) -> String {
     }
 }
 
+/// `%XX` for every byte of `s` but `/` and `%` (only the first such byte
+/// when `first`): the piece as a URL that escapes what the rule spells out.
+fn percent_encode(s: &str, first: bool) -> String {
+    let mut out = String::with_capacity(s.len() * 3);
+    let mut done = false;
+    for c in s.chars() {
+        if c == '/' || c == '%' || done {
+            out.push(c);
+            continue;
+        }
+        let mut buf = [0u8; 4];
+        for b in c.encode_utf8(&mut buf).bytes() {
+            out.push_str(&format!("%{b:02X}"));
+        }
+        done = first;
+    }
+    out
+}
+
+/// The piece with each `%XX` whose octets make UTF-8 decoded: the URL
+/// spells out what the rule escapes (`/%61` asked as `/a`). Escapes that
+/// decode to no UTF-8 (`%FF`) stay.
+fn percent_decode(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut raw = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |x: u8| (x as char).to_digit(16);
+        match (
+            b[i],
+            b.get(i + 1).and_then(|&x| hex(x)),
+            b.get(i + 2).and_then(|&x| hex(x)),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                raw.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (x, _, _) => {
+                raw.push(x);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(raw).unwrap_or_else(|_| s.to_string())
+}
+
+/// A URL path built from a rule's piece `P` (see [`piece_of`]) in one relation to it
+/// (`relate - 128` modulo 11), the shapes where matchers that split,
+/// search, sort, fold case or decode differently part ways: `P` itself,
+/// repeated (`/a/a`), nested (`/a/x/a`), at the end or in the middle of
+/// another path (`/x/a`, `/x/a/y`: a substring is no prefix), followed by
+/// a query or a fragment, followed by `/x` (past a sibling rule like
+/// `/a-b`, see [`SIBLINGS`]), case changed, percent-encoded and decoded.
+fn related_path(p: &str, q: &QuerySpec) -> String {
+    let p = p.to_string();
+    match (q.relate - 128) % 11 {
+        0 => p,
+        1 => format!("{p}{p}"),
+        2 => format!("{p}/x{p}"),
+        3 => format!("/x{p}"),
+        4 => format!("/x{p}/y"),
+        5 => format!("{p}?x"),
+        6 => format!("{p}#x"),
+        7 => format!("{p}/x"),
+        8 => p
+            .chars()
+            .map(|c| {
+                if c.is_ascii_lowercase() {
+                    c.to_ascii_uppercase()
+                } else {
+                    c.to_ascii_lowercase()
+                }
+            })
+            .collect(),
+        9 => percent_encode(&p, q.fill & 1 != 0),
+        _ => percent_decode(&p),
+    }
+}
+
+/// The piece a relation is built from: of the aimed rule or, failing
+/// that, of the next rule that suits the relation (one followed by a
+/// sibling for `/x`, one with a letter for the case change, one with an
+/// escape for the decoded form) or else has a piece at all (`/`, `/*` and
+/// empty rules have none: nothing to relate to). Without the fallback,
+/// inputs whose aimed rule suits are a few in a thousand.
+fn related_rule<'a>(out: &'a Out, q: &QuerySpec) -> Option<&'a str> {
+    let n = out.pieces.len();
+    let order = (0..n).map(|k| (q.target as usize + k) % n);
+    let suits = |i: usize| {
+        out.pieces[i]
+            .as_deref()
+            .filter(|p| match (q.relate - 128) % 11 {
+                7 => out.siblings[i],
+                8 => p.bytes().any(|b| b.is_ascii_alphabetic()),
+                10 => p.contains('%'),
+                _ => true,
+            })
+    };
+    order
+        .clone()
+        .find_map(suits)
+        .or_else(|| order.clone().find_map(|i| out.pieces[i].as_deref()))
+}
+
 fn query(out: &Out, q: &QuerySpec) -> Query {
     let agent = agent_for(out, q);
     let mut path = String::new();
     let aim = q.form & 0x20 == 0 && !out.rules.is_empty();
-    if aim {
+    let related = if aim && q.relate >= 128 {
+        related_rule(out, q).map(|p| related_path(p, q))
+    } else {
+        None
+    };
+    if let Some(p) = related {
+        path = p;
+    } else if aim {
         let segs = &out.rules[q.target as usize % out.rules.len()];
         let mut ended = false;
         for s in segs {
@@ -1007,6 +1225,126 @@ mod tests {
     #[test]
     fn generator_reaches_every_position() {
         assert_family_reached(Family::Position);
+    }
+
+    #[test]
+    fn generator_reaches_every_rule_relation() {
+        assert_family_reached(Family::Rule);
+    }
+
+    /// Each relation of `related_path`, asked of `Disallow: /a` (and its
+    /// sibling `/a-b`, and `/%61` for the decoded form), shows the class
+    /// the classifier names it by, from the rendered input alone.
+    #[test]
+    fn each_relation_shows_its_class() {
+        use InputClass::*;
+        let spec = |relate: u8| QuerySpec {
+            agent: 0,
+            agent_tweak: 255,
+            target: 0,
+            fill: 0,
+            suffix: 0,
+            form: 0,
+            shape: 0,
+            relate,
+        };
+        let want = [
+            RuleExact,
+            RulePieceRepeated,
+            RulePieceNested,
+            RulePieceAtEnd,
+            RulePieceInMiddle,
+            RuleThenQuery,
+            RuleThenFragment,
+            RuleSiblingBetween,
+            RuleCaseChanged,
+            RulePercentEncoded,
+        ];
+        let body = b"User-agent: *\nDisallow: /a\nAllow: /a-b\n";
+        for (v, class) in want.iter().enumerate() {
+            let path = related_path("/a", &spec(128 + v as u8));
+            let got = classes(
+                body,
+                &[Query {
+                    ask: Ask::CanFetch,
+                    agent: "b".into(),
+                    url: path.clone(),
+                }],
+            );
+            assert!(got.contains(class), "{path}: {got:?}");
+        }
+        // `/%61` asked decoded.
+        let path = related_path("/%61", &spec(128 + 10));
+        assert_eq!(path, "/a");
+        let got = classes(
+            b"Disallow: /%61\n",
+            &[Query {
+                ask: Ask::CanFetch,
+                agent: "b".into(),
+                url: path,
+            }],
+        );
+        assert!(got.contains(&RulePercentDecoded), "{got:?}");
+        // The piece skips a run of nothing but `/` and stops at a `#`;
+        // it is written for a URL.
+        assert_eq!(piece_of(b"/*?bar$").as_deref(), Some("?bar"));
+        assert_eq!(piece_of(b"/a b#x").as_deref(), Some("/a%20b"));
+        assert_eq!(piece_of(b"/\xff\x00").as_deref(), Some("/%FF%00"));
+        assert_eq!(piece_of(b"/*"), None);
+        assert_eq!(piece_of(b"#/a"), None);
+        // A sibling rule follows its rule (tail 5), between it and `/x`.
+        let r = RuleLine {
+            allow: false,
+            key: 0,
+            sep: 0,
+            pattern: vec![Seg::Word(0)],
+            tail: 5,
+        };
+        let mut out = Out {
+            huge_lines: false,
+            body: Vec::new(),
+            style: Style {
+                bom: 255,
+                eol: 0,
+                final_eol: 255,
+                blank_between: 255,
+            },
+            line_no: 0,
+            names: Vec::new(),
+            rules: Vec::new(),
+            pieces: Vec::new(),
+            siblings: Vec::new(),
+        };
+        render_rule(&mut out, &r);
+        assert_eq!(out.body, b"Disallow: /a\nDisallow: /a-b");
+        assert_eq!(out.rules.len(), 1);
+        assert_eq!(out.pieces, [Some("/a".to_string())]);
+        assert_eq!(out.siblings, [true]);
+    }
+
+    /// Inputs of 20,000 random buffers reaching each rule relation (the
+    /// count quoted when the family was added).
+    #[test]
+    #[ignore]
+    fn rule_relation_distribution() {
+        let mut counts = std::collections::BTreeMap::new();
+        let mut n = 0;
+        for seed in 0..20_000u64 {
+            let mut rng = engine::rng::Rng::new(seed);
+            let len = 64 + rng.below(700);
+            let bytes: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+            let Some((body, queries)) = decode(&bytes) else {
+                continue;
+            };
+            n += 1;
+            for c in classes(&body, &queries) {
+                *counts.entry(c.name()).or_insert(0u32) += 1;
+            }
+        }
+        eprintln!("{n} inputs");
+        for c in InputClass::ALL {
+            eprintln!("{} {}", c.name(), counts.get(c.name()).unwrap_or(&0));
+        }
     }
 
     #[test]
