@@ -48,7 +48,7 @@ impl Tally {
 /// Tallies per class, and what was rejected.
 #[derive(Debug)]
 pub struct DownWeight {
-    classes: [Tally; 64],
+    classes: [Tally; BITS],
     /// Inputs rejected so far.
     pub rejected: u64,
 }
@@ -56,27 +56,35 @@ pub struct DownWeight {
 impl Default for DownWeight {
     fn default() -> Self {
         DownWeight {
-            classes: [Tally::default(); 64],
+            classes: [Tally::default(); BITS],
             rejected: 0,
         }
     }
 }
 
-/// An input's classes as a bit set (the classes are fewer than 64).
-pub fn key(classes: &BTreeSet<InputClass>) -> u64 {
-    classes
-        .iter()
-        .fold(0u64, |k, &c| k | 1u64 << ((c as u32) % 64))
+/// Bits of a class set: one per [`InputClass`]. A set once held 64 bits
+/// and the classes outgrew it (79 with the rule relations), so classes past
+/// the 64th shared a tally with the first ones; the assertion below stops
+/// the build before that can happen again.
+const BITS: usize = 128;
+const _: () = assert!(
+    InputClass::ALL.len() <= BITS,
+    "more input classes than bits"
+);
+
+/// An input's classes as a bit set, one bit per class.
+pub fn key(classes: &BTreeSet<InputClass>) -> u128 {
+    classes.iter().fold(0u128, |k, &c| k | 1u128 << (c as u32))
 }
 
 /// The bits set in `key`.
-fn bits(key: u64) -> impl Iterator<Item = usize> {
-    (0..64).filter(move |b| key & (1u64 << b) != 0)
+fn bits(key: u128) -> impl Iterator<Item = usize> {
+    (0..BITS).filter(move |b| key & (1u128 << b) != 0)
 }
 
 impl DownWeight {
     /// One triaged input carrying the classes of `key`.
-    pub fn record(&mut self, key: u64, known_error_only: bool) {
+    pub fn record(&mut self, key: u128, known_error_only: bool) {
         for b in bits(key) {
             let t = &mut self.classes[b];
             t.seen = t.seen.saturating_add(1);
@@ -87,12 +95,12 @@ impl DownWeight {
     }
 
     /// Whether an input carrying the classes of `key` is down-weighted now.
-    pub fn weighted_down(&self, key: u64) -> bool {
+    pub fn weighted_down(&self, key: u128) -> bool {
         bits(key).any(|b| self.classes[b].down())
     }
 
     /// Reject this input (hash `input_hash`, classes `key`)? Counts it.
-    pub fn reject(&mut self, key: u64, input_hash: u64) -> bool {
+    pub fn reject(&mut self, key: u128, input_hash: u64) -> bool {
         let no = self.weighted_down(key) && !input_hash.is_multiple_of(KEEP_ONE_IN);
         self.rejected += u64::from(no);
         no
@@ -118,7 +126,19 @@ impl DownWeight {
 mod tests {
     use super::*;
 
-    fn set(c: &[InputClass]) -> u64 {
+    /// A class's bit is its place in `InputClass::ALL` (the report names a
+    /// tally by it), and no two classes share a bit.
+    #[test]
+    fn every_class_has_its_own_bit_named_by_its_place() {
+        for (i, &c) in InputClass::ALL.iter().enumerate() {
+            assert_eq!(c as usize, i, "{}", c.name());
+            assert_eq!(key(&BTreeSet::from([c])), 1u128 << i);
+        }
+        let all: BTreeSet<InputClass> = InputClass::ALL.iter().copied().collect();
+        assert_eq!(bits(key(&all)).count(), InputClass::ALL.len());
+    }
+
+    fn set(c: &[InputClass]) -> u128 {
         key(&c.iter().copied().collect())
     }
 

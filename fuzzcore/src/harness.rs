@@ -139,7 +139,7 @@ struct Pending {
     /// The inline oracles' answers.
     inline: Vec<Vec<Answer>>,
     /// The input's classes as a bit set ([`downweight::key`]).
-    class_key: u64,
+    class_key: u128,
 }
 
 /// Every in-process oracle plus the triage state of one fuzzing process.
@@ -433,7 +433,7 @@ impl Harness {
         queries: &[Query],
         raw_input: &[u8],
         answers: &[Vec<Answer>],
-        class_key: u64,
+        class_key: u128,
     ) -> Option<String> {
         let mut robots: Option<Robots> = None;
         let mut stop: Option<String> = None;
