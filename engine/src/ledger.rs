@@ -9,6 +9,7 @@ use crate::case::{find_line, Corpus, LoadError};
 pub use crate::cause::{Cause, CauseName};
 pub use crate::oracle::Label;
 use crate::oracle::Outcome;
+pub use crate::query_ref::QueryRef;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -54,7 +55,7 @@ pub struct Entry {
     /// Upstream issue URL, or "none known".
     pub upstream: String,
     /// Case ids, or `case-id#N` for the N-th query (1-based) of a case.
-    pub cases: Vec<String>,
+    pub cases: Vec<QueryRef>,
     /// What each oracle answers on the cells this entry explains (see
     /// [`Label`]): a cell is explained only when its actual outcome is
     /// the pinned one, so a deviation that turns into an error, a crash or
@@ -90,7 +91,7 @@ pub struct Entry {
 #[serde(untagged, try_from = "RawPin")]
 pub enum Pin {
     All(Label),
-    PerCase(BTreeMap<String, Label>),
+    PerCase(BTreeMap<QueryRef, Label>),
 }
 
 /// A pin as text, read first so that a bad label is reported as
@@ -100,7 +101,7 @@ pub enum Pin {
 #[serde(untagged)]
 enum RawPin {
     All(String),
-    PerCase(BTreeMap<String, String>),
+    PerCase(BTreeMap<QueryRef, String>),
 }
 
 impl TryFrom<RawPin> for Pin {
@@ -121,8 +122,7 @@ impl Entry {
     /// Does this entry name the cell (`oracle`, `case`, query `index`
     /// 0-based), whatever the oracle answered?
     pub fn names(&self, oracle: &str, case: &str, index: usize) -> bool {
-        self.oracles.iter().any(|o| o == oracle)
-            && self.cases.iter().any(|r| ref_names(r, case, index))
+        self.oracles.iter().any(|o| o == oracle) && self.cases.iter().any(|r| r.names(case, index))
     }
 
     /// Does this entry explain the cell: does it name it, and is the
@@ -136,25 +136,14 @@ impl Entry {
         match self.outcomes.get(oracle)? {
             Pin::All(label) => Some(label.clone()),
             Pin::PerCase(map) => map
-                .get(&format!("{case}#{}", index + 1))
-                .or_else(|| map.get(case))
+                .get(&QueryRef::one(case, index))
+                .or_else(|| map.get(&QueryRef::case(case)))
                 .cloned(),
         }
     }
 
     pub fn case_ids(&self) -> BTreeSet<&str> {
-        self.cases
-            .iter()
-            .map(|r| r.split_once('#').map_or(r.as_str(), |(c, _)| c))
-            .collect()
-    }
-}
-
-/// Does the case reference `r` (`case` or `case#N`) name query `index` of `case`?
-fn ref_names(r: &str, case: &str, index: usize) -> bool {
-    match r.split_once('#') {
-        None => r == case,
-        Some((c, n)) => c == case && n.parse::<usize>().ok() == Some(index + 1),
+        self.cases.iter().map(|r| r.case.as_str()).collect()
     }
 }
 
@@ -173,13 +162,10 @@ fn check_pins(entry: &Entry) -> Result<(), String> {
         }
         if let Pin::PerCase(map) = pin {
             for r in map.keys() {
-                let (case, n) = r
-                    .split_once('#')
-                    .map_or((r.as_str(), None), |(c, n)| (c, Some(n)));
                 let listed = entry
                     .cases
                     .iter()
-                    .any(|c| c == r || (n.is_some() && c == case));
+                    .any(|c| c == r || (c.query.is_none() && c.case == r.case));
                 if !listed {
                     return Err(format!("`{o}`: pin for `{r}`, which is not in cases"));
                 }
@@ -348,23 +334,15 @@ pub fn parse(
         }
         check_pins(&entry).map_err(err)?;
         for r in &entry.cases {
-            let (case_id, n) = match r.split_once('#') {
-                Some((c, n)) => (c, Some(n)),
-                None => (r.as_str(), None),
+            let Some(case) = corpus.get(&r.case) else {
+                return Err(err(format!("unknown case `{}`", r.case)));
             };
-            let Some(case) = corpus.get(case_id) else {
-                return Err(err(format!("unknown case `{case_id}`")));
-            };
-            if let Some(n) = n {
-                match n.parse::<usize>() {
-                    Ok(k) if k >= 1 && k <= case.queries.len() => {}
-                    _ => {
-                        return Err(err(format!(
-                            "`{r}`: case `{case_id}` has queries 1..={}",
-                            case.queries.len()
-                        )))
-                    }
-                }
+            if r.query.is_some_and(|q| q >= case.queries.len()) {
+                return Err(err(format!(
+                    "`{r}`: case `{}` has queries 1..={}",
+                    r.case,
+                    case.queries.len()
+                )));
             }
         }
         entries.push(entry);

@@ -13,6 +13,7 @@ pub mod cell;
 pub mod ledger;
 pub mod oracle;
 pub mod output;
+pub mod query_ref;
 pub mod rng;
 pub mod run;
 pub mod signature;

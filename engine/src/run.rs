@@ -84,8 +84,9 @@ impl Cell {
     pub fn untriaged(&self) -> bool {
         self.status.needs_triage() && self.triaged_by.is_none()
     }
-    pub fn query_ref(&self) -> String {
-        format!("{}#{}", self.case, self.query + 1)
+    /// The query this cell answers (written `case#N`, 1-based).
+    pub fn query_ref(&self) -> crate::query_ref::QueryRef {
+        crate::query_ref::QueryRef::one(&self.case, self.query)
     }
 }
 

@@ -289,24 +289,16 @@ fn adhoc_job(opts: &Opts) -> Result<Job, Usage> {
 
 fn case_job(reference: &str) -> Result<Job, Usage> {
     let corpus = paths::load_corpus()?;
-    let (id, n) = match reference.split_once('#') {
-        Some((id, n)) => (
-            id,
-            Some(
-                n.parse::<usize>()
-                    .map_err(|_| Usage(format!("bad query number in {reference:?}")))?,
-            ),
-        ),
-        None => (reference, None),
-    };
+    let r: engine::query_ref::QueryRef = reference.parse().map_err(Usage)?;
+    let id = r.case.as_str();
     let case = corpus.get(id).ok_or_else(|| {
         Usage(format!(
             "no case `{id}` in {}",
             paths::corpus_dir().display()
         ))
     })?;
-    let picked: Vec<usize> = match n {
-        Some(k) if k >= 1 && k <= case.queries.len() => vec![k - 1],
+    let picked: Vec<usize> = match r.query {
+        Some(q) if q < case.queries.len() => vec![q],
         Some(_) => {
             return Err(Usage(format!(
                 "case `{id}` has queries 1..={}",

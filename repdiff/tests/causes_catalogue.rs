@@ -48,16 +48,16 @@ fn neutralises(name: &str, entry: &str, cell: &str, oracle: &str) {
         .get(entry)
         .unwrap_or_else(|| panic!("no ledger entry {entry}"));
     assert!(
-        e.cases.iter().any(|c| c == cell),
+        e.cases.iter().any(|c| c.to_string() == cell),
         "{entry} does not list {cell}"
     );
     assert!(
         e.oracles.iter().any(|o| o == oracle),
         "{entry} does not name {oracle}"
     );
-    let (case_id, n) = cell.split_once('#').expect("case#N");
-    let case = corpus.get(case_id).expect("case in the corpus");
-    let q = &case.queries[n.parse::<usize>().expect("N") - 1].query;
+    let r: engine::ledger::QueryRef = cell.parse().expect("case#N");
+    let case = corpus.get(&r.case).expect("case in the corpus");
+    let q = &case.queries[r.query.expect("case#N")].query;
     let input = Input {
         body: case.body.clone(),
         agent: q.agent.clone(),
@@ -202,7 +202,7 @@ fn a_ledger_cell_with_two_stacked_features_names_both() {
         entry
             .cases
             .iter()
-            .any(|c| c == "sweep-comment-cut-group-name#1"),
+            .any(|c| c.to_string() == "sweep-comment-cut-group-name#1"),
         "the entry explains the stacked cell"
     );
     let one = Ledger {

@@ -13,9 +13,9 @@ use std::time::Duration;
 fn input(case_ref: &str) -> Input {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let corpus = engine::case::load_dir(&root.join("cases/corpus")).expect("corpus loads");
-    let (id, n) = case_ref.split_once('#').expect("case#N");
-    let case = corpus.get(id).expect("case in the corpus");
-    let q = &case.queries[n.parse::<usize>().expect("N") - 1].query;
+    let r: engine::ledger::QueryRef = case_ref.parse().expect("case#N");
+    let case = corpus.get(&r.case).expect("case in the corpus");
+    let q = &case.queries[r.query.expect("case#N")].query;
     Input {
         body: case.body.clone(),
         agent: q.agent.clone(),
@@ -39,7 +39,7 @@ fn neutralises(name: &str, entry: &str, case_ref: &str, oracle: &str) {
         .get(entry)
         .unwrap_or_else(|| panic!("no ledger entry {entry}"));
     assert!(
-        listed.cases.iter().any(|c| c == case_ref),
+        listed.cases.iter().any(|c| c.to_string() == case_ref),
         "{entry} does not list {case_ref}"
     );
     let registered = common::registered::all();

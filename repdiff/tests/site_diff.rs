@@ -217,9 +217,8 @@ fn a_ledger_change_lists_exactly_the_cells_it_retriages() {
             .iter()
             .find(|c| c.triaged_by.as_deref() == Some(trimmed.as_str()))
             .unwrap();
-        let whole = cell.case.clone();
         let one = cell.query_ref();
-        e.cases.retain(|r| *r != whole && *r != one);
+        e.cases.retain(|r| r.case != one.case && *r != one);
         cell.case.clone()
     };
     let after = run(&cases, &after_ledger);

@@ -169,9 +169,9 @@ pub struct CellRec {
 }
 
 impl CellRec {
-    /// `case#N`, 1-based.
-    pub fn query_ref(&self) -> String {
-        format!("{}#{}", self.case, self.query + 1)
+    /// The query this cell answers (written `case#N`, 1-based).
+    pub fn query_ref(&self) -> engine::query_ref::QueryRef {
+        engine::query_ref::QueryRef::one(&self.case, self.query)
     }
     pub fn label(&self) -> String {
         self.answer.outcome.label()

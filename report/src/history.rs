@@ -10,6 +10,7 @@
 use crate::compat::{CaseRec, Report, Status};
 use crate::score::{cards, Score};
 use engine::oracle::{Identity, Label};
+use engine::query_ref::QueryRef;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -36,7 +37,7 @@ pub struct Record {
     /// Per tag: [matched, scored].
     pub tags: BTreeMap<String, [usize; 2]>,
     /// Every cell that deviated, failed or split: `case#N` -> `status:answer`.
-    pub off: BTreeMap<String, OffCell>,
+    pub off: BTreeMap<QueryRef, OffCell>,
 }
 
 /// One cell that was off in a run: how it compared with its expectation and
@@ -312,8 +313,7 @@ fn version_sort_key(r: &Record) -> Vec<(u64, u8, String)> {
 /// How one cell moved between two points of a lineage.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Move {
-    /// `case#N`.
-    pub cell: String,
+    pub cell: QueryRef,
     pub expected: String,
     pub before: String,
     pub after: String,
@@ -346,7 +346,7 @@ pub fn moves(report: &Report, a: &Point, b: &Point) -> Vec<Move> {
                     _ => "changed",
                 };
                 out.push(Move {
-                    cell: format!("{}#{}", case.id, qi + 1),
+                    cell: QueryRef::one(&case.id, qi),
                     expected: q.expect.to_string(),
                     before: format!("{} ({})", ca.label(), ca.status.as_str()),
                     after: format!("{} ({})", cb.label(), cb.status.as_str()),
@@ -356,19 +356,15 @@ pub fn moves(report: &Report, a: &Point, b: &Point) -> Vec<Move> {
         }
         return out;
     }
-    let expected = |cell: &str| -> String {
-        let Some((case, n)) = cell.rsplit_once('#') else {
-            return String::new();
-        };
-        let n: usize = n.parse().unwrap_or(0);
+    let expected = |cell: &QueryRef| -> String {
         report
-            .case(case)
-            .and_then(|c| c.queries.get(n.wrapping_sub(1)))
+            .case(&cell.case)
+            .and_then(|c| c.queries.get(cell.query?))
             .map(|q| q.expect.to_string())
             .unwrap_or_default()
     };
     let show = |c: &OffCell| format!("{} ({})", c.answer, c.status);
-    let mut keys: Vec<&String> = a.record.off.keys().chain(b.record.off.keys()).collect();
+    let mut keys: Vec<&QueryRef> = a.record.off.keys().chain(b.record.off.keys()).collect();
     keys.sort();
     keys.dedup();
     for k in keys {

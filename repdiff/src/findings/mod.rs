@@ -263,14 +263,11 @@ fn expected_label(e: &Expect) -> Option<Label> {
 fn cells<'a>(entry: &Entry, corpus: &'a Corpus) -> Vec<(&'a Case, usize)> {
     let mut out = Vec::new();
     for r in &entry.cases {
-        let (id, n) = match r.split_once('#') {
-            Some((c, n)) => (c, n.parse::<usize>().ok()),
-            None => (r.as_str(), None),
+        let Some(case) = corpus.get(&r.case) else {
+            continue;
         };
-        let Some(case) = corpus.get(id) else { continue };
-        match n {
-            Some(k) if k >= 1 => out.push((case, k - 1)),
-            Some(_) => {}
+        match r.query {
+            Some(q) => out.push((case, q)),
             None => out.extend((0..case.queries.len()).map(|i| (case, i))),
         }
     }

@@ -140,7 +140,7 @@ the published run (`reports/latest/compat.json`).\n",
 
 /// Which queries a pick shows, as `case#N`.
 fn cell_ref(p: &Pick) -> String {
-    format!("{}#{}", p.case.id, p.index + 1)
+    engine::query_ref::QueryRef::one(&p.case.id, p.index).to_string()
 }
 
 fn oracles_of(p: &Pick) -> String {

@@ -54,17 +54,15 @@ impl fmt::Display for CellCause {
 fn cells(entry: &Entry, corpus: &Corpus) -> Vec<(String, usize)> {
     let mut out = Vec::new();
     for r in &entry.cases {
-        let (id, n) = r
-            .split_once('#')
-            .map_or((r.as_str(), None), |(c, n)| (c, Some(n)));
-        let Some(case) = corpus.get(id) else { continue };
+        let Some(case) = corpus.get(&r.case) else {
+            continue;
+        };
         if case.http.is_some() {
             continue;
         }
         for (qi, q) in case.queries.iter().enumerate() {
-            let named = n.is_none_or(|n| n.parse::<usize>().ok() == Some(qi + 1));
-            if named && q.query.ask == Ask::CanFetch {
-                out.push((id.to_string(), qi));
+            if r.names(&case.id, qi) && q.query.ask == Ask::CanFetch {
+                out.push((case.id.clone(), qi));
             }
         }
     }

@@ -399,7 +399,7 @@ fn draft_entries(
         classification: Classification::Bug,
         rfc: basis(t.feature()),
         upstream: "none known".into(),
-        cases: vec![format!("{id}#1")],
+        cases: vec![engine::ledger::QueryRef::one(id, 0)],
         outcomes: oracles
             .iter()
             .filter_map(|o| answer(o).map(|a| (o.to_string(), Pin::All(a.outcome.pin()))))

@@ -88,8 +88,9 @@ pub struct CellChange {
 }
 
 impl CellChange {
-    pub fn query_ref(&self) -> String {
-        format!("{}#{}", self.case, self.query + 1)
+    /// The query that changed (written `case#N`, 1-based).
+    pub fn query_ref(&self) -> engine::query_ref::QueryRef {
+        engine::query_ref::QueryRef::one(&self.case, self.query)
     }
 
     fn describe(&self) -> String {
@@ -235,7 +236,11 @@ fn cells(d: &mut Diff, old: &Report, new: &Report) {
         }
         divergence_moves(
             d,
-            &format!("{}#{} {}", case, query + 1, oracle),
+            &format!(
+                "{} {}",
+                engine::query_ref::QueryRef::one(case, *query),
+                oracle
+            ),
             o.as_ref(),
             n.as_ref(),
         );

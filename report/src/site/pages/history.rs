@@ -64,11 +64,7 @@ that were off.</p>",
                 esc(&versions::version_label(&w[1].record)),
             );
             for m in moves {
-                let (case, q) = m
-                    .cell
-                    .rsplit_once('#')
-                    .map(|(c, n)| (c, n.parse::<usize>().unwrap_or(1)))
-                    .unwrap_or((m.cell.as_str(), 1));
+                let (case, q) = (m.cell.case.as_str(), m.cell.query.map_or(1, |q| q + 1));
                 let class = match m.kind {
                     "fixed" => "s-match",
                     "broke" => "s-deviate",

@@ -139,7 +139,7 @@ fn entry(b: &mut String, cx: &Ctx, e: &Entry) {
             "<p class=\"untri\">Explains no cell in this report (declared cases: {}).</p>",
             e.cases
                 .iter()
-                .map(|c| format!("<code>{}</code>", esc(c)))
+                .map(|c| format!("<code>{}</code>", esc(&c.to_string())))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
