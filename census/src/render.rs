@@ -393,7 +393,7 @@ fn headline_md(out: &mut String, pairs: &[HeadlinePair]) {
     out.push_str(&headline_table(pairs));
 }
 
-/// The headline as a Markdown table (census.md and the README).
+/// The headline as a Markdown table (census.md and the results page, `reports/RESULTS.md`).
 pub fn headline_table(pairs: &[HeadlinePair]) -> String {
     if pairs.is_empty() {
         return "None of the pairs was in this run.\n".into();

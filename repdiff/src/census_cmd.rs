@@ -196,7 +196,7 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
     );
     let mut helpers = start_helpers(&sel, limits);
     // The expectation profiles, asked beside the oracles: each oracle's
-    // departure from each (README "Which standard? Five profiles").
+    // departure from each (CONTRIBUTING.md "Which standard? Five profiles").
     let mut profiles = select::start(&select::profile_names(), &[], false, limits);
     for u in &profiles.unavailable {
         log::error!("profile {u}");

@@ -170,7 +170,7 @@ pub fn utc(ts: u64) -> String {
 
 /// A site written next to its destination, not yet visible there: one
 /// directory of an [`engine::output::Switch`], so `report --publish` can
-/// swap it in together with the snapshot, the history and the README (a
+/// swap it in together with the snapshot, the history and the results page (a
 /// signal or a failure leaves all of them as they were).
 pub struct Staged {
     switch: engine::output::Switch,

@@ -1,8 +1,8 @@
-//! `summary.md`: the README's summary.
+//! `summary.md`: the run's summary, on the site and the results page (`reports/RESULTS.md`).
 
 use super::*;
 
-/// The summary for the README: the scorecard and the oracle x tag matrix,
+/// The summary for the results page: the scorecard and the oracle x tag matrix,
 /// in markdown (text only: every number is there, no colour needed).
 pub fn summary_markdown(report: &Report) -> String {
     let cards = cards(report);
