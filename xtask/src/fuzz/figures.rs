@@ -35,7 +35,7 @@ impl SpeedRow {
     }
 }
 
-/// exec/s of `differential` in each of [`MODES`], one after the other in
+/// exec/s of `differential` in each of [`MODES`](super::nightly::MODES), one after the other in
 /// one run, on the same corpus.
 #[derive(Debug, Clone, Default)]
 pub struct Speed {

@@ -138,7 +138,7 @@ pub const DEAD_STARTS: u64 = 3;
 
 /// One fuzzing run of `target` for `secs`: `jobs` plain processes, each
 /// started again for the time left when it stops early
-/// ([`plain_processes`]), or libFuzzer's fork mode (`-fork=jobs`).
+/// ([`runner::plain_processes`]), or libFuzzer's fork mode (`-fork=jobs`).
 /// `oracle`: the one a robustness run fuzzes (`REPDIFF_FUZZ_ORACLE`).
 fn fuzz_target(
     target: &str,
