@@ -14,39 +14,36 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
         registry::externals().map_err(|e| ctx.err(PIECE, e.0, "fix the oracle.yaml it names"))?;
     let apt: Vec<&AptPin> = externals.iter().flat_map(|e| &e.install.apt).collect();
     ensure_apt(ctx, verbose, &apt)?;
-    let mut errors = Vec::new();
-    for e in &externals {
-        let i = &e.install;
-        let r = i
-            .npm
-            .as_ref()
-            .map_or(Ok(()), |p| ensure_npm(ctx, verbose, p))
-            .and_then(|()| {
-                i.pip
-                    .as_ref()
-                    .map_or(Ok(()), |p| ensure_pip(ctx, verbose, p))
-            })
-            .and_then(|()| {
-                i.cargo
-                    .as_ref()
-                    .map_or(Ok(()), |p| ensure_cargo(ctx, verbose, &e.name, p))
-            })
-            .and_then(|()| {
-                i.maven.as_ref().map_or(Ok(()), |p| {
-                    super::jvm_go::ensure_maven(ctx, verbose, &e.name, p)
+    // The cargo builds (spider's: minutes of CPU on a first run) go on
+    // beside the registry fetches (Maven, npm, PyPI, the Go proxy), which
+    // mostly wait on the network: on a fresh 2-core machine that overlap is
+    // a minute of the first command (issue 51).
+    let mut errors = std::thread::scope(|scope| {
+        let builds = scope.spawn(|| {
+            externals
+                .iter()
+                .filter_map(|e| {
+                    let pin = e.install.cargo.as_ref()?;
+                    ensure_cargo(ctx, verbose, &e.name, pin).err()
                 })
-            })
-            .and_then(|()| {
-                i.go.as_ref().map_or(Ok(()), |p| {
-                    super::jvm_go::ensure_go(ctx, verbose, &e.name, p)
-                })
-            });
-        if let Err(err) = r {
-            errors.push(err);
+                .collect::<Vec<_>>()
+        });
+        let mut errors: Vec<_> = externals
+            .iter()
+            .filter_map(|e| fetch(ctx, verbose, e).err())
+            .collect();
+        match builds.join() {
+            Ok(more) => errors.extend(more),
+            Err(_) => errors.push(ctx.err(
+                PIECE,
+                "the cargo builds' thread panicked",
+                "run setup again",
+            )),
         }
-    }
+        errors
+    })
+    .into_iter();
     // One error is enough to say what to fix; the rest are printed.
-    let mut errors = errors.into_iter();
     match errors.next() {
         None => Ok(()),
         Some(first) => {
@@ -56,6 +53,30 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
             Err(first)
         }
     }
+}
+
+/// One external oracle's registry pieces, in order (its cargo build runs
+/// apart, in [`ensure`]).
+fn fetch(ctx: &Ctx, verbose: bool, e: &registry::External) -> Result<()> {
+    let i = &e.install;
+    i.npm
+        .as_ref()
+        .map_or(Ok(()), |p| ensure_npm(ctx, verbose, p))
+        .and_then(|()| {
+            i.pip
+                .as_ref()
+                .map_or(Ok(()), |p| ensure_pip(ctx, verbose, p))
+        })
+        .and_then(|()| {
+            i.maven.as_ref().map_or(Ok(()), |p| {
+                super::jvm_go::ensure_maven(ctx, verbose, &e.name, p)
+            })
+        })
+        .and_then(|()| {
+            i.go.as_ref().map_or(Ok(()), |p| {
+                super::jvm_go::ensure_go(ctx, verbose, &e.name, p)
+            })
+        })
 }
 
 /// `dpkg-query`'s version of an installed package, if any.
