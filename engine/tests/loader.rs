@@ -165,13 +165,8 @@ fn typed_extension_expectations() {
     assert!(err(&bad).contains("crawl_delay expects"));
 }
 
-#[test]
-fn ledger_errors_name_file_and_line() {
-    let corpus = Corpus {
-        cases: parse(OK).unwrap(),
-        hash: String::new(),
-    };
-    let entry = r#"entries:
+/// One ledger entry about oracle `a` and case `one` of [`OK`].
+const ENTRY: &str = r#"entries:
   - id: e1
     title: t
     oracles: [a]
@@ -182,6 +177,14 @@ fn ledger_errors_name_file_and_line() {
     cases: [one]
     explanation: x
 "#;
+
+#[test]
+fn ledger_errors_name_file_and_line() {
+    let corpus = Corpus {
+        cases: parse(OK).unwrap(),
+        hash: String::new(),
+    };
+    let entry = ENTRY;
     let load = |t: &str| engine::ledger::parse(Path::new("l.yaml"), t, &corpus, &["a", "b"]);
     assert!(load(entry).is_ok());
     for cause in ["strip-bom", "uncatalogued: an HTTP status case"] {
@@ -244,17 +247,7 @@ fn a_pin_that_differs_from_the_answer_drifts() {
         cases: parse(OK).unwrap(),
         hash: String::new(),
     };
-    let entry = r#"entries:
-  - id: e1
-    title: t
-    oracles: [a]
-    outcomes: {a: allowed}
-    classification: bug
-    rfc: "§2.2.1"
-    upstream: none known
-    cases: [one]
-    explanation: x
-"#;
+    let entry = ENTRY;
     let ledger = engine::ledger::parse(Path::new("l.yaml"), entry, &corpus, &["a", "b"]).unwrap();
     let (yes, no) = (Outcome::Allowed, Outcome::Disallowed);
     assert!(ledger

@@ -142,6 +142,21 @@ pub struct QuerySpec {
     pub relate: u8,
 }
 
+impl QuerySpec {
+    /// Every knob at its first choice and the agent untweaked: the query a
+    /// model without queries is asked.
+    pub const PLAIN: QuerySpec = QuerySpec {
+        agent: 0,
+        agent_tweak: 255,
+        target: 0,
+        fill: 0,
+        suffix: 0,
+        form: 0,
+        shape: 0,
+        relate: 0,
+    };
+}
+
 fn pick<'a>(pool: &[&'a str], k: u8) -> &'a str {
     pool[k as usize % pool.len()]
 }
@@ -765,16 +780,7 @@ impl Model {
             out.body.extend_from_slice(e);
         }
         let specs: Vec<QuerySpec> = if self.queries.is_empty() {
-            vec![QuerySpec {
-                agent: 0,
-                agent_tweak: 255,
-                target: 0,
-                fill: 0,
-                suffix: 0,
-                form: 0,
-                shape: 0,
-                relate: 0,
-            }]
+            vec![QuerySpec::PLAIN]
         } else {
             self.queries.iter().take(MAX_QUERIES).copied().collect()
         };
@@ -1239,14 +1245,8 @@ mod tests {
     fn each_relation_shows_its_class() {
         use InputClass::*;
         let spec = |relate: u8| QuerySpec {
-            agent: 0,
-            agent_tweak: 255,
-            target: 0,
-            fill: 0,
-            suffix: 0,
-            form: 0,
-            shape: 0,
             relate,
+            ..QuerySpec::PLAIN
         };
         let want = [
             RuleExact,

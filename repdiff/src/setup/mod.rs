@@ -202,23 +202,22 @@ fn run_steps(ctx: &Ctx, verbose: bool, wanted: &dyn Fn(For) -> bool) -> Vec<Setu
 /// (a step with nothing to do takes milliseconds).
 const SLOW_STEP: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Who a step is for: every command that starts oracles, only the
-/// commands that need a data set or the suites, or only `setup` itself (the
-/// tools and sample files the tests use).
+/// Who a step is for: the commands that need it ([`Needs::Oracles`]: every
+/// command that starts oracles), or only `setup` itself (the tools and
+/// sample files the tests use).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum For {
-    Oracles,
     Needs(Needs),
     Tests,
 }
 
 fn steps() -> Vec<(&'static str, Step, For)> {
     vec![
-        ("runtimes", runtimes::ensure, For::Oracles),
-        ("apt", apt_packages, For::Oracles),
-        ("python", python::ensure, For::Oracles),
-        ("google", google::ensure, For::Oracles),
-        ("external", external::ensure, For::Oracles),
+        ("runtimes", runtimes::ensure, For::Needs(Needs::Oracles)),
+        ("apt", apt_packages, For::Needs(Needs::Oracles)),
+        ("python", python::ensure, For::Needs(Needs::Oracles)),
+        ("google", google::ensure, For::Needs(Needs::Oracles)),
+        ("external", external::ensure, For::Needs(Needs::Oracles)),
         ("suites", suites::ensure, For::Needs(Needs::Suites)),
         (
             "census-data",
@@ -227,7 +226,11 @@ fn steps() -> Vec<(&'static str, Step, For)> {
         ),
         ("warc-sample", warc_sample::ensure, For::Tests),
         // Small, and read by lint, serve and the site as well as the census.
-        ("ai-crawlers", ai_crawlers::ensure, For::Oracles),
+        (
+            "ai-crawlers",
+            ai_crawlers::ensure,
+            For::Needs(Needs::Oracles),
+        ),
         ("test-tools", tools::ensure, For::Tests),
     ]
 }
@@ -260,7 +263,7 @@ pub fn main() -> i32 {
 /// is linked into its own harness binary, which the `google` step builds.
 pub fn ensure(needs: Needs) {
     let ctx = Ctx::new();
-    let wanted = |f: For| f == For::Oracles || f == For::Needs(needs);
+    let wanted = |f: For| f == For::Needs(Needs::Oracles) || f == For::Needs(needs);
     for e in run_steps(&ctx, crate::logging::debug(), &wanted) {
         log::error!("{e}");
     }
