@@ -11,6 +11,10 @@
 //! root or, failing that, from the doc's own folder. Spans with
 //! placeholders (`<name>`, `*`, `{a,b}`, `...`) name families, not files,
 //! and are left alone, as are paths a run writes (`reports/run/`).
+//! A named path that is missing but git-ignored (`fuzz/artifacts/...`,
+//! `fuzz/known-signatures.json`) is a build or run output the doc
+//! describes: it exists on a used checkout and not on a fresh clone, so
+//! it is not a broken reference (CI of stop 60 failed on exactly that).
 
 use std::path::{Path, PathBuf};
 
@@ -59,6 +63,7 @@ pub fn find(root: &Path) -> Vec<Broken> {
         })
         .unwrap_or_default();
     let mut out = Vec::new();
+    let mut missing = Vec::new();
     for doc in docs {
         let Ok(text) = std::fs::read_to_string(root.join(&doc)) else {
             continue;
@@ -67,7 +72,9 @@ pub fn find(root: &Path) -> Vec<Broken> {
         let dir = dir.unwrap_or_else(|| root.to_path_buf());
         for (i, line) in text.lines().enumerate() {
             for target in links(line) {
-                if !dir.join(&target).exists() {
+                let path = dir.join(&target);
+                if !path.exists() {
+                    missing.push(path);
                     out.push(Broken {
                         doc: doc.clone(),
                         line: i + 1,
@@ -77,6 +84,7 @@ pub fn find(root: &Path) -> Vec<Broken> {
             }
             for target in quoted_paths(line, &tops) {
                 if !root.join(&target).exists() && !dir.join(&target).exists() {
+                    missing.push(root.join(&target));
                     out.push(Broken {
                         doc: doc.clone(),
                         line: i + 1,
@@ -86,7 +94,44 @@ pub fn find(root: &Path) -> Vec<Broken> {
             }
         }
     }
-    out
+    let ignored = git_ignored(root, &missing);
+    out.into_iter()
+        .zip(missing)
+        .filter(|(_, path)| !ignored.contains(path))
+        .map(|(b, _)| b)
+        .collect()
+}
+
+/// Those of `paths` git ignores under `root` (none when `root` is not a
+/// work tree or git cannot run: then every missing path counts).
+fn git_ignored(root: &Path, paths: &[PathBuf]) -> Vec<PathBuf> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    if paths.is_empty() {
+        return Vec::new();
+    }
+    let child = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["check-ignore", "--stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn();
+    let Ok(mut child) = child else {
+        return Vec::new();
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        let list: String = paths.iter().map(|p| format!("{}\n", p.display())).collect();
+        let _ = stdin.write_all(list.as_bytes());
+    }
+    let Ok(output) = child.wait_with_output() else {
+        return Vec::new();
+    };
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(PathBuf::from)
+        .collect()
 }
 
 /// The `.md` files under `dir`, relative to `root`.
@@ -200,5 +245,31 @@ mod tests {
         let targets: Vec<(usize, &str)> =
             found.iter().map(|b| (b.line, b.target.as_str())).collect();
         assert_eq!(targets, [(2, "examples/y.yml"), (2, "xtask/tests/a.rs")]);
+    }
+
+    /// A run's output the doc describes is missing on a fresh clone and
+    /// is not broken there; a typo beside it still is.
+    #[test]
+    fn a_git_ignored_output_is_not_broken() {
+        let dir = std::env::temp_dir().join(format!("doc-paths-ign-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("fuzz")).unwrap();
+        let git = std::process::Command::new("git")
+            .arg("init")
+            .arg("-q")
+            .arg(&dir)
+            .status()
+            .unwrap();
+        assert!(git.success());
+        std::fs::write(dir.join("fuzz/.gitignore"), "/artifacts\n").unwrap();
+        std::fs::write(
+            dir.join("fuzz/README.md"),
+            "written to `fuzz/artifacts/differential/`, read `fuzz/tragets/x`\n",
+        )
+        .unwrap();
+        let found = find(&dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        let targets: Vec<&str> = found.iter().map(|b| b.target.as_str()).collect();
+        assert_eq!(targets, ["fuzz/tragets/x"]);
     }
 }
