@@ -13,7 +13,7 @@
 //!    removing one input feature that parsers are known to read differently
 //!    (a BOM, a NUL, a misspelt key, a fragment, lower-case escape hex...).
 //!    The first transformation that makes the pair agree names the cause; a
-//!    pair that none neutralises is [`NEW`].
+//!    pair that none neutralises is [`Diagnosis::New`].
 //!
 //! A finding's identity is then (oracle, cause). The catalogue is ordered
 //! from the narrowest transformation to the broadest, so a broad one (reverse
@@ -44,8 +44,111 @@ pub struct Transformation {
 /// oracle departs from it.
 pub const REFERENCE: &str = "rfc9309";
 
-/// The cause of a pair that no transformation neutralises.
-pub const NEW: &str = "new";
+/// What names a pair's departure. One type instead of a `"new"` sentinel
+/// and `a+b` strings: the sweep, lint, the census and the fuzz report each
+/// branch on whether a cause was found, and a misspelt sentinel compiled
+/// silently. Written (and ordered) as its text: the catalogue name, `a+b`
+/// for a stacked pair, `new`, which is how reports and ledgers spell it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Diagnosis {
+    /// One [`CATALOGUE`] transformation neutralises the pair.
+    Catalogued(&'static str),
+    /// Two, applied one after the other, in catalogue order
+    /// ([`stacked_causes`]): two known features in one input.
+    Stacked(&'static str, &'static str),
+    /// No transformation (nor pair of them, where that was tried) does: a
+    /// candidate new cause.
+    New,
+}
+
+impl Diagnosis {
+    /// The catalogue transformation named `name`, if there is one: how a
+    /// cause stored by a person (the ledger) becomes a diagnosis.
+    pub fn catalogued(name: &str) -> Option<Diagnosis> {
+        CATALOGUE
+            .iter()
+            .find(|t| t.name == name)
+            .map(|t| Diagnosis::Catalogued(t.name))
+    }
+
+    /// The one catalogue name, when there is one.
+    pub fn name(self) -> Option<&'static str> {
+        match self {
+            Diagnosis::Catalogued(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    pub fn is_new(self) -> bool {
+        self == Diagnosis::New
+    }
+
+    /// The text, in pieces, so that ordering needs no allocation.
+    fn pieces(self) -> [&'static str; 3] {
+        match self {
+            Diagnosis::Catalogued(n) => [n, "", ""],
+            Diagnosis::Stacked(a, b) => [a, "+", b],
+            Diagnosis::New => ["new", "", ""],
+        }
+    }
+}
+
+impl std::fmt::Display for Diagnosis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.pieces().iter().try_for_each(|p| f.write_str(p))
+    }
+}
+
+impl Ord for Diagnosis {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let text = |d: &Diagnosis| d.pieces().into_iter().flat_map(str::bytes);
+        text(self).cmp(text(other))
+    }
+}
+
+/// Written as its text in JSON (lint's, the fuzz records'), as people and
+/// the earlier string fields read it.
+impl serde::Serialize for Diagnosis {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+/// Read from its text ([`FromStr`](std::str::FromStr)): a record naming a
+/// cause the catalogue no longer has fails to load, naming it.
+impl<'de> serde::Deserialize<'de> for Diagnosis {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Diagnosis, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+impl PartialOrd for Diagnosis {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// A stored diagnosis read back: a findings record (written by the fuzz
+/// target's minimisation, read by the nightly's report in another process)
+/// or a ledger's `cause:`. An unknown name is an error, so a renamed
+/// transformation shows up instead of counting as new.
+impl std::str::FromStr for Diagnosis {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Diagnosis, String> {
+        let known = |n: &str| {
+            Diagnosis::catalogued(n)
+                .and_then(Diagnosis::name)
+                .ok_or_else(|| format!("`{n}` is not a cause of the catalogue (docs/causes.md)"))
+        };
+        match s.split_once('+') {
+            _ if s == "new" => Ok(Diagnosis::New),
+            Some((a, b)) => Ok(Diagnosis::Stacked(known(a)?, known(b)?)),
+            None => known(s).map(Diagnosis::Catalogued),
+        }
+    }
+}
 
 /// The ledger's word for a cause the catalogue does not name (followed by
 /// `: <reason>`).
@@ -131,8 +234,8 @@ pub fn agree(answers: &(Label, Label)) -> bool {
 }
 
 /// The first catalogue transformation under which the pair agrees on
-/// `input`, or [`NEW`]; `None` when the pair already agrees.
-pub fn classify(pair: &mut dyn PairAsk, input: &Input) -> Option<&'static str> {
+/// `input`, or [`Diagnosis::New`]; `None` when the pair already agrees.
+pub fn classify(pair: &mut dyn PairAsk, input: &Input) -> Option<Diagnosis> {
     if agree(&pair.ask(input)) {
         return None;
     }
@@ -140,7 +243,7 @@ pub fn classify(pair: &mut dyn PairAsk, input: &Input) -> Option<&'static str> {
         CATALOGUE
             .iter()
             .find(|t| reconciles(pair, input, t.name))
-            .map_or(NEW, |t| t.name),
+            .map_or(Diagnosis::New, |t| Diagnosis::Catalogued(t.name)),
     )
 }
 
@@ -159,13 +262,14 @@ pub fn reconciles(pair: &mut dyn PairAsk, input: &Input, name: &str) -> bool {
 }
 
 /// The two catalogue transformations that, applied one after the other,
-/// make the pair agree on `input`, in catalogue order; `None` when no pair of
-/// them does. For a [`NEW`] departure only: a fuzz input often stacks two
+/// make the pair agree on `input` ([`Diagnosis::Stacked`], in catalogue
+/// order); `None` when no pair of them does. For a [`Diagnosis::New`]
+/// departure only: a fuzz input often stacks two
 /// known features (a misspelt key *and* a missing colon), which no single
 /// transformation neutralises, and such a departure is not a new cause.
 /// Tries every ordered pair of transformations that each change the input,
 /// so about (applicable transformations)² questions, on a minimised input.
-pub fn stacked_causes(pair: &mut dyn PairAsk, input: &Input) -> Option<[&'static str; 2]> {
+pub fn stacked_causes(pair: &mut dyn PairAsk, input: &Input) -> Option<Diagnosis> {
     if agree(&pair.ask(input)) {
         return None;
     }
@@ -184,18 +288,11 @@ pub fn stacked_causes(pair: &mut dyn PairAsk, input: &Input) -> Option<[&'static
             };
             if agree(&pair.ask(&both)) {
                 let (a, b) = if i < &j { (*i, j) } else { (j, *i) };
-                return Some([CATALOGUE[a].name, CATALOGUE[b].name]);
+                return Some(Diagnosis::Stacked(CATALOGUE[a].name, CATALOGUE[b].name));
             }
         }
     }
     None
-}
-
-/// How a stacked pair of causes is written, in the sweep's table and in the
-/// set of pairs the ledger knows: both sides write it here, so the two
-/// always meet.
-pub fn stacked_name([a, b]: [&'static str; 2]) -> String {
-    format!("{a}+{b}")
 }
 
 /// One pair's departure, named: the minimised input and its cause.
@@ -204,8 +301,9 @@ pub struct Named {
     /// The reference's and the oracle's outcomes.
     pub answers: (Label, Label),
     pub minimised: Input,
-    /// A [`CATALOGUE`] name, or [`NEW`].
-    pub cause: &'static str,
+    /// A [`CATALOGUE`] name, or [`Diagnosis::New`] (never stacked: that
+    /// takes more questions, and only callers that report it ask them).
+    pub cause: Diagnosis,
 }
 
 /// Minimise `input` for the pair, then classify it; `None` when the pair

@@ -230,8 +230,36 @@ fn the_catalogue_s_first_reconciling_cause_and_any_other_that_reconciles() {
     let at = |name: &str| CATALOGUE.iter().position(|t| t.name == name);
     assert!(at("drop-allow-rules") < at("lowercase-agent"));
     let mut pair = FakePairAllowOrCase;
-    assert_eq!(classify(&mut pair, &input), Some("drop-allow-rules"));
+    assert_eq!(
+        classify(&mut pair, &input),
+        Some(Diagnosis::Catalogued("drop-allow-rules"))
+    );
     assert!(reconciles(&mut pair, &input, "lowercase-agent"));
     assert!(!reconciles(&mut pair, &input, "remove-star"));
     assert!(!reconciles(&mut pair, &input, "no-such-cause"));
+}
+
+/// A diagnosis reads back as it is written and sorts as its text, so
+/// tables keyed by it keep the order they had as strings.
+#[test]
+fn a_diagnosis_reads_back_and_sorts_as_its_text() {
+    let all = [
+        Diagnosis::Catalogued("strip-bom"),
+        Diagnosis::Stacked("drop-allow-rules", "strip-bom"),
+        Diagnosis::New,
+        Diagnosis::Catalogued("drop-allow-rules"),
+    ];
+    for d in all {
+        assert_eq!(d.to_string().parse::<Diagnosis>(), Ok(d));
+    }
+    let mut sorted = all.to_vec();
+    sorted.sort();
+    let mut texts: Vec<String> = all.iter().map(ToString::to_string).collect();
+    texts.sort();
+    assert_eq!(
+        sorted.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        texts
+    );
+    assert!("no-such-cause".parse::<Diagnosis>().is_err());
+    assert!("strip-bom+no-such".parse::<Diagnosis>().is_err());
 }

@@ -237,7 +237,7 @@ pub struct Minimized {
 pub struct PairCause {
     pub oracle: String,
     /// A catalogue name, or `new` when no transformation neutralises it.
-    pub cause: String,
+    pub cause: cause::Diagnosis,
     /// The reference's and the oracle's outcomes (`allowed->disallowed`).
     pub answers: String,
     /// The cell key the in-loop triage gave this departure.

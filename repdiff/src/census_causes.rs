@@ -149,16 +149,17 @@ pub(crate) fn one(
 }
 
 /// Is `cause` the entry's main `cause:`?
-fn names_main_cause(e: &engine::ledger::Entry, cause: &str) -> bool {
-    e.cause
-        .as_ref()
-        .and_then(|c| c.name())
-        .is_some_and(|n| *n == *cause)
+fn names_main_cause(e: &engine::ledger::Entry, cause: cause::Diagnosis) -> bool {
+    let main = e.cause.as_ref().and_then(|c| c.name());
+    main.zip(cause.name()).is_some_and(|(n, c)| *n == *c)
 }
 
 /// Does the entry name `cause` for (some of) its cells?
-fn names_cause(e: &engine::ledger::Entry, cause: &str) -> bool {
-    names_main_cause(e, cause) || e.also_causes.iter().any(|c| *c == *cause)
+fn names_cause(e: &engine::ledger::Entry, cause: cause::Diagnosis) -> bool {
+    names_main_cause(e, cause)
+        || cause
+            .name()
+            .is_some_and(|c| e.also_causes.iter().any(|a| *a == *c))
 }
 
 #[cfg(test)]

@@ -176,7 +176,10 @@ fn minimised_seed_18_is_named_by_its_cause() {
     let mut other = make("cpython-3.11");
     let mut pair = OraclePair::new(reference.as_mut(), other.as_mut());
     let named = name_cause(&mut pair, &input).expect("seed-18 diverges");
-    assert_eq!(named.cause, "rename-substring-groups");
+    assert_eq!(
+        named.cause,
+        Diagnosis::Catalogued("rename-substring-groups")
+    );
     assert_eq!(pair.ask(&named.minimised), named.answers);
     assert!(named.minimised.body.len() <= input.body.len());
     assert_eq!(
@@ -212,10 +215,10 @@ fn a_ledger_cell_with_two_stacked_features_names_both() {
     let known = repdiff::triage::causes::ledger_cell_causes(&one, corpus, &mut all);
     let stacked = (
         "cpython-3.15".to_string(),
-        stacked_name(["rename-substring-groups", "cut-group-token"]),
+        Diagnosis::Stacked("rename-substring-groups", "cut-group-token"),
     );
     assert!(known.contains_key(&stacked), "{known:?}");
-    assert!(!known.contains_key(&("cpython-3.15".to_string(), NEW.to_string())));
+    assert!(!known.contains_key(&("cpython-3.15".to_string(), Diagnosis::New)));
 }
 
 /// Google reads `disalow /*` (a misspelt key *and* no colon) as a rule:
@@ -231,10 +234,10 @@ fn two_stacked_known_features_are_named_as_such() {
         agent: "foobot".into(),
         url: "http://example.test/".into(),
     };
-    assert_eq!(classify(&mut pair, &input), Some(NEW));
+    assert_eq!(classify(&mut pair, &input), Some(Diagnosis::New));
     assert_eq!(
         stacked_causes(&mut pair, &input),
-        Some(["add-missing-colon", "fix-misspelt-key"])
+        Some(Diagnosis::Stacked("add-missing-colon", "fix-misspelt-key"))
     );
     let agreeing = Input {
         body: b"User-agent: foobot\nDisallow: /*\n".to_vec(),
@@ -288,7 +291,7 @@ fn a_verdict_on_an_either_query_is_known_to_the_sweep() {
         names,
         vec![(
             "cpython-3.11".to_string(),
-            "agent-product-token".to_string()
+            Diagnosis::Catalogued("agent-product-token")
         )],
         "google agrees with the reference here"
     );

@@ -13,15 +13,15 @@
 
 use super::panel::{Panel, Reading, Split};
 use super::questions::Source;
-use cause::{Input, PairAsk, CATALOGUE, NEW};
+use cause::{Diagnosis, Input, PairAsk, CATALOGUE};
 use engine::oracle::Label;
 use std::collections::BTreeMap;
 
-/// One parser apart, and why: a catalogue name or [`NEW`].
+/// One parser apart, and why: a catalogue name or [`Diagnosis::New`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Apart {
     pub oracle: String,
-    pub cause: &'static str,
+    pub cause: Diagnosis,
     /// Whether a ledger entry of this parser has this cause. When not,
     /// the transformation reconciles the pair on this file but may do so
     /// for another reason (removing `Allow: /` also reshapes groups), and
@@ -76,8 +76,8 @@ impl KnownCauses {
     }
 
     /// Whether an entry of `oracle` has `cause` as its cause.
-    fn is_cause(&self, oracle: &str, cause: &str) -> bool {
-        self.of(oracle).contains(&cause)
+    fn is_cause(&self, oracle: &str, cause: Diagnosis) -> bool {
+        cause.name().is_some_and(|n| self.of(oracle).contains(&n))
     }
 }
 
@@ -123,8 +123,8 @@ pub fn causes(
         };
         // The catalogue's narrowest cause, unless the ledger measured
         // another for this parser that reconciles it too.
-        let first = cause::classify(&mut pair, input).unwrap_or(NEW);
-        let cause = if first == NEW || known.is_cause(&oracle, first) {
+        let first = cause::classify(&mut pair, input).unwrap_or(Diagnosis::New);
+        let cause = if first.is_new() || known.is_cause(&oracle, first) {
             first
         } else {
             known
@@ -132,7 +132,7 @@ pub fn causes(
                 .iter()
                 .copied()
                 .find(|c| cause::reconciles(&mut pair, input, c))
-                .unwrap_or(first)
+                .map_or(first, Diagnosis::Catalogued)
         };
         let measured = known.is_cause(&oracle, cause);
         out.push(Apart {
@@ -145,9 +145,9 @@ pub fn causes(
 }
 
 /// The cause most parsers apart share: a measured one before one only
-/// found, a catalogue one before [`NEW`] (ties: the first named).
-pub fn main_cause(apart: &[Apart]) -> &'static str {
-    let mut counts: Vec<(&'static str, usize, usize)> = Vec::new();
+/// found, a catalogue one before [`Diagnosis::New`] (ties: the first named).
+pub fn main_cause(apart: &[Apart]) -> Diagnosis {
+    let mut counts: Vec<(Diagnosis, usize, usize)> = Vec::new();
     for a in apart {
         match counts.iter_mut().find(|(c, _, _)| *c == a.cause) {
             Some((_, measured, n)) => {
@@ -157,14 +157,14 @@ pub fn main_cause(apart: &[Apart]) -> &'static str {
             None => counts.push((a.cause, usize::from(a.measured), 1)),
         }
     }
-    let rank = |&(c, measured, n): &(&'static str, usize, usize)| (c != NEW, measured > 0, n);
-    let mut best: Option<(&'static str, usize, usize)> = None;
+    let rank = |&(c, measured, n): &(Diagnosis, usize, usize)| (!c.is_new(), measured > 0, n);
+    let mut best: Option<(Diagnosis, usize, usize)> = None;
     for c in counts {
         if best.as_ref().is_none_or(|b| rank(&c) > rank(b)) {
             best = Some(c);
         }
     }
-    best.map_or(NEW, |(c, _, _)| c)
+    best.map_or(Diagnosis::New, |(c, _, _)| c)
 }
 
 /// Two oracles of the panel as the cause crate's pair under triage; only
@@ -191,12 +191,15 @@ impl PairAsk for PanelPair<'_> {
 mod tests {
     use super::*;
 
-    fn apart(pairs: &[(&str, &'static str, bool)]) -> Vec<Apart> {
+    const NEW: Diagnosis = Diagnosis::New;
+    const BOM: Diagnosis = Diagnosis::Catalogued("strip-bom");
+
+    fn apart(pairs: &[(&str, Diagnosis, bool)]) -> Vec<Apart> {
         pairs
             .iter()
             .map(|(o, c, measured)| Apart {
                 oracle: o.to_string(),
-                cause: c,
+                cause: *c,
                 measured: *measured,
             })
             .collect()
@@ -208,25 +211,25 @@ mod tests {
             main_cause(&apart(&[
                 ("a", NEW, false),
                 ("b", NEW, false),
-                ("c", "strip-bom", false)
+                ("c", BOM, false)
             ])),
-            "strip-bom"
+            BOM
         );
         assert_eq!(
             main_cause(&apart(&[
-                ("a", "remove-star", false),
-                ("b", "strip-bom", false),
-                ("c", "strip-bom", false)
+                ("a", Diagnosis::Catalogued("remove-star"), false),
+                ("b", BOM, false),
+                ("c", BOM, false)
             ])),
-            "strip-bom"
+            BOM
         );
         assert_eq!(
             main_cause(&apart(&[
-                ("a", "drop-allow-rules", false),
-                ("b", "drop-allow-rules", false),
-                ("c", "lowercase-agent", true)
+                ("a", Diagnosis::Catalogued("drop-allow-rules"), false),
+                ("b", Diagnosis::Catalogued("drop-allow-rules"), false),
+                ("c", Diagnosis::Catalogued("lowercase-agent"), true)
             ])),
-            "lowercase-agent"
+            Diagnosis::Catalogued("lowercase-agent")
         );
         assert_eq!(main_cause(&apart(&[("a", NEW, false)])), NEW);
         assert_eq!(main_cause(&[]), NEW);

@@ -18,7 +18,7 @@
 use super::attribute::{self, Apart, KnownCauses};
 use super::panel::{Panel, Split};
 use super::Question;
-use cause::{Input, CATALOGUE, NEW};
+use cause::{Diagnosis, Input, CATALOGUE};
 use std::time::{Duration, Instant};
 
 /// A question on which the oracles part ways, and how.
@@ -32,10 +32,10 @@ pub struct Disagreement {
     pub deciding: Vec<Option<crate::deciding::Found>>,
 }
 
-/// A named cause: a catalogue transformation, or [`NEW`].
+/// A named cause: a catalogue transformation, or [`Diagnosis::New`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cause {
-    pub name: &'static str,
+    pub name: Diagnosis,
     /// The parser behaviour behind it, in the catalogue's words.
     pub neutralises: &'static str,
     /// Whether the transformation makes every oracle agree (else it only
@@ -192,14 +192,14 @@ fn name(
     };
     let apart = attribute::causes(panel, &input, &d.split, d.question.source, known);
     let main = attribute::main_cause(&apart);
-    let cause = match CATALOGUE.iter().find(|t| t.name == main) {
+    let cause = match CATALOGUE.iter().find(|t| main.name() == Some(t.name)) {
         Some(t) => Cause {
-            name: t.name,
+            name: main,
             neutralises: t.neutralises,
             reunites_all: reunites(panel, &input, &d.question, t.name),
         },
         None => Cause {
-            name: NEW,
+            name: Diagnosis::New,
             neutralises:
                 "no transformation of the catalogue reconciles the parsers apart with the rest",
             reunites_all: false,
@@ -207,7 +207,7 @@ fn name(
     };
     let touched = CATALOGUE
         .iter()
-        .find(|t| t.name == cause.name)
+        .find(|t| cause.name.name() == Some(t.name))
         .and_then(|t| (t.apply)(&input))
         .map(|changed| touched(&cause::lines(&input.body), &cause::lines(&changed.body)))
         .filter(|t| !t.is_empty())

@@ -66,7 +66,7 @@ struct LineView {
 
 #[derive(Serialize)]
 struct CauseView {
-    name: &'static str,
+    name: cause::Diagnosis,
     /// The cause for someone who writes robots.txt files.
     plain: &'static str,
     neutralises: &'static str,
@@ -156,7 +156,7 @@ struct RewriteView {
 #[derive(Serialize)]
 struct ApartView {
     oracle: String,
-    cause: &'static str,
+    cause: cause::Diagnosis,
     plain: &'static str,
     measured: bool,
 }
@@ -280,12 +280,12 @@ fn apart_view(a: &super::attribute::Apart) -> ApartView {
 }
 
 /// A cause in a site owner's words, else the catalogue's sentence.
-fn plain_cause(name: &str) -> &'static str {
-    super::plain::words(name)
+fn plain_cause(d: cause::Diagnosis) -> &'static str {
+    super::plain::words(d)
         .or_else(|| {
             cause::CATALOGUE
                 .iter()
-                .find(|t| t.name == name)
+                .find(|t| d.name() == Some(t.name))
                 .map(|t| t.neutralises)
         })
         .unwrap_or("no transformation of the catalogue reconciles it with the other side")
@@ -528,7 +528,7 @@ fn print_causes(g: &GroupView<'_>) {
 /// of theirs names, what undoing it does and no more.
 fn apart_sentence(a: &ApartView, names: &[&str]) -> String {
     let who = names.join(", ");
-    if a.measured || a.cause == cause::NEW {
+    if a.measured || a.cause.is_new() {
         format!("{who}: {} ({})", a.plain, a.cause)
     } else {
         let (it, its) = if names.len() == 1 {

@@ -92,8 +92,12 @@ pub fn suggest(
     };
     let order = CATALOGUE
         .iter()
-        .filter(|t| t.name == group.cause.name)
-        .chain(CATALOGUE.iter().filter(|t| t.name != group.cause.name));
+        .filter(|t| group.cause.name.name() == Some(t.name))
+        .chain(
+            CATALOGUE
+                .iter()
+                .filter(|t| group.cause.name.name() != Some(t.name)),
+        );
     let old = cause::lines(body);
     let before: usize = group.disagreements.iter().map(|d| dissent(&d.split)).sum();
     let mut best: Option<Suggestion> = None;

@@ -388,7 +388,7 @@ pub fn lint(
                 .iter()
                 .flat_map(|g| {
                     let rest = g.rewrite.iter().flat_map(|r| &r.apart);
-                    g.apart.iter().chain(rest).map(|a| a.cause)
+                    g.apart.iter().chain(rest).filter_map(|a| a.cause.name())
                 })
                 .filter_map(|c| known.get_key_value(c))
                 .map(|(k, v)| (k.as_str(), v))

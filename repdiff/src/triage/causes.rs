@@ -32,8 +32,11 @@ pub struct Opts {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum CellCause {
     /// The classifier's cause for the pair (reference, oracle): a catalogue
-    /// name, `new`, or two stacked names (`a+b`, [`cause::stacked_name`]).
-    Named { oracle: String, cause: String },
+    /// name, new, or two stacked names.
+    Named {
+        oracle: String,
+        cause: cause::Diagnosis,
+    },
     /// The pair agrees on the cell: nothing to name.
     Agrees { oracle: String },
     /// The oracle did not start.
@@ -128,12 +131,11 @@ fn classify_entry(
 /// that two catalogue transformations neutralise together is that stacked
 /// pair, so an entry explaining such a cell makes the sweep's `a+b` pair
 /// known for the oracle, as one explaining a single cause does for it.
-fn stacked_or(pair: &mut OraclePair<'_>, n: &cause::Named) -> String {
-    if n.cause != cause::NEW {
-        return n.cause.to_string();
+fn stacked_or(pair: &mut OraclePair<'_>, n: &cause::Named) -> cause::Diagnosis {
+    if !n.cause.is_new() {
+        return n.cause;
     }
-    cause::stacked_causes(pair, &n.minimised)
-        .map_or_else(|| n.cause.to_string(), cause::stacked_name)
+    cause::stacked_causes(pair, &n.minimised).unwrap_or(n.cause)
 }
 
 /// Every (oracle, cause) the classifier gives the corpus cells the ledger
@@ -143,7 +145,7 @@ pub fn ledger_cell_causes(
     ledger: &Ledger,
     corpus: &Corpus,
     all: &mut [Box<dyn Oracle>],
-) -> BTreeMap<(String, String), usize> {
+) -> BTreeMap<(String, cause::Diagnosis), usize> {
     let mut out = BTreeMap::new();
     for e in &ledger.entries {
         for (k, n) in classify_entry(e, corpus, all, false) {
@@ -164,7 +166,7 @@ pub fn ledger_cell_causes(
 pub fn either_query_causes(
     corpus: &Corpus,
     all: &mut [Box<dyn Oracle>],
-) -> BTreeMap<(String, String), usize> {
+) -> BTreeMap<(String, cause::Diagnosis), usize> {
     let names: Vec<String> = all.iter().map(|o| o.name().to_string()).collect();
     let mut out = BTreeMap::new();
     for case in &corpus.cases {

@@ -180,7 +180,7 @@ fn name_causes(probe: &mut Probe, f: &Finding, t: &triage::Triaged) -> Vec<PairC
         };
         out.push(PairCause {
             oracle: oracle.to_string(),
-            cause: named.cause.to_string(),
+            cause: named.cause,
             answers: format!("{}->{}", named.answers.0, named.answers.1),
             cell_key: key.clone(),
             signature: t.signature.clone(),

@@ -5,6 +5,7 @@
 //! prints it beside the pair, so what is left is either work or explained.
 
 use crate::shared::Usage;
+use cause::Diagnosis;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -29,7 +30,7 @@ struct Reason {
 
 /// The reasons by (oracle or `*`, cause).
 #[derive(Debug, Default)]
-pub struct Reasons(BTreeMap<(String, String), String>);
+pub struct Reasons(BTreeMap<(String, Diagnosis), String>);
 
 impl Reasons {
     /// The file under `root`; absent is no reasons. A malformed file or a
@@ -52,7 +53,11 @@ impl Reasons {
             if r.reason.trim().is_empty() {
                 return Err(format!("({}, {}): empty reason", r.oracle, r.cause));
             }
-            let key = (r.oracle, r.cause);
+            let cause: Diagnosis = r
+                .cause
+                .parse()
+                .map_err(|e| format!("({}, {}): {e}", r.oracle, r.cause))?;
+            let key = (r.oracle, cause);
             if out.insert(key.clone(), r.reason).is_some() {
                 return Err(format!("({}, {}) is given twice", key.0, key.1));
             }
@@ -61,9 +66,9 @@ impl Reasons {
     }
 
     /// The reason for `oracle`'s `cause`: its own, else the cause's `*` one.
-    pub fn get(&self, oracle: &str, cause: &str) -> Option<&str> {
-        let mine = (oracle.to_string(), cause.to_string());
-        let any = ("*".to_string(), cause.to_string());
+    pub fn get(&self, oracle: &str, cause: Diagnosis) -> Option<&str> {
+        let mine = (oracle.to_string(), cause);
+        let any = ("*".to_string(), cause);
         self.0
             .get(&mine)
             .or_else(|| self.0.get(&any))
@@ -73,15 +78,13 @@ impl Reasons {
     /// Reasons no pair of `unnamed` used: stale once the pair is named.
     pub fn unused<'a>(
         &'a self,
-        unnamed: &[(&str, &str)],
-    ) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
-        let used: Vec<(String, String)> = unnamed
-            .iter()
-            .map(|(o, c)| (o.to_string(), c.to_string()))
-            .collect();
+        unnamed: &[(&str, Diagnosis)],
+    ) -> impl Iterator<Item = (&'a str, Diagnosis)> + 'a {
+        let used: Vec<(String, Diagnosis)> =
+            unnamed.iter().map(|(o, c)| (o.to_string(), *c)).collect();
         self.0.keys().filter_map(move |(o, c)| {
             let hit = used.iter().any(|(uo, uc)| uc == c && (o == "*" || uo == o));
-            (!hit).then_some((o.as_str(), c.as_str()))
+            (!hit).then_some((o.as_str(), *c))
         })
     }
 }
@@ -96,11 +99,14 @@ mod tests {
             "pairs:\n  - {oracle: '*', cause: new, reason: generic}\n  - {oracle: spider, cause: new, reason: own}\n  - {oracle: google, cause: strip-bom, reason: gone}\n",
         )
         .expect("parses");
-        assert_eq!(r.get("spider", "new"), Some("own"));
-        assert_eq!(r.get("heritrix", "new"), Some("generic"));
-        assert_eq!(r.get("heritrix", "strip-bom"), None);
-        let stale: Vec<_> = r.unused(&[("heritrix", "new")]).collect();
-        assert_eq!(stale, vec![("google", "strip-bom"), ("spider", "new")]);
+        let (new, bom) = (Diagnosis::New, Diagnosis::Catalogued("strip-bom"));
+        assert_eq!(r.get("spider", new), Some("own"));
+        assert_eq!(r.get("heritrix", new), Some("generic"));
+        assert_eq!(r.get("heritrix", bom), None);
+        let stale: Vec<_> = r.unused(&[("heritrix", new)]).collect();
+        assert_eq!(stale, vec![("google", bom), ("spider", new)]);
+        let typo = Reasons::parse("pairs:\n  - {oracle: '*', cause: strip-bmo, reason: x}\n");
+        assert!(typo.is_err_and(|e| e.contains("strip-bmo")));
     }
 
     /// The committed file loads, and every ledger entry a reason names

@@ -15,7 +15,7 @@
 
 use crate::shared::Usage;
 use crate::slow::{self, SlowFinding};
-use cause::Input;
+use cause::{Diagnosis, Input};
 use engine::oracle::{Ask, Oracle, Query};
 use fuzzcore::triage::{self, REFERENCE};
 use oracles::rfc9309::{Readings, Robots};
@@ -94,9 +94,9 @@ struct Totals {
 
 struct Sweep {
     all: Vec<Box<dyn Oracle>>,
-    known: BTreeSet<(String, String)>,
+    known: BTreeSet<(String, Diagnosis)>,
     buckets: BTreeMap<String, usize>,
-    found: BTreeMap<(String, String), Found>,
+    found: BTreeMap<(String, Diagnosis), Found>,
     totals: Totals,
     readings: Readings,
     scratch: Vec<u8>,
@@ -198,7 +198,7 @@ pub fn main(o: &Opts) -> Result<i32, Usage> {
         "causes": s.found.iter().map(|((o, c), f)| serde_json::json!({
             "oracle": o, "cause": c, "named": f.named,
             "in_ledger": f.in_ledger, "examples": f.examples,
-            "reason": (!f.in_ledger).then(|| reasons.get(o, c)).flatten(),
+            "reason": (!f.in_ledger).then(|| reasons.get(o, *c)).flatten(),
         })).collect::<Vec<_>>(),
         "slow": slow,
         "slow_unconfirmed": unconfirmed,
@@ -218,8 +218,8 @@ fn known_causes(
     ledger: &engine::ledger::Ledger,
     corpus: &engine::case::Corpus,
     all: &mut [Box<dyn Oracle>],
-) -> BTreeSet<(String, String)> {
-    let mut out: BTreeSet<(String, String)> =
+) -> BTreeSet<(String, Diagnosis)> {
+    let mut out: BTreeSet<(String, Diagnosis)> =
         super::causes::ledger_cell_causes(ledger, corpus, all)
             .into_keys()
             .collect();
@@ -228,11 +228,14 @@ fn known_causes(
         let Some(c) = e.cause.as_ref().and_then(|c| c.name()) else {
             continue;
         };
+        let Some(c) = Diagnosis::catalogued(c.as_str()) else {
+            continue;
+        };
         for o in &e.oracles {
-            out.insert((o.clone(), c.to_string()));
+            out.insert((o.clone(), c));
         }
     }
-    out.retain(|(_, c)| c != cause::NEW);
+    out.retain(|(_, c)| !c.is_new());
     out
 }
 
@@ -365,24 +368,22 @@ impl Sweep {
             return;
         };
         self.totals.departures_named += 1;
-        let (key, in_ledger) = match (named.cause == cause::NEW)
-            .then(|| cause::stacked_causes(&mut pair, &named.minimised))
-            .flatten()
-        {
+        let diagnosis = match named.cause {
+            Diagnosis::New => cause::stacked_causes(&mut pair, &named.minimised),
+            named => Some(named),
+        }
+        .unwrap_or(Diagnosis::New);
+        let known = |c: Diagnosis| self.known.contains(&(oracle.to_string(), c));
+        let in_ledger = match diagnosis {
             // Two known features stacked: known when the ledger names both,
             // or explains a cell where the two come stacked for the oracle.
-            Some([a, b]) => {
-                let known = |c: &str| self.known.contains(&(oracle.to_string(), c.to_string()));
-                let name = cause::stacked_name([a, b]);
-                let in_ledger = (known(a) && known(b)) || known(&name);
-                ((oracle.to_string(), name), in_ledger)
+            Diagnosis::Stacked(a, b) => {
+                (known(Diagnosis::Catalogued(a)) && known(Diagnosis::Catalogued(b)))
+                    || known(diagnosis)
             }
-            None => {
-                let key = (oracle.to_string(), named.cause.to_string());
-                let in_ledger = self.known.contains(&key);
-                (key, in_ledger)
-            }
+            _ => known(diagnosis),
         };
+        let key = (oracle.to_string(), diagnosis);
         let found = self.found.entry(key).or_default();
         found.named += 1;
         found.in_ledger = in_ledger;
@@ -421,11 +422,12 @@ fn markdown(s: &Sweep, names: &[String], reasons: &super::reasons::Reasons) -> S
         t.inputs_replayed, t.inputs, t.queries, names.len(), names.join(", "), t.seconds,
         t.departures, t.departures_named, s.per_bucket, t.departures_slow,
     );
-    let reason = |o: &str, c: &str, f: &Found| (!f.in_ledger).then(|| reasons.get(o, c)).flatten();
+    let reason =
+        |o: &str, c: Diagnosis, f: &Found| (!f.in_ledger).then(|| reasons.get(o, c)).flatten();
     let new: Vec<_> = s.found.iter().filter(|(_, f)| !f.in_ledger).collect();
     let with_reason = new
         .iter()
-        .filter(|((o, c), f)| reason(o, c, f).is_some())
+        .filter(|((o, c), f)| reason(o, *c, f).is_some())
         .count();
     md += &format!(
         "**{} (oracle, cause) pairs the ledger does not name**: {} without a stated reason, {} with one ({}); {} pairs it does name (a ledger entry explains a cell with that cause for the oracle, or a verdict on an `either` query of the corpus, a reading RFC 9309 permits, has it). `new` = no catalogue transformation (docs/causes.md) neutralises the minimised pair, nor any two of them applied one after the other; `a+b` = only the two together do (two known features stacked in one input), known when the ledger names both for the oracle or explains a cell where the two come stacked.\n\n| oracle | cause | named | in ledger | smallest minimised input (answers; body; agent; URL) | why unnamed |\n|---|---|---|---|---|---|\n",
@@ -436,7 +438,7 @@ fn markdown(s: &Sweep, names: &[String], reasons: &super::reasons::Reasons) -> S
         s.found.len() - new.len()
     );
     let mut rows: Vec<_> = s.found.iter().collect();
-    rows.sort_by_key(|((o, c), f)| (f.in_ledger, reason(o, c, f).is_some(), o.clone(), c.clone()));
+    rows.sort_by_key(|((o, c), f)| (f.in_ledger, reason(o, *c, f).is_some(), o.clone(), *c));
     for ((o, c), f) in rows {
         let ex = f.examples.first().map_or(String::new(), |e| {
             format!(
@@ -451,13 +453,10 @@ fn markdown(s: &Sweep, names: &[String], reasons: &super::reasons::Reasons) -> S
             "| `{o}` | `{c}` | {} | {} | {ex} | {} |\n",
             f.named,
             if f.in_ledger { "yes" } else { "**no**" },
-            reason(o, c, f).map_or(String::new(), cell)
+            reason(o, *c, f).map_or(String::new(), cell)
         );
     }
-    let unnamed: Vec<(&str, &str)> = new
-        .iter()
-        .map(|((o, c), _)| (o.as_str(), c.as_str()))
-        .collect();
+    let unnamed: Vec<(&str, Diagnosis)> = new.iter().map(|((o, c), _)| (o.as_str(), *c)).collect();
     let stale: Vec<_> = reasons.unused(&unnamed).collect();
     if !stale.is_empty() {
         md += &format!("\nReasons in {} that no unnamed pair of this sweep used (named since, or not met this time): ", super::reasons::FILE);
@@ -471,7 +470,7 @@ fn markdown(s: &Sweep, names: &[String], reasons: &super::reasons::Reasons) -> S
     md += "\n## Every minimised input the ledger does not name\n\n";
     for ((o, c), f) in new {
         md += &format!("### `{o}`: `{c}`\n\n");
-        if let Some(r) = reason(o, c, f) {
+        if let Some(r) = reason(o, *c, f) {
             md += &format!("Why unnamed: {r}\n\n");
         }
         for e in &f.examples {

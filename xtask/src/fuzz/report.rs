@@ -854,7 +854,7 @@ fn md_findings(r: &Report, judged: &Judged) -> String {
 /// findings (cell keys) may share one cause, and one finding may show
 /// several. Empty when no minimisation named causes.
 fn md_causes(r: &Report) -> Result<String, String> {
-    let mut by: BTreeMap<(String, String), Vec<String>> = Default::default();
+    let mut by: BTreeMap<(String, cause::Diagnosis), Vec<String>> = Default::default();
     for f in &r.findings {
         for c in minimized(f)?.map(|m| m.causes).unwrap_or_default() {
             by.entry((c.oracle, c.cause))
@@ -869,7 +869,7 @@ fn md_causes(r: &Report) -> Result<String, String> {
         "\n### Findings by (oracle, cause)\n\nCauses from docs/causes.md; `new` = no transformation of the catalogue neutralises the pair.\n\n| oracle | cause | findings (answers; cell key) |\n|---|---|---|\n",
     );
     for ((oracle, cause), found) in by {
-        let cause = if cause == cause::NEW {
+        let cause = if cause.is_new() {
             "**new**".to_string()
         } else {
             format!("`{cause}`")
