@@ -229,8 +229,8 @@ fn too_many(n: usize, limits: &Limits) -> Reply {
 #[derive(Serialize)]
 struct Cell<'a> {
     /// As the ledger pins it: `allowed`, `disallowed`, `error:ValueError`,
-    /// `timeout`, `crash`, `unsupported`.
-    outcome: String,
+    /// `timeout`, `crash`, `unsupported` (serialised as that text).
+    outcome: engine::oracle::Label,
     detail: String,
     explain: &'a str,
 }
@@ -253,19 +253,16 @@ fn checked(
                     Some((
                         name.as_str(),
                         Cell {
-                            outcome: a.outcome.pin().to_string(),
+                            outcome: a.outcome.pin(),
                             detail: a.outcome.detail(),
                             explain: &a.explain,
                         },
                     ))
                 })
                 .collect();
-            let verdicts: Vec<&str> = answers
-                .values()
-                .map(|c| c.outcome.as_str())
-                .filter(|o| *o == "allowed" || *o == "disallowed")
-                .collect();
-            let split = verdicts.contains(&"allowed") && verdicts.contains(&"disallowed");
+            use engine::oracle::Label;
+            let said = |l: Label| answers.values().any(|c| c.outcome == l);
+            let split = said(Label::Allowed) && said(Label::Disallowed);
             serde_json::json!({ "agent": q.agent, "url": q.url, "split": split, "answers": answers })
         })
         .collect();
