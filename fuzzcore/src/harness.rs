@@ -4,9 +4,7 @@
 use crate::classes::{classes, InputClass};
 use crate::record::{self, DifferentialStats, FindingRecord, NewHits, SavedAnswer};
 use crate::triage::{self, Known};
-use crate::{
-    downweight, env_flag, env_path, fuzz_dir, lane, load_or_derive_known, make_lineup, Place,
-};
+use crate::{downweight, lane, load_or_derive_known, make_lineup, Place, Settings};
 use engine::oracle::{Answer, Oracle, Outcome, Query};
 use oracles::rfc9309::{Readings, Robots};
 use std::collections::{BTreeMap, HashMap};
@@ -208,24 +206,17 @@ extern "C" fn drain_at_exit() {
 
 impl Harness {
     fn new(target: &'static str) -> Harness {
-        let want: Option<Vec<String>> = std::env::var("REPDIFF_FUZZ_ORACLES").ok().map(|s| {
-            let mut v: Vec<String> = s.split(',').map(|x| x.trim().to_string()).collect();
-            if !v.iter().any(|x| x == triage::REFERENCE) {
-                v.push(triage::REFERENCE.to_string());
-            }
-            v
-        });
-        let want_refs: Option<Vec<&str>> = want
-            .as_ref()
-            .map(|v| v.iter().map(String::as_str).collect());
-        let lineup = make_lineup(want_refs.as_deref());
+        let settings = Settings::for_target();
+        let want: Option<Vec<&str>> =
+            (settings.oracles.as_ref()).map(|v| v.iter().map(String::as_str).collect());
+        let lineup = make_lineup(&settings, want.as_deref());
         let names: Vec<String> = lineup
             .oracles
             .iter()
             .map(|(o, _)| o.name().to_string())
             .collect();
-        let known = load_or_derive_known(&names);
-        let use_lane = std::env::var_os("REPDIFF_FUZZ_PYTHON_LANE").is_none_or(|v| v != "0");
+        let known = load_or_derive_known(&settings, &names);
+        let use_lane = settings.python_lane;
         let (mut inline, mut inline_at) = (Vec::new(), Vec::new());
         let (mut python, mut python_at) = (Vec::new(), Vec::new());
         let (mut lanes, mut lane_at) = (Vec::new(), Vec::new());
@@ -281,19 +272,19 @@ impl Harness {
             names,
             known,
             findings: Findings {
-                dir: env_path("REPDIFF_FUZZ_FINDINGS", fuzz_dir().join("findings")),
+                dir: settings.findings,
                 hits: HashMap::new(),
                 dirty: false,
             },
             stats: Stats::default(),
-            stats_dir: std::env::var_os("REPDIFF_FUZZ_STATS").map(PathBuf::from),
-            keep_going: env_flag("REPDIFF_FUZZ_KEEP_GOING"),
+            stats_dir: settings.stats,
+            keep_going: settings.keep_going,
             readings: Readings::default(),
             scratch: Vec::with_capacity(256),
             last_flush: Instant::now(),
             recent: std::collections::HashSet::with_capacity(RECENT_CAP),
             down: downweight::DownWeight::default(),
-            down_weighting: std::env::var("REPDIFF_FUZZ_DOWNWEIGHT").map_or(true, |v| v != "0"),
+            down_weighting: settings.down_weighting,
         }
     }
 

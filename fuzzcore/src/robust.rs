@@ -10,14 +10,14 @@
 //! per oracle.
 
 use crate::record::{self, RobustStats, ROBUST_PREFIX};
-use crate::{make_oracles, robust_target};
+use crate::{make_oracles, robust_target, Settings};
 use engine::oracle::{Oracle, Outcome, Query};
 use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// The variable naming the oracle.
-pub const ORACLE_VAR: &str = "REPDIFF_FUZZ_ORACLE";
+/// The variable naming the oracle ([`crate::Settings::oracle`]).
+pub use crate::settings::ORACLE_VAR;
 
 struct One {
     name: &'static str,
@@ -32,9 +32,9 @@ static ONE: Mutex<Option<One>> = Mutex::new(None);
 
 /// The registered oracle this process fuzzes, from [`ORACLE_VAR`] or the
 /// executable's name; the error lists the choices.
-pub fn chosen_oracle() -> Result<&'static str, String> {
+pub fn chosen_oracle(settings: &Settings) -> Result<&'static str, String> {
     let names: Vec<&'static str> = oracles::registry().iter().map(|e| e.name).collect();
-    let from_env = std::env::var(ORACLE_VAR).ok().filter(|s| !s.is_empty());
+    let from_env = settings.oracle.as_deref();
     let from_exe = || {
         let exe = std::env::current_exe().ok()?;
         let stem = exe.file_name()?.to_str()?.to_string();
@@ -63,8 +63,9 @@ pub fn init() {
     if g.is_some() {
         return;
     }
-    let name = chosen_oracle().unwrap_or_else(|e| panic!("repdiff-fuzz: {e}"));
-    let oracle = make_oracles(Some(&[name]))
+    let settings = Settings::for_target();
+    let name = chosen_oracle(&settings).unwrap_or_else(|e| panic!("repdiff-fuzz: {e}"));
+    let oracle = make_oracles(&settings, Some(&[name]))
         .pop()
         .unwrap_or_else(|| panic!("repdiff-fuzz: no oracle `{name}`"));
     eprintln!(
@@ -75,7 +76,7 @@ pub fn init() {
     *g = Some(One {
         name,
         oracle,
-        stats_dir: std::env::var_os("REPDIFF_FUZZ_STATS").map(PathBuf::from),
+        stats_dir: settings.stats,
         execs: 0,
         errors: 0,
         last_flush: Instant::now(),
@@ -172,6 +173,7 @@ mod tests {
     /// with the list. (One test: the process environment is shared.)
     #[test]
     fn the_oracle_comes_from_the_variable() {
+        let chosen_oracle = || chosen_oracle(&Settings::from_env().expect("the settings"));
         std::env::set_var(ORACLE_VAR, "google");
         assert_eq!(chosen_oracle(), Ok("google"));
         std::env::set_var(ORACLE_VAR, "no-such-parser");

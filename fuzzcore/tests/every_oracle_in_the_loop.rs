@@ -35,7 +35,8 @@ fn every_registered_oracle_runs_in_the_loop_and_grouped_answers_match_single_one
     // in one of the two asks failed this test on 2026-12-06. Two seconds
     // (moved on by run-queue waits) still ends webrobots' known hangs.
     std::env::set_var("REPDIFF_FUZZ_WORKER_TIMEOUT_MS", "2000");
-    let (lineup, missing) = fuzzcore::start_oracles(None);
+    let settings = fuzzcore::Settings::from_env().expect("the settings");
+    let (lineup, missing) = fuzzcore::lineup(&settings, None);
     assert!(
         missing.is_empty(),
         "oracles that did not start: {missing:?}"
@@ -55,9 +56,9 @@ fn every_registered_oracle_runs_in_the_loop_and_grouped_answers_match_single_one
         .iter()
         .filter(|(_, p)| *p == Place::Worker)
         .count();
-    let externals = oracles::manifest::load(&oracles::root())
+    let externals = oracles::Roster::load(oracles::Checkout::current())
         .expect("the manifests")
-        .externals
+        .externals()
         .len();
     assert!(externals >= 11, "{externals} external oracles");
     assert_eq!(workers, externals, "every external oracle is a worker");

@@ -216,6 +216,11 @@ mod imp {
                 "",
             ));
         }
+        // Not an oracle start of its own: this is the adapter's
+        // constructor, in a build without the C++. The roster starts
+        // `google` as a worker through `Entry::harness` directly; this path
+        // serves the callers that construct the adapter itself (the
+        // `googlebot` profile wraps it; `--in-process` runs it).
         Supervised::launch(
             super::NAME,
             vec![path.display().to_string()],

@@ -1,7 +1,8 @@
 //! Real robots.txt parsers behind `engine::Oracle`, one file per oracle.
 //!
-//! Each oracle is registered once in [`registry`]; xtask and fuzz look them up
-//! by name. An oracle that cannot be built here (setup missing) is still
+//! Each oracle is registered once in [`registry`]; every caller starts
+//! them through the [`roster`], which also reads the external oracles'
+//! manifests. An oracle that cannot be built here (setup missing) is still
 //! registered: its constructor returns [`Unavailable`] saying what to run.
 
 use engine::oracle::{Oracle, Unavailable};
@@ -19,10 +20,14 @@ pub mod robotstxt_rs;
 pub mod texting_robots;
 
 pub mod google;
-pub mod manifest;
 pub mod panic_guard;
 pub mod profiles;
 pub mod rfc9309;
+pub mod roster;
+
+/// The manifests' model, under its old path: it is the roster's.
+pub use roster::manifest;
+pub use roster::{Checkout, Roster, Runtime};
 
 /// How long an oracle's own HTTP fetcher waits on its socket (connect, each
 /// read): `REPDIFF_FETCH_TIMEOUT` seconds, 1 by default. One setting for
@@ -88,11 +93,9 @@ pub fn crate_about(krate: &str, library: &str) -> engine::oracle::About {
 /// How to construct one oracle.
 pub struct Entry {
     pub name: &'static str,
-    /// What the oracle's code runs on (`rust`, `google` = native C++,
-    /// `python` = the embedded interpreter): oracles of one runtime share a
-    /// setup step, and the fuzz job picks its sanitizer and lane by it.
-    /// (Not "family": that word means a metamorphic family in the corpus.)
-    pub runtime: &'static str,
+    /// What the oracle's code runs on; its manifest's `builtin:` must say
+    /// the same.
+    pub runtime: Runtime,
     pub make: fn() -> Result<Box<dyn Oracle>, Unavailable>,
     /// The program that serves it as a worker when that is not this
     /// crate's own code: Google's C++ is linked only into its harness
@@ -107,7 +110,7 @@ pub fn registry() -> Vec<Entry> {
     // The RFC 9309 reference reading: pure Rust, always built.
     out.push(Entry {
         name: rfc9309::NAME,
-        runtime: "rust",
+        runtime: Runtime::Rust,
         make: || Ok(Box::new(rfc9309::Rfc9309::default())),
         harness: None,
     });
@@ -116,7 +119,7 @@ pub fn registry() -> Vec<Entry> {
     // setup its constructor says what to run.
     out.push(Entry {
         name: google::NAME,
-        runtime: "google",
+        runtime: Runtime::Google,
         make: google::make,
         harness: google::harness(),
     });
@@ -124,13 +127,13 @@ pub fn registry() -> Vec<Entry> {
     {
         out.push(Entry {
             name: texting_robots::NAME,
-            runtime: "rust",
+            runtime: Runtime::Rust,
             make: || Ok(Box::new(texting_robots::TextingRobots)),
             harness: None,
         });
         out.push(Entry {
             name: robotstxt_rs::NAME,
-            runtime: "rust",
+            runtime: Runtime::Rust,
             make: || Ok(Box::new(robotstxt_rs::RobotstxtRs)),
             harness: None,
         });
@@ -140,25 +143,25 @@ pub fn registry() -> Vec<Entry> {
     {
         out.push(Entry {
             name: cpython::NAME_311,
-            runtime: "python",
+            runtime: Runtime::Python,
             make: cpython::make_311,
             harness: None,
         });
         out.push(Entry {
             name: cpython::NAME_315,
-            runtime: "python",
+            runtime: Runtime::Python,
             make: cpython::make_315,
             harness: None,
         });
         out.push(Entry {
             name: protego::NAME,
-            runtime: "python",
+            runtime: Runtime::Python,
             make: protego::make,
             harness: None,
         });
         out.push(Entry {
             name: protego::NAME_061,
-            runtime: "python",
+            runtime: Runtime::Python,
             make: protego::make_061,
             harness: None,
         });
@@ -176,103 +179,47 @@ pub fn profiles() -> Vec<Entry> {
     vec![
         Entry {
             name: profiles::ROBOTS_1996,
-            runtime: "rust",
+            runtime: Runtime::Rust,
             make: || Ok(Box::new(profiles::Classic::new(Edition::Y1996))),
             harness: None,
         },
         Entry {
             name: profiles::ROBOTS_1994,
-            runtime: "rust",
+            runtime: Runtime::Rust,
             make: || Ok(Box::new(profiles::Classic::new(Edition::Y1994))),
             harness: None,
         },
         Entry {
             name: profiles::aipref::NAME,
-            runtime: "rust",
+            runtime: Runtime::Rust,
             make: || Ok(Box::new(profiles::aipref::Aipref::new())),
             harness: None,
         },
         Entry {
             name: profiles::googlebot::NAME,
-            runtime: "google",
+            runtime: Runtime::Google,
             make: profiles::googlebot::make,
             harness: None,
         },
     ]
 }
 
-/// The checkout: `REPDIFF_ROOT`, else the one this crate was built in.
+/// The checkout's root ([`Checkout::current`]): a thin wrapper kept for
+/// its many callers that want the path alone.
 pub fn root() -> PathBuf {
-    let p = std::env::var_os("REPDIFF_ROOT")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/..")));
-    p.canonicalize().unwrap_or(p)
+    Checkout::current().root
 }
 
-/// Where setup puts what it fetched from the registries (never committed).
-/// `REPDIFF_CACHE` overrides it; the default is `.cache/` at the workspace root.
+/// The setup cache ([`Checkout::current`]): a thin wrapper kept for its
+/// many callers that want the path alone.
 pub fn cache_dir() -> PathBuf {
-    match std::env::var_os("REPDIFF_CACHE") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.cache")),
-    }
+    Checkout::current().cache
 }
 
-/// Every oracle's manifest under a checkout: one directory per parser,
-/// `oracles/harness/<name>/oracle.yaml` beside everything else about it
-/// (its harness or adapter's build, direct-call program, ledger file), in
-/// name order. A built-in's manifest says `builtin: <runtime>` and holds
-/// its pins; an external one says how to start it. Only the layout lives
-/// here; the product reads the manifests (`repdiff::registry`).
-pub fn harness_manifests(root: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir(root.join("oracles/harness"))? {
-        let manifest = entry?.path().join("oracle.yaml");
-        if manifest.is_file() {
-            found.push(manifest);
-        }
-    }
-    found.sort();
-    Ok(found)
-}
-
-/// What every manifest says first: its name, and whether it is a built-in
-/// (`builtin: rust | google | python`, the runtime of its adapter in
-/// [`registry`]).
-#[derive(Debug, Clone, serde::Deserialize)]
-pub struct Named {
-    pub name: String,
-    #[serde(default)]
-    pub builtin: Option<String>,
-}
-
-/// Read a manifest's [`Named`] part; an unreadable one is an error naming
-/// its file (and line).
-pub fn read_named(path: &std::path::Path) -> Result<Named, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_yaml::from_str::<Named>(&text).map_err(|e| {
-        let line = e
-            .location()
-            .map_or(String::new(), |l| format!(":{}", l.line()));
-        format!("{}{line}: {e}", path.display())
-    })
-}
-
-/// Every oracle name a ledger entry may use: the built-in registry, then the
-/// external oracles' manifests (`oracles/harness/<name>/oracle.yaml` without
-/// `builtin:`). Only each manifest's [`Named`] part is read here (the
-/// product reads the rest, `repdiff::registry`).
+/// Every oracle name a ledger entry may use: the built-in registry, then
+/// the external oracles of the checkout at `root` ([`Roster::names`]).
 pub fn oracle_names(root: &std::path::Path) -> Result<Vec<String>, String> {
-    let mut names: Vec<String> = registry().iter().map(|e| e.name.to_string()).collect();
-    let manifests =
-        harness_manifests(root).map_err(|e| format!("{}/oracles/harness: {e}", root.display()))?;
-    for path in manifests {
-        let named = read_named(&path)?;
-        if named.builtin.is_none() {
-            names.push(named.name);
-        }
-    }
-    Ok(names)
+    Ok(Roster::load(Checkout::at(root.to_path_buf()))?.names())
 }
 
 /// Every file of the known-divergence ledger under a checkout, in load
@@ -292,7 +239,7 @@ pub fn ledger_files(root: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
     };
     shared.sort();
     files.extend(shared);
-    for manifest in harness_manifests(root)? {
+    for manifest in roster::checkout_manifests(root)? {
         let own = manifest.with_file_name("divergences.yaml");
         if own.is_file() {
             files.push(own);

@@ -48,7 +48,7 @@ fn registered_with_its_family() {
         .into_iter()
         .find(|e| e.name == "google")
         .expect("google is in the registry");
-    assert_eq!(entry.runtime, "google");
+    assert_eq!(entry.runtime, oracles::Runtime::Google);
 }
 
 #[test]

@@ -15,7 +15,7 @@ fn oracle(name: &str) -> Box<dyn Oracle> {
         .into_iter()
         .find(|e| e.name == name)
         .unwrap_or_else(|| panic!("oracle {name} is not registered"));
-    assert_eq!(entry.runtime, "python");
+    assert_eq!(entry.runtime, oracles::Runtime::Python);
     match (entry.make)() {
         Ok(oracle) => oracle,
         Err(unavailable) => panic!("{unavailable}\n=> run `repdiff setup` first"),

@@ -15,7 +15,7 @@ fn without_setup_the_python_oracles_say_run_setup() {
             continue;
         }
         seen += 1;
-        assert_eq!(entry.runtime, "python");
+        assert_eq!(entry.runtime, oracles::Runtime::Python);
         match (entry.make)() {
             Ok(_) => panic!("{} built without its cache", entry.name),
             Err(u) => {

@@ -1,6 +1,7 @@
 //! Every oracle repdiff can run, as data: one directory each under
 //! `oracles/harness/`, whose `oracle.yaml` is its manifest (the model and
-//! its reading are `oracles::manifest`, shared with the fuzz loop). A
+//! its reading are `oracles::roster`, shared with the fuzz loop and the
+//! bench). A
 //! built-in's manifest says `builtin: <runtime>` and holds its pins (the
 //! adapter is in `oracles::registry()`, served by this binary's `worker
 //! NAME`, or by its harness binary where the entry names one: Google's); an
@@ -17,13 +18,30 @@ pub use oracles::manifest::{
     AptPin, BuildPin, Builtin, CargoPin, External, GoPin, Install, MavenPin, NpmPin, PipPin,
     ReproRun, Reproducer,
 };
+use oracles::{Checkout, Roster};
 use std::collections::BTreeMap;
 
 /// The external oracles, in report order. A malformed registry is an error
 /// with the file and line. Read once per process: validation, selection,
 /// the ledger's known names and setup all ask.
 pub fn externals() -> Result<Vec<External>, Usage> {
-    loaded().map(|l| l.externals.clone())
+    loaded().map(|l| l.roster.externals().to_vec())
+}
+
+/// The checkout's roster; a malformed registry is an error with the file
+/// and line.
+pub fn roster() -> Result<&'static Roster, Usage> {
+    loaded().map(|l| &l.roster)
+}
+
+/// The checkout's roster, or its built-ins alone when the manifests cannot
+/// be read (the caller has said why already, or will: [`roster`]).
+pub fn roster_or_builtins() -> &'static Roster {
+    static BUILTINS: std::sync::OnceLock<Roster> = std::sync::OnceLock::new();
+    match loaded() {
+        Ok(l) => &l.roster,
+        Err(_) => BUILTINS.get_or_init(|| Roster::builtins_only(Checkout::current())),
+    }
 }
 
 /// Every oracle's reproducer, built-in and external, by oracle name.
@@ -39,7 +57,7 @@ pub fn runs_in() -> Result<&'static BTreeMap<String, String>, Usage> {
 
 /// What the manifests say, read once.
 struct Loaded {
-    externals: Vec<External>,
+    roster: Roster,
     reproducers: BTreeMap<String, Reproducer>,
     runs_in: BTreeMap<String, String>,
 }
@@ -53,16 +71,18 @@ fn loaded() -> Result<&'static Loaded, Usage> {
 }
 
 fn load() -> Result<Loaded, Usage> {
-    let root = paths::root();
-    let manifests = oracles::manifest::load(&root).map_err(Usage)?;
-    let reproducers = manifests.reproducers();
+    let roster = Roster::load(Checkout::at(paths::root())).map_err(Usage)?;
+    let reproducers = roster.manifests().reproducers();
     for (name, r) in &reproducers {
-        let manifest = root.join("oracles/harness").join(name).join("oracle.yaml");
+        let manifest = (roster.checkout().root)
+            .join("oracles/harness")
+            .join(name)
+            .join("oracle.yaml");
         check_template(&manifest, r)?;
     }
     Ok(Loaded {
-        runs_in: manifests.runs_in(),
-        externals: manifests.externals,
+        runs_in: roster.manifests().runs_in(),
+        roster,
         reproducers,
     })
 }
@@ -88,9 +108,4 @@ fn check_template(manifest: &std::path::Path, r: &Reproducer) -> Result<(), Usag
         })?;
     }
     Ok(())
-}
-
-/// An oracle given on the command line: `NAME=COMMAND`, run by `sh -c`.
-pub fn oracle_cmd(spec: &str) -> Result<External, Usage> {
-    oracles::manifest::oracle_cmd(spec).map_err(Usage)
 }

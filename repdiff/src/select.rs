@@ -4,7 +4,9 @@ use crate::chaos;
 use crate::registry::{self, External};
 use crate::shared::Usage;
 use engine::oracle::{Oracle, Unavailable};
-use engine::worker::{Limits, Supervised};
+use engine::worker::Limits;
+use oracles::roster::{Builtins, Request};
+use oracles::{Checkout, Roster};
 
 pub struct Selection {
     pub oracles: Vec<Box<dyn Oracle>>,
@@ -17,50 +19,27 @@ pub struct Selection {
 /// then the external oracles, one directory each under `oracles/harness/`. A
 /// registry that cannot be read leaves the built-ins (and says why).
 pub fn known_names() -> Vec<String> {
-    let mut names: Vec<String> = oracles::registry()
-        .iter()
-        .map(|e| e.name.to_string())
-        .collect();
-    match registry::externals() {
-        Ok(ext) => names.extend(ext.into_iter().map(|e| e.name)),
-        Err(Usage(e)) => log::warn!("{e}"),
+    if let Err(Usage(e)) = registry::roster() {
+        log::warn!("{e}");
     }
-    names
+    registry::roster_or_builtins().names()
 }
 
 /// The expectation profiles (`robots-1996`, `robots-1994`, `googlebot`):
 /// references, not parsers, so never in the default selection; `check`
 /// runs them when named.
 pub fn profile_names() -> Vec<String> {
-    oracles::profiles()
-        .iter()
-        .map(|e| e.name.to_string())
-        .collect()
+    registry::roster_or_builtins().profile_names()
 }
 
-/// Every oracle this binary serves as `worker NAME`: the parsers and the
-/// profiles.
-fn builtins() -> Vec<oracles::Entry> {
-    let mut all = oracles::registry();
-    all.extend(oracles::profiles());
-    all
-}
-
-/// `--oracle-cmd NAME='COMMAND'` flags, parsed.
+/// `--oracle-cmd NAME='COMMAND'` flags, parsed ([`oracles::Roster::oracle_cmds`]).
 pub fn oracle_cmds(specs: &[String]) -> Result<Vec<External>, Usage> {
-    let known = known_names();
-    let mut out: Vec<External> = Vec::new();
-    for spec in specs {
-        let e = registry::oracle_cmd(spec)?;
-        if known.contains(&e.name) || out.iter().any(|o| o.name == e.name) {
-            return Err(Usage(format!(
-                "--oracle-cmd: `{}` is already an oracle name; pick another",
-                e.name
-            )));
-        }
-        out.push(e);
+    if let Err(Usage(e)) = registry::roster() {
+        log::warn!("{e}");
     }
-    Ok(out)
+    registry::roster_or_builtins()
+        .oracle_cmds(specs)
+        .map_err(Usage)
 }
 
 /// Check names before anything runs, so a typo exits 2 with nothing written.
@@ -84,134 +63,32 @@ pub fn validate(names: &[String], extra: &[External]) -> Result<(), Usage> {
     Ok(())
 }
 
-/// How one selected oracle is started.
-enum Plan {
-    Builtin(String),
-    External(Box<External>),
-}
-
-impl Plan {
-    fn name(&self) -> &str {
-        match self {
-            Plan::Builtin(n) => n,
-            Plan::External(e) => &e.name,
-        }
-    }
-}
-
 /// Start the named oracles (all registered ones when `names` is empty, plus
 /// every `--oracle-cmd` one), each in its own supervised worker; the
-/// built-ins in this process instead when `in_process`.
+/// built-ins in this process instead when `in_process`. The roster starts
+/// them ([`oracles::Roster::start`]); what is the product's own is the fake
+/// `chaos` oracles it may add and the program its fix lines name.
 pub fn start(names: &[String], extra: &[External], in_process: bool, limits: Limits) -> Selection {
-    let externals = registry::externals().unwrap_or_default();
-    let wanted: Vec<String> = if names.is_empty() {
-        let mut all = known_names();
-        all.extend(extra.iter().map(|e| e.name.clone()));
-        all
-    } else {
-        names.to_vec()
-    };
-    let plans: Vec<Plan> = wanted
-        .iter()
-        .map(
-            |n| match externals.iter().chain(extra).find(|e| &e.name == n) {
-                Some(e) => Plan::External(Box::new(e.clone())),
-                None => Plan::Builtin(n.clone()),
-            },
-        )
-        .collect();
-    let registry = builtins();
     let exe = self_exe();
-    let mut sel = Selection {
-        oracles: Vec::new(),
-        unavailable: Vec::new(),
-        has_chaos: false,
+    let program = crate::shared::program();
+    let request = Request {
+        names,
+        extra,
+        builtins: if in_process {
+            Builtins::InProcess
+        } else {
+            Builtins::Workers { exe: &exe }
+        },
+        limits,
+        workers_skip_explanations: false,
+        makers: Some(&chaos::make),
+        program: Some(program),
     };
-    // Start workers in parallel: interpreters take a while to load.
-    let results: Vec<Result<Box<dyn Oracle>, Unavailable>> = std::thread::scope(|s| {
-        let handles: Vec<_> = plans
-            .iter()
-            .map(|plan| {
-                let exe = exe.clone();
-                let registry = &registry;
-                s.spawn(move || -> Result<Box<dyn Oracle>, Unavailable> {
-                    let name = match plan {
-                        Plan::External(e) => {
-                            let registered = !extra.iter().any(|x| x.name == e.name);
-                            return Supervised::launch(&e.name, e.argv(), e.envs(), limits)
-                                .map(|s| Box::new(s) as Box<dyn Oracle>)
-                                .map_err(|err| with_fix(err, e, registered));
-                        }
-                        Plan::Builtin(name) => name,
-                    };
-                    if in_process {
-                        if let Some(c) = chaos::make(name) {
-                            return Ok(c);
-                        }
-                        let entry = registry.iter().find(|e| e.name == name.as_str());
-                        return match entry {
-                            Some(e) => (e.make)(),
-                            None => Err(Unavailable {
-                                oracle: name.clone(),
-                                reason: "unknown oracle".into(),
-                                fix: format!("see `{} oracles`", crate::shared::program()),
-                                then_setup: false,
-                            }),
-                        };
-                    }
-                    Supervised::launch(
-                        name,
-                        worker_command(registry, name, exe),
-                        Vec::new(),
-                        limits,
-                    )
-                    .map(|s| Box::new(s) as Box<dyn Oracle>)
-                    .map_err(|err| {
-                        let mut u = err.unavailable;
-                        if u.fix.is_empty() {
-                            u.then_setup = true;
-                        }
-                        u
-                    })
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .zip(&plans)
-            .map(|(h, plan)| {
-                h.join().unwrap_or_else(|_| {
-                    Err(Unavailable {
-                        oracle: plan.name().to_string(),
-                        reason: "oracle constructor panicked".into(),
-                        fix: String::new(),
-                        then_setup: true,
-                    })
-                })
-            })
-            .collect()
-    });
-    for (name, r) in wanted.iter().zip(results) {
-        sel.has_chaos |= chaos::NAMES.contains(&name.as_str());
-        match r {
-            Ok(o) => sel.oracles.push(o),
-            Err(u) => sel.unavailable.push(u),
-        }
-    }
-    sel
-}
-
-/// The argv that serves built-in `name` as a worker: its harness binary
-/// where it has one (Google's C++ is linked only there), else this binary's
-/// `worker NAME`.
-pub fn worker_command(registry: &[oracles::Entry], name: &str, exe: String) -> Vec<String> {
-    match registry
-        .iter()
-        .find(|e| e.name == name)
-        .and_then(|e| e.harness)
-    {
-        Some(harness) => vec![harness().display().to_string()],
-        None => vec![exe, "worker".into(), name.to_string()],
+    let started = registry::roster_or_builtins().start(&request);
+    Selection {
+        oracles: started.oracles.into_iter().map(|(o, _)| o).collect(),
+        unavailable: started.unavailable,
+        has_chaos: names.iter().any(|n| chaos::NAMES.contains(&n.as_str())),
     }
 }
 
@@ -234,7 +111,8 @@ pub fn worker(name: &str) -> i32 {
         if let Some(c) = chaos::make(name) {
             return Ok(c);
         }
-        match builtins().into_iter().find(|e| e.name == name) {
+        // The built-ins alone: a worker reads no manifest.
+        match Roster::builtins_only(Checkout::current()).builtin(name) {
             Some(e) => (e.make)(),
             None => Err(Unavailable {
                 oracle: name.to_string(),
@@ -273,14 +151,14 @@ pub fn list(opts: &ListOpts) -> Result<i32, Usage> {
         exe
     };
     let mut rows = Vec::new();
-    let registry = oracles::registry();
-    for e in &registry {
+    let roster = registry::roster()?;
+    for e in roster.parsers() {
         rows.push(serde_json::json!({
             "name": e.name, "kind": "built-in",
-            "command": worker_command(&registry, e.name, exe.clone()), "env": {},
+            "command": roster.worker_command(e.name, &exe), "env": {},
         }));
     }
-    for e in registry::externals()? {
+    for e in roster.externals() {
         let env: serde_json::Map<String, serde_json::Value> =
             e.envs().into_iter().map(|(k, v)| (k, v.into())).collect();
         rows.push(serde_json::json!({
@@ -305,30 +183,6 @@ pub fn list(opts: &ListOpts) -> Result<i32, Usage> {
         }
     }
     Ok(0)
-}
-
-/// The fix line for an external worker that did not start, by what went
-/// wrong and whose harness it is: setup installs a registered oracle, while
-/// a `--oracle-cmd` harness is the user's own, so its fix is the protocol.
-fn with_fix(err: engine::worker::StartError, e: &External, registered: bool) -> Unavailable {
-    use engine::worker::StartFailure;
-    let mut u = err.unavailable;
-    let program = crate::shared::program();
-    let argv = e.argv().join(" ");
-    u.fix = match (err.kind, registered) {
-        (StartFailure::Unavailable, _) if !u.fix.is_empty() || u.then_setup => return u,
-        (StartFailure::Unavailable | StartFailure::Exec, true) => {
-            format!("{program} setup (it installs `{}`)", e.name)
-        }
-        (StartFailure::Protocol, true) => format!(
-            "{program} setup; or run `{argv}` by hand: it must greet as docs/protocol.md says"
-        ),
-        (_, false) => format!(
-            "`{argv}` is your --oracle-cmd harness: it must start and greet within the greeting \
-             timeout as docs/protocol.md says (oracles/harness/example.py is a working one)"
-        ),
-    };
-    u
 }
 
 /// How far a worker may go before it is cut off, for the commands that

@@ -473,7 +473,7 @@ fn oracle_answers_every_query() {
 fn registered_first() {
     let registry = crate::registry();
     assert_eq!(registry[0].name, NAME);
-    assert_eq!(registry[0].runtime, "rust");
+    assert_eq!(registry[0].runtime, crate::Runtime::Rust);
     assert!((registry[0].make)().is_ok());
 }
 

@@ -26,7 +26,7 @@
 use super::{fmt_ns, quantile, Body};
 use base64::Engine as _;
 use engine::oracle::Oracle;
-use engine::worker::{Limits, Supervised};
+use engine::worker::Limits;
 use repdiff::registry::{self, External};
 use serde_json::{json, Value};
 use std::io::Write;
@@ -102,7 +102,9 @@ fn measure_one(e: &External, body: &Body) -> ExtRow {
         timeout: Duration::from_secs(60),
         ..Limits::default()
     };
-    let mut sup = match Supervised::start_with_env(&e.name, e.argv(), e.envs(), limits) {
+    let exe = repdiff::select::self_exe();
+    let roster = registry::roster_or_builtins();
+    let mut sup = match roster.supervise(&e.name, &exe, limits, None) {
         Ok(s) => s,
         Err(u) => {
             row.error = Some(u.to_string());

@@ -168,7 +168,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     let mix = hit_mix(&bodies);
     let registry = oracles::registry();
     let (rows, unavailable) = measure_builtins(&names, &registry, &bodies, &plan);
-    let h2h = run_head_to_head(&names, &registry, &bodies, &plan, &unavailable);
+    let h2h = run_head_to_head(&names, &bodies, &plan, &unavailable);
     let one_cpu = match bodies.iter().find(|b| b.name == "small") {
         Some(small) if !quick => {
             eprintln!("bench: the small body again, bench thread and worker on one CPU");
@@ -308,7 +308,8 @@ fn start_both(
     start_pair(name, (entry.make)())
 }
 
-/// `raw` in this process beside `xtask worker NAME`.
+/// `raw` in this process beside `xtask worker NAME`, which the roster
+/// starts as a `Supervised` (the bench reads the worker's own CPU time).
 fn start_pair(
     name: &str,
     raw: Result<Box<dyn Oracle>, Unavailable>,
@@ -321,7 +322,7 @@ fn start_pair(
         ..Limits::default()
     };
     let exe = repdiff::select::self_exe();
-    let sup = Supervised::start(name, vec![exe, "worker".into(), name.to_string()], limits);
+    let sup = repdiff::registry::roster_or_builtins().supervise(name, &exe, limits, None);
     match (raw, sup) {
         (Ok(r), Ok(s)) => Ok((r, s)),
         (r, s) => {
@@ -380,7 +381,6 @@ enum H2h {
 
 fn run_head_to_head(
     names: &[String],
-    registry: &[oracles::Entry],
     bodies: &[Body],
     plan: &Plan,
     unavailable: &[Unavailable],
@@ -397,10 +397,9 @@ fn run_head_to_head(
     }
     // Both through their workers: google's C++ is linked only into its
     // harness binary, so this is the one footing the two share.
-    let make = |n: &str| {
-        let argv = repdiff::select::worker_command(registry, n, repdiff::select::self_exe());
-        Supervised::start(n, argv, Limits::default())
-    };
+    let exe = repdiff::select::self_exe();
+    let roster = repdiff::registry::roster_or_builtins();
+    let make = |n: &str| roster.supervise(n, &exe, Limits::default(), None);
     let (Ok(mut rfc), Ok(mut google)) = (make(pair[0]), make(pair[1])) else {
         return H2h::Skipped("NOT RUN: an oracle of the pair did not start".into());
     };

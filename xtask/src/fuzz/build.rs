@@ -42,9 +42,10 @@ pub const ASAN_TARGETS: &[&str] = &[fuzzcore::ROBUST_BIN, "differential"];
 /// errors are what ASan finds (for Rust the compiler rules them out, and
 /// CPython's allocator under ASan only slows the run).
 pub fn under_asan(oracle: &str) -> bool {
+    use oracles::Runtime;
     oracles::registry()
         .iter()
-        .any(|e| e.name == oracle && e.runtime != "rust" && e.runtime != "python")
+        .any(|e| e.name == oracle && !matches!(e.runtime, Runtime::Rust | Runtime::Python))
 }
 
 /// The `robust` binary that fuzzes `oracle`: the AddressSanitizer build

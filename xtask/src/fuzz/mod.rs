@@ -123,12 +123,12 @@ fn status<E: std::fmt::Display>(result: Result<(), Vec<E>>) -> i32 {
 pub fn main(opts: Opts) -> Result<i32, Usage> {
     seed_findings();
     let Some(sub) = opts.sub else {
-        for spec in &opts.nightly.oracle_cmd {
-            repdiff::registry::oracle_cmd(spec)?;
-        }
+        // Checked here as every command checks them; the fuzz processes
+        // parse them again through the same roster code.
+        repdiff::select::oracle_cmds(&opts.nightly.oracle_cmd)?;
         if !opts.nightly.oracle_cmd.is_empty() {
             // Read by every fuzz process and by the known list's
-            // derivation here (fuzzcore::start_oracles).
+            // derivation here (fuzzcore::Settings::oracle_cmds).
             std::env::set_var(
                 "REPDIFF_FUZZ_ORACLE_CMD",
                 opts.nightly.oracle_cmd.join("\n"),

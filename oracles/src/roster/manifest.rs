@@ -1,15 +1,15 @@
 //! The oracles' manifests as data: one `oracle.yaml` per directory under
 //! `oracles/harness/` (the fields are documented in
-//! oracles/harness/README.md). Here, not in the product, because more than
-//! the product starts oracles from them: the fuzz loop (repdiff-fuzzcore)
-//! runs every external oracle too, and it cannot depend on the `repdiff`
-//! binary's crate. What only the product checks (a reproducer template's
-//! placeholders) stays in `repdiff::registry`.
+//! oracles/harness/README.md). Part of the roster, not of the product,
+//! because more than the product starts oracles from them: the fuzz loop
+//! (repdiff-fuzzcore) and xtask's bench run every external oracle too, and
+//! they cannot depend on the `repdiff` binary's crate. What only the product
+//! checks (a reproducer template's placeholders) stays in
+//! `repdiff::registry`.
 
 use engine::oracle::Ask;
 use serde::Deserialize;
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// The language a direct reproducer is written in: how its literals and
 /// comments are written (the product's `findings::repro`), the fence of
@@ -43,6 +43,39 @@ impl Lang {
     }
 }
 
+/// What a built-in's code runs on: oracles of one runtime share a setup
+/// step, and the fuzz job picks its sanitizer and lane by it. (Not
+/// "family": that word means a metamorphic family in the corpus.) An enum,
+/// so a manifest that names another runtime is refused where it is read,
+/// with its line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Runtime {
+    /// Rust code of this crate.
+    Rust,
+    /// Google's C++, linked into the fuzz targets and its harness binary.
+    Google,
+    /// The embedded CPython interpreter (PyO3).
+    Python,
+}
+
+impl Runtime {
+    /// The word a manifest writes (`builtin: python`) and reports show.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Runtime::Rust => "rust",
+            Runtime::Google => "google",
+            Runtime::Python => "python",
+        }
+    }
+}
+
+impl std::fmt::Display for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// A built-in's manifest: its adapter is Rust code of the oracles crate,
 /// so the manifest names it, says its runtime, and holds the pins the
 /// build turns into constants (`oracles/build/pins.rs`).
@@ -50,9 +83,8 @@ impl Lang {
 #[serde(deny_unknown_fields)]
 pub struct Builtin {
     pub name: String,
-    /// The runtime of its adapter (`rust`, `google`, `python`): the
-    /// registry entry's.
-    pub builtin: String,
+    /// The runtime of its adapter: the registry entry's.
+    pub builtin: Runtime,
     /// Who runs this parser: a crawler (`Googlebot`), a framework
     /// (`Scrapy`) or a language's users (`Python`). A site owner reads
     /// verdicts by who will act on them, so serve's page groups its
@@ -296,154 +328,11 @@ impl External {
     }
 }
 
-/// `{root}` (the checkout) and `{cache}` (the setup cache) filled in.
+/// `{root}` and `{cache}` of the current checkout filled in: read when
+/// asked, not when loaded, so a `REPDIFF_CACHE` set after the load (a
+/// packaged fuzz run adopting the cache beside it) still counts.
 fn expand(s: &str) -> String {
-    s.replace("{root}", &crate::root().display().to_string())
-        .replace("{cache}", &crate::cache_dir().display().to_string())
-}
-
-/// Every manifest under a checkout, read and checked.
-pub struct Manifests {
-    /// The external oracles, in name order (the report's).
-    pub externals: Vec<External>,
-    /// The built-ins' manifests, in name order.
-    pub builtins: Vec<Builtin>,
-}
-
-impl Manifests {
-    /// Who runs each oracle, by name ([`Builtin::runs_in`]).
-    pub fn runs_in(&self) -> BTreeMap<String, String> {
-        let builtin = self.builtins.iter().map(|b| (&b.name, &b.runs_in));
-        let external = self.externals.iter().map(|e| (&e.name, &e.runs_in));
-        builtin
-            .chain(external)
-            .map(|(n, r)| (n.clone(), r.clone()))
-            .collect()
-    }
-
-    /// Every reproducer, built-in and external, by oracle name; each
-    /// template's text read already.
-    pub fn reproducers(&self) -> BTreeMap<String, Reproducer> {
-        let builtin = self.builtins.iter().map(|b| (&b.name, &b.reproducer));
-        let external = self.externals.iter().map(|e| (&e.name, &e.reproducer));
-        builtin
-            .chain(external)
-            .filter_map(|(n, r)| r.clone().map(|r| (n.clone(), r)))
-            .collect()
-    }
-}
-
-/// Read every manifest of the checkout at `root`. A malformed one, one
-/// whose name is not its directory's, an external one that is also a
-/// built-in or has no command, and a built-in without a manifest (or with
-/// the wrong runtime) are errors naming the file (and line).
-pub fn load(root: &Path) -> Result<Manifests, String> {
-    let manifests = crate::harness_manifests(root).map_err(|e| {
-        format!(
-            "{}: cannot list the oracles: {e} (is {} a repdiff checkout? see --root)",
-            root.join("oracles/harness").display(),
-            root.display()
-        )
-    })?;
-    let registry = crate::registry();
-    let mut builtins: Vec<Builtin> = Vec::new();
-    let mut externals: Vec<External> = Vec::new();
-    for path in manifests {
-        let named = crate::read_named(&path)?;
-        let dir = path
-            .parent()
-            .and_then(|d| d.file_name())
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        if named.name != dir {
-            return Err(format!(
-                "{}: names oracle `{}` but its directory is `{dir}`",
-                path.display(),
-                named.name
-            ));
-        }
-        if named.builtin.is_some() {
-            let mut b: Builtin = read_manifest(&path)?;
-            check_builtin(&b, &registry).map_err(|p| format!("{}: {p}", path.display()))?;
-            if let Some(r) = b.reproducer.as_mut() {
-                read_template(&path, r)?;
-            }
-            builtins.push(b);
-            continue;
-        }
-        let mut o: External = read_manifest(&path)?;
-        if let Some(r) = o.reproducer.as_mut() {
-            read_template(&path, r)?;
-        }
-        let problem = if registry.iter().any(|e| e.name == o.name) {
-            Some(format!(
-                "oracle `{}` is also a built-in (a built-in's manifest says `builtin:`)",
-                o.name
-            ))
-        } else if o.command.is_empty() {
-            Some(format!("oracle `{}` has an empty command", o.name))
-        } else {
-            None
-        };
-        if let Some(p) = problem {
-            return Err(format!("{}: {p}", path.display()));
-        }
-        externals.push(o);
-    }
-    if let Some(e) = registry
-        .iter()
-        .find(|e| !builtins.iter().any(|b| b.name == e.name))
-    {
-        return Err(format!(
-            "{}: the built-in oracle `{}` has no manifest (one directory per oracle)",
-            root.join("oracles/harness")
-                .join(e.name)
-                .join("oracle.yaml")
-                .display(),
-            e.name
-        ));
-    }
-    Ok(Manifests {
-        externals,
-        builtins,
-    })
-}
-
-/// Read a manifest's reproducer template (its placeholders are the
-/// product's to check).
-fn read_template(manifest: &Path, r: &mut Reproducer) -> Result<(), String> {
-    let path = manifest.with_file_name(&r.template);
-    r.source = std::fs::read_to_string(&path)
-        .map_err(|e| format!("{}: the reproducer template: {e}", path.display()))?;
-    Ok(())
-}
-
-/// A built-in's manifest names an adapter of this build, with its runtime.
-fn check_builtin(b: &Builtin, registry: &[crate::Entry]) -> Result<(), String> {
-    match registry.iter().find(|e| e.name == b.name) {
-        None => Err(format!(
-            "says `builtin: {}`, but this build has no built-in oracle `{}`",
-            b.builtin, b.name
-        )),
-        Some(e) if e.runtime != b.builtin => Err(format!(
-            "says `builtin: {}`, but the built-in `{}` runs on `{}`",
-            b.builtin, b.name, e.runtime
-        )),
-        Some(_) => Ok(()),
-    }
-}
-
-/// One manifest; a malformed one is an error with its file and line.
-fn read_manifest<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    serde_yaml::from_str(&text).map_err(|e| {
-        let line = e
-            .location()
-            .map_or(String::new(), |l| format!(":{}", l.line()));
-        format!("{}{line}: {e}", path.display())
-    })
+    super::Checkout::current().expand(s)
 }
 
 /// An oracle given on the command line: `NAME=COMMAND`, run by `sh -c`.
