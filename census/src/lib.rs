@@ -158,6 +158,66 @@ pub struct Speed {
     pub queries_per_second: f64,
     /// Per oracle: time spent answering, and its own rates over that time.
     pub oracles: Vec<OracleSpeed>,
+    /// The parsers' own loops over the same questions, taken in the same
+    /// invocation (`census --floor`, and every `--publish`): what this run
+    /// is measured against.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor: Option<Floor>,
+}
+
+/// The floor of a census: each parser's library alone, in a loop of its
+/// own runtime over the very questions the census asked (issue 51). A
+/// floor from repdiff's own worker CPU would hold the harness to itself;
+/// this one holds it to the libraries. Taken beside the census, not on
+/// another day, so both see the same machine.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Floor {
+    /// Cores of the machine both ran on.
+    pub cores: usize,
+    pub oracles: Vec<LibraryCpu>,
+    /// The libraries' CPU over the cores: no census of these questions
+    /// can take less wall time. An oracle without a loop counts with its
+    /// worker's CPU (so the floor is never understated by a missing loop).
+    pub floor_seconds: f64,
+    /// The census's wall time over the floor.
+    pub wall_over_floor: f64,
+}
+
+/// One parser's library CPU beside its census worker's.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct LibraryCpu {
+    pub name: String,
+    /// What ran the library (`loop.rb`, `speed_loop.py`, its adapter in
+    /// this process); `None` when the oracle has no loop.
+    pub how: Option<String>,
+    pub library_cpu_seconds: Option<f64>,
+    /// The census's CPU for it: its worker processes, plus the driving
+    /// thread (encoding, pipes, decoding; the parse itself for an oracle
+    /// in the census's process).
+    pub census_cpu_seconds: f64,
+    /// `census_cpu_seconds / library_cpu_seconds`: what the harness adds.
+    pub ratio: Option<f64>,
+    /// Why the loop gave no figure.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl Floor {
+    /// The floor of `wall` seconds of census, from each oracle's library
+    /// row (its `census_cpu_seconds` filled from the census's own speed).
+    pub fn new(wall: f64, oracles: Vec<LibraryCpu>, cores: usize) -> Floor {
+        let cpu: f64 = oracles
+            .iter()
+            .map(|o| o.library_cpu_seconds.unwrap_or(o.census_cpu_seconds))
+            .sum();
+        let floor_seconds = cpu / cores.max(1) as f64;
+        Floor {
+            cores,
+            oracles,
+            floor_seconds,
+            wall_over_floor: wall / floor_seconds.max(1e-9),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -480,6 +540,7 @@ fn speed(
                 queries_per_second: rate(queries, b.wall),
             })
             .collect(),
+        floor: None,
     }
 }
 

@@ -340,7 +340,42 @@ pub fn markdown(c: &Census, speed: Option<&Speed>) -> String {
             sp.files, sp.wall_seconds, sp.files_per_second, sp.queries_per_second
         ));
         out.push_str(&speed_table(sp));
+        if let Some(f) = &sp.floor {
+            out.push_str(&floor_table(f, sp.wall_seconds));
+        }
     }
+    out
+}
+
+/// The census against its parsers' own loops over the same questions, in
+/// the same invocation: each library's CPU, the census's CPU for it, the
+/// ratio, and the wall time against the libraries' floor.
+pub fn floor_table(f: &crate::Floor, wall: f64) -> String {
+    let mut out = String::from(
+        "\n### Against the parsers' own loops\n\n\
+         Each library in a loop of its own runtime over the very questions above (its \
+         manifest's `loop:`), run after the census in the same invocation. *census CPU* is \
+         its worker plus the thread driving it; the ratio is what repdiff adds. Each loop \
+         answers as its harness does (`repdiff/tests/speed_loops.rs` holds them to it).\n\n\
+         | oracle | library loop | library CPU s | census CPU s | ratio |\n\
+         |---|---|---:|---:|---:|\n",
+    );
+    let or_dash = |v: Option<String>| v.unwrap_or_else(|| "–".into());
+    for o in &f.oracles {
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {:.2} | {} |\n",
+            o.name,
+            or_dash(o.how.clone().or_else(|| o.error.clone())),
+            or_dash(o.library_cpu_seconds.map(|c| format!("{c:.2}"))),
+            o.census_cpu_seconds,
+            or_dash(o.ratio.map(|r| format!("{r:.2}x"))),
+        ));
+    }
+    out.push_str(&format!(
+        "\nLibraries' CPU over {} core(s): a floor of {:.1} s of wall (an oracle without a \
+         loop counts with its census CPU); this census took {wall:.1} s, {:.2}x the floor.\n",
+        f.cores, f.floor_seconds, f.wall_over_floor
+    ));
     out
 }
 

@@ -16,6 +16,7 @@ use std::time::Duration;
 pub mod adoption;
 mod adoption_causes;
 pub mod ai_crawlers;
+mod floor;
 
 pub const HELP: &str = "\
 Asks every available oracle (or those named) the queries derived from each
@@ -123,6 +124,11 @@ struct RunOpts {
     /// Do not run setup first
     #[arg(long)]
     no_setup: bool,
+    /// After the census, run each parser's own loop over the same
+    /// questions and publish the census beside that floor (speed.json,
+    /// census.md); always on with --publish
+    #[arg(long, conflicts_with = "shard")]
+    floor: bool,
     /// Write the committed snapshot reports/census/ (only a run of every
     /// oracle over the whole default input; refused if an oracle is missing)
     #[arg(long, conflicts_with_all = ["inputs", "oracles", "shard", "limit", "out", "dry_run", "skip_oracles"])]
@@ -206,7 +212,7 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
             "--publish: the published census compares every oracle with every profile; fix the ones above first".into(),
         ));
     }
-    let (mut census, speed) = census::run(
+    let (mut census, mut speed) = census::run(
         records,
         &mut sel.oracles,
         &mut helpers,
@@ -217,6 +223,12 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
     drop(helpers);
     drop(profiles);
     name_causes(&mut census, &mut sel.oracles);
+    if args.floor || args.publish {
+        // The census's workers are stopped first, so the loops have the
+        // machine the census had.
+        sel.oracles.clear();
+        speed.floor = Some(floor::measure(&inputs, args.limit, &speed).map_err(Usage)?);
+    }
     census::write_outputs(&out, &census, Some(&speed))
         .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
     drop(pending);

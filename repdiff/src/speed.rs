@@ -72,7 +72,13 @@ pub fn sample(limit: u64) -> Result<Sample, String> {
             crate::shared::program()
         ));
     }
-    let (text, files) = queries(&[dir], Some(limit))?;
+    sample_of(&[dir], Some(limit))
+}
+
+/// [`sample`] of any census input: what `census --floor` hands the loops,
+/// so they answer exactly the questions the census just asked.
+pub fn sample_of(inputs: &[PathBuf], limit: Option<u64>) -> Result<Sample, String> {
+    let (text, files) = queries(inputs, limit)?;
     let jsonl = std::env::temp_dir().join(format!(
         "repdiff-speed-queries-{}-{}.jsonl",
         std::process::id(),
@@ -174,6 +180,12 @@ struct Direct {
     how: String,
     cpu: f64,
     letters: String,
+}
+
+/// The library side of `name` alone over `s`: what ran it and its CPU
+/// seconds, or `None` when the oracle has no loop yet.
+pub fn library_cpu(name: &str, s: &Sample) -> Result<Option<(String, f64)>, String> {
+    Ok(direct_side(name, s)?.map(|d| (d.how, d.cpu)))
 }
 
 /// The direct side of `name`, or `None` when it has none yet.

@@ -64,3 +64,57 @@ fn every_speed_loop_answers_as_its_harness_does() {
     assert_eq!(r["direct_how"], "its adapter in this process", "{r}");
     assert_eq!(r["differ"], 0, "{r}");
 }
+
+/// `census --floor`: the same loops, run after the census over the
+/// questions it asked, land in speed.json and census.md beside the
+/// census's own CPU, with the floor and the wall time against it.
+#[test]
+fn the_census_floor_is_taken_in_the_same_run() {
+    let out_dir = std::env::temp_dir().join(format!("repdiff-floor-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_repdiff"));
+    cmd.args(["census", "--no-setup", "--limit", "8", "--floor", "--out"]);
+    cmd.arg(&out_dir);
+    for name in ["rfc9309", "webrobots", "heritrix"] {
+        cmd.args(["--oracle", name]);
+    }
+    let out = cmd.output().expect("cannot run repdiff");
+    assert!(
+        out.status.success(),
+        "repdiff census --floor: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let speed: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("speed.json")).expect("speed.json"))
+            .expect("speed.json is JSON");
+    let md = std::fs::read_to_string(out_dir.join("census.md")).expect("census.md");
+    let _ = std::fs::remove_dir_all(&out_dir);
+    let floor = &speed["floor"];
+    let rows = floor["oracles"].as_array().expect("floor rows");
+    assert_eq!(rows.len(), 3, "{floor}");
+    for (name, how) in [("webrobots", "loop.rb"), ("heritrix", "HeritrixLoop")] {
+        let r = rows.iter().find(|r| r["name"] == name).expect(name);
+        assert_eq!(r["how"], how, "{r}");
+        let library = r["library_cpu_seconds"].as_f64().expect("library CPU");
+        let census = r["census_cpu_seconds"].as_f64().expect("census CPU");
+        assert!(library > 0.0 && census > 0.0, "{r}");
+        assert!((r["ratio"].as_f64().expect("ratio") - census / library).abs() < 1e-9);
+    }
+    let sum: f64 = rows
+        .iter()
+        .map(|r| {
+            r["library_cpu_seconds"]
+                .as_f64()
+                .or(r["census_cpu_seconds"].as_f64())
+                .unwrap_or(0.0)
+        })
+        .sum();
+    let cores = floor["cores"].as_f64().expect("cores");
+    let floor_s = floor["floor_seconds"].as_f64().expect("floor");
+    assert!((floor_s - sum / cores).abs() < 1e-9, "{floor}");
+    let wall = speed["wall_seconds"].as_f64().expect("wall");
+    assert!((floor["wall_over_floor"].as_f64().expect("ratio") - wall / floor_s).abs() < 1e-9);
+    assert!(md.contains("### Against the parsers' own loops"), "{md}");
+    assert!(md.contains("| `heritrix` | HeritrixLoop |"), "{md}");
+}
