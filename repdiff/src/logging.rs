@@ -2,8 +2,9 @@
 //! pair of flags governs all of it: `-q` keeps errors and warnings, the
 //! default adds notes and progress, `-v` adds debug detail. The lines read
 //! as they always have: `error: …`, `warning: …`, a note as written
-//! (`setup: …`, `publish: …`). Messages of the worker protocol and of the
-//! signal handler are not log lines: they are printed whatever the level.
+//! (`setup: …`, `publish: …`). The engine's signal handler logs too, as
+//! an error and warnings, so `-q` keeps them. Messages of the worker
+//! protocol are not log lines: they are printed whatever the level.
 
 use log::{Level, LevelFilter, Log, Metadata, Record};
 

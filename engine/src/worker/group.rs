@@ -150,12 +150,14 @@ pub fn kill_all_workers() {
 /// reports a process killed by it. Workers sit in their
 /// own groups, so a Ctrl-C at the terminal no longer reaches them directly:
 /// a binary that starts workers calls this once at start-up. A second call
-/// does nothing. A failure to install is reported on stderr, not fatal.
+/// does nothing. A failure to install is a warning, not fatal. What the
+/// handler says goes through `log` (a library never prints; the binary's
+/// logger shows errors and warnings even under `-q`).
 pub fn stop_workers_on_signal() {
     static INSTALLED: std::sync::Once = std::sync::Once::new();
     INSTALLED.call_once(|| {
         if let Err(e) = install() {
-            eprintln!("warning: cannot handle SIGINT/SIGTERM ({e}): an interrupted run may leave workers running");
+            log::warn!("cannot handle SIGINT/SIGTERM ({e}): an interrupted run may leave workers running");
         }
     });
 }
@@ -172,9 +174,9 @@ fn install() -> std::io::Result<()> {
                 // Outputs last: a switch under way finishes first, none
                 // starts after, staged temporaries go (crate::output).
                 let unwritten = crate::output::stop_for_signal();
-                eprintln!("repdiff: stopped by signal {sig}; its workers were stopped");
+                log::error!("stopped by signal {sig}; its workers were stopped");
                 for what in unwritten {
-                    eprintln!("repdiff: not written (what was there is unchanged): {what}");
+                    log::warn!("not written (what was there is unchanged): {what}");
                 }
                 std::process::exit(128 + sig);
             }
