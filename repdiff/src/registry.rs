@@ -11,7 +11,6 @@
 //! this one list, loaded once per process; what only the product checks
 //! (a reproducer's placeholders) is checked here.
 
-use crate::paths;
 use crate::shared::Usage;
 use crate::template;
 pub use oracles::manifest::{
@@ -71,7 +70,7 @@ fn loaded() -> Result<&'static Loaded, Usage> {
 }
 
 fn load() -> Result<Loaded, Usage> {
-    let roster = Roster::load(Checkout::at(paths::root())).map_err(Usage)?;
+    let roster = Roster::load(Checkout::current()).map_err(Usage)?;
     let reproducers = roster.manifests().reproducers();
     for (name, r) in &reproducers {
         let manifest = (roster.checkout().root)
