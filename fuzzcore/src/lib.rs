@@ -144,22 +144,6 @@ pub fn lineup(settings: &Settings, want: Option<&[&str]>) -> (Lineup, Vec<String
     (lineup, missing)
 }
 
-/// [`lineup`] with this process's settings. Kept only for
-/// `repdiff::triage::fuzzed`, which calls it by this name; [`lineup`] is
-/// the one to call.
-pub fn start_oracles(want: Option<&[&str]>) -> (Lineup, Vec<String>) {
-    match Settings::from_env() {
-        Ok(settings) => lineup(&settings, want),
-        Err(e) => (
-            Lineup {
-                oracles: Vec::new(),
-                left_out: Default::default(),
-            },
-            vec![e],
-        ),
-    }
-}
-
 /// [`lineup`] for a fuzz target: an oracle that cannot start stops the
 /// target loudly unless `settings.allow_missing`.
 pub fn make_lineup(settings: &Settings, want: Option<&[&str]>) -> Lineup {

@@ -157,7 +157,9 @@ pub fn stop_workers_on_signal() {
     static INSTALLED: std::sync::Once = std::sync::Once::new();
     INSTALLED.call_once(|| {
         if let Err(e) = install() {
-            log::warn!("cannot handle SIGINT/SIGTERM ({e}): an interrupted run may leave workers running");
+            log::warn!(
+                "cannot handle SIGINT/SIGTERM ({e}): an interrupted run may leave workers running"
+            );
         }
     });
 }

@@ -79,12 +79,14 @@ pub fn resolve_finding(which: &str) -> Result<PathBuf, Usage> {
 }
 
 /// Every oracle the fuzz loop runs, in its triage order
-/// (`fuzzcore::start_oracles`: the built-ins in process, the external ones
-/// as workers unless `REPDIFF_FUZZ_EXTERNAL=0`); one that cannot start is
+/// (`fuzzcore::lineup` with this process's `REPDIFF_FUZZ_*` settings: the
+/// built-ins in process, the external ones as workers unless
+/// `REPDIFF_FUZZ_EXTERNAL=0`); one that cannot start is
 /// an error naming its fix (as everywhere in repdiff: never silently
 /// skipped).
 pub fn make_oracles() -> Result<Vec<Box<dyn Oracle>>, String> {
-    let (lineup, missing) = fuzzcore::start_oracles(None);
+    let settings = fuzzcore::Settings::from_env()?;
+    let (lineup, missing) = fuzzcore::lineup(&settings, None);
     if missing.is_empty() {
         Ok(lineup.oracles.into_iter().map(|(o, _)| o).collect())
     } else {
