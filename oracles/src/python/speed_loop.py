@@ -4,11 +4,12 @@ over a census's exact files and questions (`repdiff census queries`), for
 is read and decoded first, then only the library's calls are timed with
 the process's CPU clock, each file parsed once as its users parse it, fed
 as the oracle's adapter feeds it (oracles/src/python/glue.py for cpython
-and protego, the harnesses for robotspy and robotexclusionrulesparser).
+and protego, the harnesses for robotspy, robotexclusionrulesparser and
+reppy).
 
     python speed_loop.py LIBRARY QUERIES.jsonl
 
-LIBRARY: cpython | protego | robotspy | robotexclusionrulesparser, imported
+LIBRARY: cpython | protego | robotspy | robotexclusionrulesparser | reppy, imported
 from the interpreter's own path (run it with the venv's python).
 Prints one JSON line: {"cpu_seconds": S, "verdicts": "ad..."}, one letter
 per question in file order: a allowed, d disallowed, e anything else.
@@ -64,7 +65,50 @@ def robotexclusionrulesparser(body, queries):
     return [rp.is_allowed(agent, url) for agent, url in queries]
 
 
-LIBRARIES = {f.__name__: f for f in (cpython, protego, robotspy, robotexclusionrulesparser)}
+_REPPY = {}
+
+
+def _reppy_setup():
+    """What oracles/harness/reppy/harness.py does once, at hello: the
+    imports, brozzler's two patches and the requests session whose adapter
+    serves the current body (its helpers, imported from the harness)."""
+    if not _REPPY:
+        import logging
+        import warnings
+
+        warnings.simplefilter("ignore")
+        import requests
+        import reppy
+        import reppy.cache
+        import reppy.parser
+
+        logging.getLogger("reppy").setLevel(logging.CRITICAL)
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                        "..", "..", "harness", "reppy"))
+        import harness
+
+        harness.brozzler_patches(reppy)
+        session, adapter = harness.make_session(requests)
+        _REPPY.update(cache=reppy.cache, session=session, adapter=adapter)
+    return _REPPY
+
+
+def reppy(body, queries):
+    """As brozzler: a fresh RobotsCache per file fetching this body through
+    requests, allowed(url, agent or "brozzler"), any exception allowed."""
+    r = _reppy_setup()
+    r["adapter"].body = body
+    cache = r["cache"].RobotsCache(session=r["session"], disallow_forbidden=False)
+    out = []
+    for agent, url in queries:
+        try:
+            out.append(cache.allowed(url, agent or "brozzler"))
+        except Exception:  # is_permitted_by_robots: "returning true (permitted)"
+            out.append(True)
+    return out
+
+
+LIBRARIES = {f.__name__: f for f in (cpython, protego, robotspy, robotexclusionrulesparser, reppy)}
 
 
 def one_file(run, body, queries):
