@@ -1,5 +1,5 @@
 //! The transformations and the ledger-cause check on their own; the
-//! catalogue on the real oracles is `repdiff/tests/causes_catalogue.rs`.
+//! catalogue on the real oracles is `repdiff/tests/it/causes_catalogue.rs`.
 
 use super::*;
 

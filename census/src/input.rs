@@ -230,7 +230,7 @@ const MAX_HEADERS: usize = 1024;
 /// recorders) have records the crate refuses or, worse, drops without a
 /// word: a header ending in `\r\r\n`, one CRLF too many or too few after a
 /// block, a Content-Length a few bytes short. This reader tolerates what
-/// warcio tolerates (`repdiff/tests/census_warc_sample.rs` holds it to
+/// warcio tolerates (`repdiff/tests/it/census_warc_sample.rs` holds it to
 /// warcio on those files): blank lines between records, and one stray line
 /// right after a block.
 fn read_warc(path: &Path, gz: bool, tx: &Tx) -> Result<bool, InputError> {

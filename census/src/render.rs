@@ -356,7 +356,7 @@ pub fn floor_table(f: &crate::Floor, wall: f64) -> String {
          Each library in a loop of its own runtime over the very questions above (its \
          manifest's `loop:`), run after the census in the same invocation. *census CPU* is \
          its worker plus the thread driving it; the ratio is what repdiff adds. Each loop \
-         answers as its harness does (`repdiff/tests/speed_loops.rs` holds them to it).\n\n\
+         answers as its harness does (`repdiff/tests/it/speed_loops.rs` holds them to it).\n\n\
          | oracle | library loop | library CPU s | census CPU s | ratio |\n\
          |---|---|---:|---:|---:|\n",
     );

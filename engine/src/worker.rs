@@ -238,7 +238,7 @@ const PIPE_BUFFER: usize = 64 * 1024;
 /// With `REPDIFF_PROTOCOL_LOG=FILE`, every protocol line the parent sends
 /// (request headers) or reads (greetings, responses) is appended to FILE as
 /// `{"oracle", "kind", "line"}`: real traffic, for the schema test
-/// (`xtask/tests/protocol_schema.rs`) and for debugging a harness.
+/// (`repdiff/tests/it/protocol_schema.rs`) and for debugging a harness.
 /// The variable is read once: `tap` sits on every call's path.
 fn tap(oracle: &str, kind: &str, line: &[u8]) {
     static LOG: std::sync::OnceLock<Option<std::ffi::OsString>> = std::sync::OnceLock::new();

@@ -12,7 +12,7 @@
 //! JSON) plus the CPU of the thread driving it (encoding, pipes, decoding),
 //! from the first call to the last. Every question's answer is compared
 //! letter by letter: a loop that answers differently is not timing the same
-//! work. `cargo xtask bench` tabulates it; `tests/speed_loops.rs` holds
+//! work. `cargo xtask bench` tabulates it; `tests/it/speed_loops.rs` holds
 //! every loop to its harness's answers.
 
 use engine::oracle::{Oracle, Outcome, Query};

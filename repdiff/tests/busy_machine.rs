@@ -5,6 +5,9 @@
 //! 5 s"; the greeting's deadline now moves with the time a worker spends
 //! busy or waiting for a CPU (engine/src/worker/starting.rs).
 
+// The shared helpers of the `it` binary; this test stays a binary of its own
+// (see its doc above: its load would slow every other test in one process).
+#[path = "it/common/mod.rs"]
 mod common;
 
 use common::*;

@@ -3,7 +3,7 @@
 //! (`direct_runner.py`: a `python3` subprocess, or pyodide under node), and a
 //! comparison of the two, answer by answer.
 //!
-//! Used by `oracles/tests/python_fidelity.rs` and `cargo xtask verify-cpython315`.
+//! Used by `oracles/tests/it/python_fidelity.rs` and `cargo xtask verify-cpython315`.
 
 use engine::oracle::{Answer, Ask, Outcome, Query, Value};
 use std::io::Write;

@@ -1,5 +1,5 @@
 """A direct run of a Python robots.txt library, called the way its users call
-it, for repdiff's fidelity checks (oracles/tests/python_fidelity.rs and
+it, for repdiff's fidelity checks (oracles/tests/it/python_fidelity.rs and
 `cargo xtask verify-cpython315`). Deliberately shares no code with glue.py:
 it is the reference the adapters are compared against.
 

@@ -1,7 +1,7 @@
 //! Real WARC files from a registry package, so the census's WARC reader is
 //! tested on bytes other tools wrote (wget, wpull, pywb's own recorder)
 //! and not only on records its own tests build, and the real `warcio` to
-//! say what those files hold (`repdiff/tests/census_warc_sample.rs`).
+//! say what those files hold (`repdiff/tests/it/census_warc_sample.rs`).
 //!
 //! warcio's sdists (1.7.4 to 1.8.1 checked) ship no `test/data/`; pywb's
 //! sdist ships the same sample archive in `sample_archive/warcs/`, so that

@@ -216,7 +216,7 @@ pub const RESULTS_PAGE: &str = "reports/RESULTS.md";
 /// reports/RESULTS.md: the published run's summary (scorecard, oracle x
 /// profile and oracle x tag matrices) and, when a census is published, its
 /// headline. Every byte comes from the two snapshots, so
-/// `tests/results_page.rs` can check the committed page is current.
+/// `tests/it/results_page.rs` can check the committed page is current.
 pub fn results_page(report: &Report, census: Option<&census::Census>) -> String {
     // The summary's links are written for a page at the checkout's root
     // (`reports/site/...`); this page sits in reports/.

@@ -270,7 +270,7 @@ pub fn ensure(needs: Needs) {
 }
 
 /// Debian packages the native oracles build against, and the browser the
-/// site test (`repdiff/tests/site_browser.rs`) and `report`'s
+/// site test (`repdiff/tests/it/site_browser.rs`) and `report`'s
 /// screenshot run headless, and the load generator of the bench's serve
 /// row (`wrk`).
 pub const APT_PACKAGES: &[&str] = &["libabsl-dev", "libgtest-dev", "chromium", "wrk"];

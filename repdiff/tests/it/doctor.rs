@@ -3,7 +3,7 @@
 //! after `cargo xtask setup`: on a set-up machine every oracle is ready, and
 //! on a PATH without `ruby` webrobots (and only it) is not.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

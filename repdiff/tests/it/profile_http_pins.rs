@@ -1,7 +1,7 @@
 //! The profiles' status rules against the status-matrix pins: each pinned
 //! HTTP case is served by the product's own status server and fetched by
 //! the profile's real client, as `check --case` would. The body pins are
-//! `oracles/tests/profile_pins.rs`.
+//! `oracles/tests/it/profile_pins.rs`.
 
 use engine::case::{load_dir, Verdict};
 use engine::oracle::Outcome;

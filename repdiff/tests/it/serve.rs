@@ -6,7 +6,7 @@
 //! RFC reference, Google's C++ and CPython 3.11) plus the clearly named
 //! `chaos` fake, which hangs or crashes when the agent asks it to.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -582,7 +582,7 @@ fn tester_with(
 /// verdict shows its deciding line. With `REPDIFF_SCREENSHOTS=DIR` the
 /// screenshots are saved there (`docs/img/` holds the ones the README
 /// shows: `REPDIFF_SCREENSHOTS=docs/img cargo test --release -p repdiff
-/// --test serve the_page_fits`).
+/// --test it serve::the_page_fits`).
 #[test]
 fn the_page_fits_1280_px_with_every_parser_grouped_by_who_runs_it() {
     let s = serve_with(&["--panels", "1"]);

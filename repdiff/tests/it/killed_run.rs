@@ -8,7 +8,7 @@
 //! holds its answers after the first (conformance), or a FIFO the run must
 //! read (census input, report history) that the test holds open.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::collections::BTreeMap;

@@ -7,7 +7,7 @@
 //! and spider ship no tests in the artifacts setup fetches). Fails, never
 //! skips, when a suite or an oracle is missing: run `repdiff setup`.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::process::Command;

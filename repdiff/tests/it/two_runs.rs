@@ -4,7 +4,7 @@
 //! folder ends with the second run's set, never a mix. Without the lock
 //! the second (fast) run would finish first and the held one overwrite it.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::path::Path;

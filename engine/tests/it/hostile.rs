@@ -384,11 +384,16 @@ fn peak_memory() -> u64 {
 /// return its stdout and exit status.
 fn isolated(test: &str, env: &[(&str, &str)]) -> std::process::Child {
     let exe = std::env::current_exe().expect("test binary");
+    // libtest names a test by its path below the crate root (`hostile::…`).
+    let test = match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::{test}"),
+        None => test.to_string(),
+    };
     Command::new(exe)
         .args([
             "--ignored",
             "--exact",
-            test,
+            &test,
             "--nocapture",
             "--test-threads",
             "1",

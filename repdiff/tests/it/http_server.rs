@@ -15,13 +15,13 @@ fn case(id: &str, body: &[u8], spec: HttpSpec) -> Case {
         id: id.to_string(),
         title: id.to_string(),
         tags: vec!["http-status".to_string()],
-        source: "repdiff/tests/http_server.rs".to_string(),
+        source: "repdiff/tests/it/http_server.rs".to_string(),
         body: body.to_vec(),
         queries: Vec::new(),
         http: Some(spec),
         family: None,
         notes: None,
-        file: PathBuf::from("repdiff/tests/http_server.rs"),
+        file: PathBuf::from("repdiff/tests/it/http_server.rs"),
         line: 1,
     }
 }

@@ -3,7 +3,7 @@
 //! 500 KiB body, invalid UTF-8, and one answer per query without a crash.
 //! Fails (never skips) when an oracle is missing: run `repdiff setup`.
 
-mod common;
+use crate::common;
 
 use engine::oracle::{Ask, Oracle, Outcome, Query};
 use std::time::Duration;

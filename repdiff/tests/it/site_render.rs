@@ -153,7 +153,7 @@ fn a_real_run_renders_a_self_contained_site() {
 
     // Self-contained: no script, no stylesheet link, no remote resource; every
     // relative link (outside the site only the raw report and the findings'
-    // write-ups, checked by tests/findings.rs) resolves.
+    // write-ups, checked by tests/it/findings.rs) resolves.
     let all = files(&site);
     let mut broken = BTreeSet::new();
     for f in all

@@ -2,10 +2,10 @@
 //! harness that never greets, floods stdout, traps every signal, exits at
 //! once, or leaves a grandchild behind costs `check` and `conformance` one
 //! oracle for at most the greeting timeout, is named with what it did, and
-//! leaves no process running. The engine's own tests (engine/tests/hostile.rs)
+//! leaves no process running. The engine's own tests (engine/tests/it/hostile.rs)
 //! cover the worker; these cover the commands users type.
 
-mod common;
+use crate::common;
 
 use common::assert_nothing_left;
 use std::os::unix::fs::PermissionsExt;

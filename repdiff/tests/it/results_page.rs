@@ -5,7 +5,7 @@
 //! edited by hand, fails here.
 //!
 //! When only the page's rendering changed (the snapshots did not),
-//! `REPDIFF_BLESS=1 cargo test --release -p repdiff --test results_page`
+//! `REPDIFF_BLESS=1 cargo test --release -p repdiff --test it -- results_page::`
 //! rewrites it from the snapshots, as publish would.
 
 use repdiff::report_site::{results_page, RESULTS_PAGE};
@@ -29,7 +29,7 @@ fn the_results_page_is_the_published_one() {
         page == want,
         "{RESULTS_PAGE} is stale: run `repdiff report --publish` (or, when only \
          the page's rendering changed, REPDIFF_BLESS=1 cargo test --release -p repdiff \
-         --test results_page)"
+         --test it -- results_page::)"
     );
     // Its links lead somewhere from reports/ (doc-paths leaves reports/ out).
     let dir = path.parent().expect("reports/");

@@ -85,7 +85,7 @@ fn neutralises(name: &str, entry: &str, cell: &str, oracle: &str) {
 
 /// Transformations whose ledger cases are only shown by external oracles
 /// (Perl, Python subprocesses, the JVM): tested through their workers in
-/// repdiff/tests/causes_external.rs.
+/// repdiff/tests/it/causes_external.rs.
 const THROUGH_WORKERS: &[&str] = &[
     "remove-inner-bom",
     "decode-utf16",

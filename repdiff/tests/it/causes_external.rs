@@ -3,7 +3,7 @@
 //! each neutralises its case on the real parser, run through its worker.
 //! Fails (never skips) when an oracle is missing: run `repdiff setup`.
 
-mod common;
+use crate::common;
 
 use cause::{agree, Input, OraclePair, PairAsk, CATALOGUE};
 use engine::oracle::Oracle;

@@ -7,7 +7,7 @@
 //!
 //! Chromium missing is a failure, never a skip: `repdiff setup` installs it.
 
-mod common;
+use crate::common;
 
 use common::chromium::{chromium, CHROMIUM};
 use std::path::{Path, PathBuf};

@@ -5,7 +5,7 @@
 //! library's own accounts) are left out of the comparison (the direct
 //! scripts give neither).
 
-mod common;
+use crate::common;
 
 use engine::oracle::{Answer, Oracle};
 use oracles::python::crosscheck;

@@ -300,7 +300,7 @@ fn run_fetch_uses_the_librarys_own_fetcher() {
 }
 
 /// Per-call cost (parse + one can_fetch, small body), for the record:
-/// `cargo test --release -p repdiff-oracles --test python_runtime -- --ignored --nocapture`
+/// `cargo test --release -p repdiff-oracles --test it -- python_runtime:: --ignored --nocapture`
 #[test]
 #[ignore]
 fn per_call_cost() {
