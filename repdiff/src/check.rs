@@ -100,15 +100,15 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         None => adhoc_job(&opts)?,
     };
     if !opts.no_setup {
-        (host.ensure_setup)(crate::shared::Needs::Oracles);
+        host.ensure(crate::shared::Needs::Oracles);
     }
     crate::http::check_fetch_timeout();
     let limits = opts.workers.limits(opts.timeout);
     let wanted = opts.workers.wanted(&opts.oracles, &extra)?;
-    let sel = select::start(&wanted, &extra, opts.in_process, limits);
+    let sel = select::start_for(host.program, &wanted, &extra, opts.in_process, limits);
     let (rows, bad_answers) = ask_all(sel.oracles, &job);
     if opts.json {
-        print_json(&rows, &sel.unavailable, &job);
+        print_json(&rows, &sel.unavailable, &job, host.program);
     } else {
         print_human(&rows, &sel.unavailable, &job);
     }
@@ -332,7 +332,7 @@ fn case_job(reference: &str) -> Result<Job, Usage> {
 /// The contract scripts rely on: one object, `oracles` keyed by name. With
 /// several queries (`--case ID`), each oracle's entry carries the first
 /// query's outcome and a `queries` list with all of them.
-fn print_json(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &Job) {
+fn print_json(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &Job, program: &str) {
     let mut oracles = serde_json::Map::new();
     for Row {
         name,
@@ -378,7 +378,7 @@ fn print_json(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &J
         oracles.insert(
             u.oracle.clone(),
             serde_json::json!({"version": "unavailable", "outcome": "error",
-                               "detail": format!("oracle unavailable: {} (fix: {})", u.reason, u.fix_line(crate::shared::program()))}),
+                               "detail": format!("oracle unavailable: {} (fix: {})", u.reason, u.fix_line(program))}),
         );
     }
     let mut doc = serde_json::json!({ "oracles": oracles });

@@ -153,19 +153,18 @@ pub enum Product {
 
 impl Product {
     pub fn run(self, host: &Host) -> Result<i32, Usage> {
-        crate::shared::set_program(host.program);
         match self {
-            Product::Setup => Ok(crate::setup::main()),
+            Product::Setup => Ok(crate::setup::main(host.program)),
             Product::Conformance(o) => crate::conformance::main(*o, host),
             Product::Check(o) => crate::check::main(*o, host),
             Product::Lint(o) => crate::lint::main(*o, host),
             Product::Serve(o) => crate::serve::main(o, host),
-            Product::Report(o) => crate::report_site::main(o),
+            Product::Report(o) => crate::report_site::main(o, host.program),
             Product::Oracles(o) => crate::select::list(&o),
-            Product::Doctor(o) => crate::doctor::main(o),
+            Product::Doctor(o) => crate::doctor::main(o, host.program),
             Product::Census(o) => crate::census_cmd::main(*o, host),
             Product::Suites(o) => crate::suites::main(o, host),
-            Product::Findings(o) => crate::findings::main(o),
+            Product::Findings(o) => crate::findings::main(o, host.program),
             Product::Triage { cmd } => crate::triage::main(cmd, host),
             Product::Worker { name } => Ok(crate::select::worker(&name)),
         }

@@ -87,12 +87,12 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     let cases = select_cases(&corpus, &opts)?;
     let limits = opts.workers.limits(opts.timeout);
     if !opts.no_setup {
-        (host.ensure_setup)(crate::shared::Needs::Oracles);
+        host.ensure(crate::shared::Needs::Oracles);
     }
     crate::http::check_fetch_timeout();
     let wanted = opts.workers.wanted(&opts.oracles, &extra)?;
-    let sel = select::start(&wanted, &extra, opts.in_process, limits);
-    let refs = select::start(&profiles, &[], opts.in_process, limits);
+    let sel = select::start_for(host.program, &wanted, &extra, opts.in_process, limits);
+    let refs = select::start_for(host.program, &profiles, &[], opts.in_process, limits);
     for u in sel.unavailable.iter().chain(&refs.unavailable) {
         log::error!("{u}");
     }
@@ -108,7 +108,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         return Ok(1);
     }
     drop(pending);
-    print_summary(&compat);
+    print_summary(&compat, host.program);
     print_profile_matrix(&compat);
     print_slowest(&result);
     let untriaged = print_untriaged(&result);
@@ -366,7 +366,7 @@ fn print_slowest(result: &RunResult) {
     }
 }
 
-fn print_summary(result: &report::compat::Report) {
+fn print_summary(result: &report::compat::Report, program: &str) {
     let cards = report::score::cards(result);
     println!(
         "\n{:<16} {:>6} {:>7} {:>6} {:>5} {:>6} {:>7} {:>9} {:>8}  version",
@@ -394,7 +394,7 @@ fn print_summary(result: &report::compat::Report) {
             "{:<16} NOT RUN: {} (fix: {})",
             u.oracle,
             u.reason,
-            u.fix_line(crate::shared::program())
+            u.fix_line(program)
         );
     }
 }

@@ -63,13 +63,18 @@ impl Drop for Sample {
 /// The first `limit` records of the census's default input (those with a
 /// 2xx status), with every question the census derives, in memory and as
 /// `repdiff census queries` writes them (a temporary file, removed on drop).
+/// The hint names [`DEFAULT_PROGRAM`](crate::shared::DEFAULT_PROGRAM).
 pub fn sample(limit: u64) -> Result<Sample, String> {
+    sample_for(crate::shared::DEFAULT_PROGRAM, limit)
+}
+
+/// [`sample`], the hint naming `program` (the [`crate::shared::Host`]'s).
+pub fn sample_for(program: &str, limit: u64) -> Result<Sample, String> {
     let dir = crate::datasets::census_data::dir(&oracles::cache_dir());
     if !crate::datasets::census_data::present(&dir) {
         return Err(format!(
-            "no census data at {} (`{} setup` fetches it)",
+            "no census data at {} (`{program} setup` fetches it)",
             dir.display(),
-            crate::shared::program()
         ));
     }
     sample_of(&[dir], Some(limit))

@@ -59,8 +59,8 @@ const HOST: Host = Host {
 };
 
 /// Setup before a command.
-fn ensure_setup(needs: repdiff::shared::Needs) {
-    repdiff::setup::ensure(needs);
+fn ensure_setup(program: &'static str, needs: repdiff::shared::Needs) {
+    repdiff::setup::ensure_as(program, needs);
 }
 
 fn main() {

@@ -62,9 +62,9 @@ pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, Usage> {
     // a refused one leaves nothing behind.
     let edits = census::adoption::load(&edits_path).map_err(Usage)?;
     if !args.no_setup {
-        (host.ensure_setup)(crate::shared::Needs::Census);
+        host.ensure(crate::shared::Needs::Census);
     }
-    let (inputs, input_label) = inputs(&args.inputs)?;
+    let (inputs, input_label) = inputs(&args.inputs, host.program)?;
     let records = census::input::open(&inputs).map_err(|e| Usage(e.0))?;
     let out = match args.out {
         Some(out) => out,
@@ -75,7 +75,13 @@ pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, Usage> {
     let _lock = paths::lock_dir(&out)?;
     let pending =
         engine::output::pending(format!("{} (adoption.json, adoption.md)", out.display()));
-    let mut sel = select::start(&wanted, &[], false, args.workers.limits(args.timeout));
+    let mut sel = select::start_for(
+        host.program,
+        &wanted,
+        &[],
+        false,
+        args.workers.limits(args.timeout),
+    );
     for u in &sel.unavailable {
         log::error!("{u}");
     }

@@ -44,12 +44,12 @@ pub struct AiCrawlersOpts {
 }
 
 /// The AI crawlers of the pinned list, read from the setup cache.
-pub fn list() -> Result<census::ai_crawlers::List, Usage> {
+/// The hint names `program`, which runs setup.
+pub fn list(program: &str) -> Result<census::ai_crawlers::List, Usage> {
     let path = crate::datasets::ai_crawler_list(&oracles::cache_dir());
     census::ai_crawlers::load(&path).map_err(|why| {
         Usage(format!(
-            "{why} (the list comes from `{} setup`, step ai-crawlers)",
-            crate::shared::program()
+            "{why} (the list comes from `{program} setup`, step ai-crawlers)"
         ))
     })
 }
@@ -70,10 +70,10 @@ pub fn run(args: AiCrawlersOpts, host: &Host) -> Result<i32, Usage> {
     }
     select::validate(&args.oracles, &[])?;
     if !args.no_setup {
-        (host.ensure_setup)(crate::shared::Needs::Census);
+        host.ensure(crate::shared::Needs::Census);
     }
-    let list = list()?;
-    let (inputs, input_label) = inputs(&args.inputs)?;
+    let list = list(host.program)?;
+    let (inputs, input_label) = inputs(&args.inputs, host.program)?;
     let records = census::input::open(&inputs).map_err(|e| Usage(e.0))?;
     let out = match args.out {
         Some(out) => out,
@@ -86,7 +86,13 @@ pub fn run(args: AiCrawlersOpts, host: &Host) -> Result<i32, Usage> {
         "{} (ai-crawlers.json, ai-crawlers.md)",
         out.display()
     ));
-    let mut sel = select::start(&wanted, &[], false, args.workers.limits(args.timeout));
+    let mut sel = select::start_for(
+        host.program,
+        &wanted,
+        &[],
+        false,
+        args.workers.limits(args.timeout),
+    );
     for u in &sel.unavailable {
         log::error!("{u}");
     }

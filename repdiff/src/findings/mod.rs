@@ -74,7 +74,7 @@ pub struct Finding<'a> {
     pub versions: &'a BTreeMap<String, (String, String)>,
 }
 
-pub fn main(opts: Opts) -> Result<i32, Usage> {
+pub fn main(opts: Opts, program: &str) -> Result<i32, Usage> {
     if opts.verify {
         return verify_main(&opts.oracles);
     }
@@ -89,11 +89,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         for s in &stale {
             log::info!("out of date: {s}");
         }
-        log::error!(
-            "{} is out of date; run `{} findings`",
-            dir.display(),
-            crate::shared::program()
-        );
+        log::error!("{} is out of date; run `{program} findings`", dir.display(),);
         return Ok(1);
     }
     write_files(&dir, &files, &stale)?;

@@ -107,6 +107,8 @@ struct Ctx {
     local: Option<std::net::SocketAddr>,
     /// `--idle`: the read and write timeout of a connection whose body we read.
     idle: Duration,
+    /// How hints name the program (the [`Host`]'s).
+    program: &'static str,
 }
 
 pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
@@ -120,7 +122,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     let server = conn::listen(&opts.bind, opts.port)
         .map_err(|e| Usage(format!("cannot listen on {}:{}: {e}", opts.bind, opts.port)))?;
     if !opts.no_setup {
-        (host.ensure_setup)(crate::shared::Needs::Oracles);
+        host.ensure(crate::shared::Needs::Oracles);
     }
     let mut limits = opts.workers_limits();
     // A server lives long: a worker that keeps crashing on hostile files
@@ -129,7 +131,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     let mut panels = Vec::new();
     let mut unavailable = Vec::new();
     for n in 0..opts.panels {
-        let sel = select::start(&opts.oracles, &extra, false, limits);
+        let sel = select::start_for(host.program, &opts.oracles, &extra, false, limits);
         if n == 0 {
             for u in &sel.unavailable {
                 log::warn!("{u}");
@@ -162,6 +164,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         unavailable,
         local: server.server_addr().to_ip(),
         idle: opts.idle,
+        program: host.program,
     });
     let address = server
         .server_addr()
@@ -268,7 +271,14 @@ fn handle(mut rq: tiny_http::Request, ctx: &Ctx) {
                 Ok(bytes) => match Request::parse(&bytes) {
                     Ok(req) if path == "/api/check" => api::check(&ctx.pool, &ctx.limits, &req),
                     Ok(req) if path == "/api/review" => api::review(&ctx.pool, &ctx.limits, &req),
-                    Ok(req) => api::lint(&ctx.pool, &ctx.limits, &ctx.known, &ctx.causes, &req),
+                    Ok(req) => api::lint(
+                        &ctx.pool,
+                        &ctx.limits,
+                        &ctx.known,
+                        &ctx.causes,
+                        &req,
+                        ctx.program,
+                    ),
                     Err(r) => r,
                 },
                 Err(r) => r,

@@ -10,7 +10,7 @@ pub mod model;
 
 use crate::shared::{Host, Usage};
 use crate::{paths, select};
-use engine::oracle::{Ask, Oracle, Outcome, Query, Unavailable};
+use engine::oracle::{Ask, Oracle, Outcome, Query};
 use engine::worker::Limits;
 use model::{Assertion, Suite};
 use report::suites::{Contradiction, Miss, SuiteRow, SuitesReport, UnavailableRec};
@@ -86,7 +86,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     select::validate(&names, &[])?;
     let timeout = Duration::from_secs_f64(opts.timeout);
     if !opts.no_setup {
-        (host.ensure_setup)(crate::shared::Needs::Suites);
+        host.ensure(crate::shared::Needs::Suites);
     }
     let cache = oracles::cache_dir();
     let mut suites = Vec::new();
@@ -101,9 +101,9 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         timeout,
         ..Limits::default()
     };
-    let mut sel = select::start(&names, &[], false, limits);
+    let mut sel = select::start_for(host.program, &names, &[], false, limits);
     let columns = score(&mut sel.oracles, &suites);
-    let report = to_report(&suites, &columns, &sel.unavailable, &missing);
+    let report = to_report(&suites, &columns, &sel, &missing);
     let out = paths::run_dir().join("suites.json");
     let written = std::fs::create_dir_all(paths::run_dir()).and_then(|()| {
         engine::write_atomic(
@@ -130,14 +130,11 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
             "oracle `{}` could not run: {}\n  fix: {}",
             u.oracle,
             u.reason,
-            u.fix_line(crate::shared::program())
+            u.fix_line(host.program)
         );
     }
     for m in &missing {
-        log::error!(
-            "suite `{m}` is not captured\n  fix: {} setup",
-            crate::shared::program()
-        );
+        log::error!("suite `{m}` is not captured\n  fix: {} setup", host.program);
     }
     Ok(i32::from(
         !sel.unavailable.is_empty() || !missing.is_empty() || suites.is_empty(),
@@ -224,7 +221,7 @@ fn verdict(allowed: bool) -> &'static str {
 fn to_report(
     suites: &[Suite],
     columns: &[Column],
-    unavailable: &[Unavailable],
+    sel: &select::Selection,
     missing: &[String],
 ) -> SuitesReport {
     let rows = suites
@@ -239,12 +236,13 @@ fn to_report(
             .map(|c| (c.oracle.clone(), c.version.clone()))
             .collect(),
         contradictions: contradictions(suites),
-        unavailable: unavailable
+        unavailable: sel
+            .unavailable
             .iter()
             .map(|u| UnavailableRec {
                 oracle: u.oracle.clone(),
                 reason: u.reason.clone(),
-                fix: u.fix_line(crate::shared::program()),
+                fix: u.fix_line(sel.program),
             })
             .collect(),
         missing_suites: missing.to_vec(),

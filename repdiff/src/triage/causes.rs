@@ -216,7 +216,7 @@ pub fn load_corpus_and_ledger() -> Result<(Corpus, Ledger), Usage> {
     Ok((corpus, ledger))
 }
 
-pub fn main(opts: &Opts) -> Result<i32, Usage> {
+pub fn main(opts: &Opts, program: &'static str) -> Result<i32, Usage> {
     let (entries, only, verbose) = (&opts.entry, &opts.oracle, opts.pairs);
     let (corpus, ledger) = load_corpus_and_ledger()?;
     let wanted: Vec<&Entry> = ledger
@@ -233,7 +233,7 @@ pub fn main(opts: &Opts) -> Result<i32, Usage> {
             }
         }
     }
-    let sel = crate::select::start(&run, &[], true, engine::worker::Limits::default());
+    let sel = crate::select::start_for(program, &run, &[], true, engine::worker::Limits::default());
     for u in &sel.unavailable {
         log::warn!("{u}");
     }

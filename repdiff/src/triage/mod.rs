@@ -40,17 +40,17 @@ pub enum Cmd {
 
 pub fn main(cmd: Cmd, host: &Host) -> Result<i32, Usage> {
     match cmd {
-        Cmd::Causes(o) => causes::main(&o),
+        Cmd::Causes(o) => causes::main(&o, host.program),
         Cmd::Sweep(o) => {
-            (host.ensure_setup)(crate::shared::Needs::Oracles);
-            sweep::main(&o)
+            host.ensure(crate::shared::Needs::Oracles);
+            sweep::main(&o, host.program)
         }
         Cmd::Minimize { finding, exact } => {
-            (host.ensure_setup)(crate::shared::Needs::Oracles);
+            host.ensure(crate::shared::Needs::Oracles);
             minimize_cmd(&finding, exact)
         }
         Cmd::Known => {
-            (host.ensure_setup)(crate::shared::Needs::Oracles);
+            host.ensure(crate::shared::Needs::Oracles);
             known_cmd()
         }
     }
