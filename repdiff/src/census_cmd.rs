@@ -135,7 +135,7 @@ struct RunOpts {
     publish: bool,
 }
 
-pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
+pub fn main(opts: Opts, host: &Host) -> Result<i32, crate::error::Error> {
     match opts.sub {
         Some(Sub::Adoption(a)) => adoption::run(a, host),
         Some(Sub::AiCrawlers(a)) => ai_crawlers::run(a, host),
@@ -146,7 +146,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     }
 }
 
-fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
+fn run(args: RunOpts, host: &Host) -> Result<i32, crate::error::Error> {
     select::validate(&args.oracles, &[])?;
     if !args.no_setup {
         host.ensure(crate::shared::Needs::Census);
@@ -177,7 +177,8 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
     if args.publish && !sel.unavailable.is_empty() {
         return Err(Usage(
             "--publish: the published census covers every oracle; fix the ones above first".into(),
-        ));
+        )
+        .into());
     }
     let opts = Options {
         input: input_label,
@@ -211,7 +212,7 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
     if args.publish && !profiles.unavailable.is_empty() {
         return Err(Usage(
             "--publish: the published census compares every oracle with every profile; fix the ones above first".into(),
-        ));
+        ).into());
     }
     let (mut census, mut speed) = census::run(
         records,
@@ -231,7 +232,7 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
         speed.floor = Some(floor::measure(&inputs, args.limit, &speed).map_err(Usage)?);
     }
     census::write_outputs(&out, &census, Some(&speed))
-        .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
+        .map_err(|e| crate::error::Error::io("write", &out, e))?;
     drop(pending);
     print_headline(&census, &out);
     Ok(if sel.unavailable.is_empty() {
@@ -305,6 +306,7 @@ fn default_impact_pairs() -> Vec<(String, String)> {
         .collect()
 }
 
+// String error: a clap value parser; clap prints the message as the flag's error.
 fn impact_pair(s: &str) -> Result<(String, String), String> {
     s.split_once(':')
         .map(|(a, b)| (a.to_string(), b.to_string()))
@@ -340,7 +342,11 @@ fn count_files(dir: &Path) -> u64 {
     })
 }
 
-fn dry_run(inputs: &[PathBuf], shard: Option<Shard>, limit: Option<u64>) -> Result<i32, Usage> {
+fn dry_run(
+    inputs: &[PathBuf],
+    shard: Option<Shard>,
+    limit: Option<u64>,
+) -> Result<i32, crate::error::Error> {
     let n = shard.map_or(1, |s| s.n);
     let records = census::input::open(inputs).map_err(|e| Usage(e.0))?;
     let plan = census::shard_plan(records, n, limit).map_err(|e| Usage(e.0))?;
@@ -366,13 +372,13 @@ fn queries(
     limit: Option<u64>,
     out: Option<PathBuf>,
     program: &str,
-) -> Result<i32, Usage> {
+) -> Result<i32, crate::error::Error> {
     use std::io::Write;
     let (inputs, _) = inputs(given, program)?;
     let (text, _) = crate::speed::queries(&inputs, limit).map_err(Usage)?;
     match out {
         Some(path) => engine::write_atomic(&path, &text)
-            .map_err(|e| Usage(format!("cannot write {}: {e}", path.display())))?,
+            .map_err(|e| crate::error::Error::io("write", &path, e))?,
         None => std::io::stdout()
             .write_all(&text)
             .map_err(|e| Usage(format!("standard output: {e}")))?,
@@ -380,7 +386,7 @@ fn queries(
     Ok(0)
 }
 
-fn speed(names: &[String], limit: u64, program: &str) -> Result<i32, Usage> {
+fn speed(names: &[String], limit: u64, program: &str) -> Result<i32, crate::error::Error> {
     select::validate(names, &[])?;
     let names = if names.is_empty() {
         select::known_names()
@@ -402,7 +408,11 @@ fn speed(names: &[String], limit: u64, program: &str) -> Result<i32, Usage> {
     Ok(status)
 }
 
-fn merge(dirs: &[PathBuf], out: Option<PathBuf>, program: &'static str) -> Result<i32, Usage> {
+fn merge(
+    dirs: &[PathBuf],
+    out: Option<PathBuf>,
+    program: &'static str,
+) -> Result<i32, crate::error::Error> {
     let parts = dirs
         .iter()
         .map(|d| census::read_census(&d.join("census.json")))
@@ -419,14 +429,14 @@ fn merge(dirs: &[PathBuf], out: Option<PathBuf>, program: &'static str) -> Resul
     name_causes(&mut merged, &mut sel.oracles);
     let out = out.unwrap_or_else(|| paths::run_dir().join("census"));
     census::write_outputs(&out, &merged, None)
-        .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
+        .map_err(|e| crate::error::Error::io("write", &out, e))?;
     print_headline(&merged, &out);
     Ok(0)
 }
 
 /// The checkout's ledger, which named causes link to (the top signatures'
 /// and the adoption census's examples).
-fn checkout_ledger() -> Result<engine::ledger::Ledger, Usage> {
+fn checkout_ledger() -> Result<engine::ledger::Ledger, crate::error::Error> {
     paths::load_corpus().and_then(|corpus| crate::conformance::load_ledger(&corpus, &[]))
 }
 
@@ -437,7 +447,7 @@ fn checkout_ledger() -> Result<engine::ledger::Ledger, Usage> {
 fn name_causes(census: &mut Census, oracles: &mut [Box<dyn Oracle>]) {
     let ledger = match checkout_ledger() {
         Ok(l) => l,
-        Err(Usage(e)) => {
+        Err(e) => {
             log::warn!("causes of the top signatures not named (no ledger): {e}");
             return;
         }

@@ -92,7 +92,7 @@ struct Row {
     deciding: Vec<Option<Found>>,
 }
 
-pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
+pub fn main(opts: Opts, host: &Host) -> Result<i32, crate::error::Error> {
     let extra = select::oracle_cmds(&opts.oracle_cmds)?;
     select::validate(&opts.oracles, &extra)?;
     let job = match &opts.case {
@@ -287,7 +287,7 @@ fn adhoc_job(opts: &Opts) -> Result<Job, Usage> {
     })
 }
 
-fn case_job(reference: &str) -> Result<Job, Usage> {
+fn case_job(reference: &str) -> Result<Job, crate::error::Error> {
     let corpus = paths::load_corpus()?;
     let r: engine::query_ref::QueryRef = reference.parse().map_err(Usage)?;
     let id = r.case.as_str();
@@ -303,7 +303,8 @@ fn case_job(reference: &str) -> Result<Job, Usage> {
             return Err(Usage(format!(
                 "case `{id}` has queries 1..={}",
                 case.queries.len()
-            )))
+            ))
+            .into())
         }
         None => (0..case.queries.len()).collect(),
     };

@@ -131,7 +131,7 @@ fn external_row(e: &External) -> Row {
 
 /// `doctor`: every registered oracle, started once, one line each; exit 0
 /// when every one is ready, else [`EXIT_NOT_RUN`].
-pub fn main(opts: Opts, program: &'static str) -> Result<i32, Usage> {
+pub fn main(opts: Opts, program: &'static str) -> Result<i32, crate::error::Error> {
     let externals = crate::registry::externals()?;
     let names = crate::select::known_names();
     let registry = oracles::registry();

@@ -56,6 +56,9 @@ mod tests {
 
     #[test]
     fn usage_errors_are_status_2() {
-        assert_eq!(super::exit_code(Err(repdiff::cli::Usage("bad".into()))), 2);
+        assert_eq!(
+            super::exit_code(Err(repdiff::cli::Usage("bad".into()).into())),
+            2
+        );
     }
 }

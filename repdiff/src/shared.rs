@@ -4,6 +4,8 @@
 //! importing it closes no circle (`cargo xtask circles`).
 
 /// A bad command line or unusable input: exit status 2, nothing written.
+/// How most of the product still says "usage error"; `?` turns it into
+/// [`crate::error::Error::Usage`], the typed error commands return.
 #[derive(Debug)]
 pub struct Usage(pub String);
 
@@ -53,6 +55,7 @@ pub enum Needs {
 
 /// `--timeout SECS`: a finite, non-negative number of seconds (a negative
 /// or NaN one would make `Duration::from_secs_f64` panic).
+// String error: a clap value parser; clap prints the message as the flag's error.
 pub fn seconds(s: &str) -> Result<std::time::Duration, String> {
     let v: f64 = s.parse().map_err(|_| format!("not a number: {s:?}"))?;
     std::time::Duration::try_from_secs_f64(v).map_err(|e| format!("{s:?}: {e}"))

@@ -45,12 +45,12 @@ pub struct AdoptionOpts {
     render: Option<PathBuf>,
 }
 
-pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, Usage> {
+pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, crate::error::Error> {
     if let Some(json) = &args.render {
         let adoption = census::adoption::read(json).map_err(Usage)?;
         let dir = json.parent().unwrap_or(std::path::Path::new("."));
         census::adoption::write_outputs(dir, &adoption)
-            .map_err(|e| Usage(format!("cannot write {}: {e}", dir.display())))?;
+            .map_err(|e| crate::error::Error::io("write", dir, e))?;
         println!("report: {}", dir.join("adoption.md").display());
         return Ok(0);
     }
@@ -88,7 +88,7 @@ pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, Usage> {
     if args.publish && !sel.unavailable.is_empty() {
         return Err(Usage(
             "--publish: the published adoption census covers every oracle; fix the ones above first".into(),
-        ));
+        ).into());
     }
     log::info!(
         "census adoption: {} edit(s) from {}, {} oracle(s)",
@@ -108,7 +108,7 @@ pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, Usage> {
     name_causes(&mut ran, &edits, &mut sel.oracles);
     let adoption = ran.adoption;
     census::adoption::write_outputs(&out, &adoption)
-        .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
+        .map_err(|e| crate::error::Error::io("write", &out, e))?;
     drop(pending);
     for e in &adoption.edits {
         println!(
@@ -141,7 +141,7 @@ fn name_causes(
     }
     let ledger = match super::checkout_ledger() {
         Ok(l) => l,
-        Err(Usage(e)) => {
+        Err(e) => {
             log::warn!("census adoption: causes not named (no ledger): {e}");
             return;
         }

@@ -63,7 +63,7 @@ pub fn not_product_tokens(a: &census::ai_crawlers::AiCrawlers) -> Vec<String> {
         .collect()
 }
 
-pub fn run(args: AiCrawlersOpts, host: &Host) -> Result<i32, Usage> {
+pub fn run(args: AiCrawlersOpts, host: &Host) -> Result<i32, crate::error::Error> {
     if let Some(json) = &args.render {
         let report = census::ai_crawlers::read(json).map_err(Usage)?;
         return write(json.parent().unwrap_or(Path::new(".")), &report);
@@ -99,7 +99,7 @@ pub fn run(args: AiCrawlersOpts, host: &Host) -> Result<i32, Usage> {
     if args.publish && !sel.unavailable.is_empty() {
         return Err(Usage(
             "--publish: the published AI-crawler census covers every oracle; fix the ones above first".into(),
-        ));
+        ).into());
     }
     log::info!(
         "census ai-crawlers: {} AI crawlers of {} {}, {} oracle(s)",
@@ -126,9 +126,9 @@ pub fn run(args: AiCrawlersOpts, host: &Host) -> Result<i32, Usage> {
     })
 }
 
-fn write(dir: &Path, report: &census::ai_crawlers::AiCrawlers) -> Result<i32, Usage> {
+fn write(dir: &Path, report: &census::ai_crawlers::AiCrawlers) -> Result<i32, crate::error::Error> {
     census::ai_crawlers::write_outputs(dir, report, &not_product_tokens(report))
-        .map_err(|e| Usage(format!("cannot write {}: {e}", dir.display())))?;
+        .map_err(|e| crate::error::Error::io("write", dir, e))?;
     println!("report: {}", dir.join("ai-crawlers.md").display());
     Ok(0)
 }

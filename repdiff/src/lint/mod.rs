@@ -143,13 +143,14 @@ impl Report {
     }
 }
 
-pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
+pub fn main(opts: Opts, host: &Host) -> Result<i32, crate::error::Error> {
     let extra = select::oracle_cmds(&opts.oracle_cmds)?;
     select::validate(&opts.oracles, &extra)?;
     if opts.oracles.len() == 1 && extra.is_empty() {
         return Err(Usage(
             "lint compares parsers: name at least two with --oracle, or none for all".into(),
-        ));
+        )
+        .into());
     }
     let file = match read_arg(&opts.file)? {
         Ok(file) => file,

@@ -78,7 +78,7 @@ pub enum Sub {
     },
 }
 
-pub fn main(opts: Opts, program: &str) -> Result<i32, Usage> {
+pub fn main(opts: Opts, program: &str) -> Result<i32, crate::error::Error> {
     if let Some(Sub::Diff { old, new, markdown }) = &opts.diff {
         return diff_main(old, new, *markdown, program);
     }
@@ -423,7 +423,10 @@ fn load_suites(publish: bool) -> Result<Option<report::suites::SuitesReport>, Us
 /// The ledger the site shows: the one the run was triaged against (a `/2`
 /// report carries it, so no corpus is loaded), unless `--ledger` names a
 /// file; a `/1` report's site reads the checkout's, checked against its corpus.
-fn site_ledger(report: &Report, file: Option<&Path>) -> Result<engine::ledger::Ledger, Usage> {
+fn site_ledger(
+    report: &Report,
+    file: Option<&Path>,
+) -> Result<engine::ledger::Ledger, crate::error::Error> {
     if file.is_none() && !report.ledger.is_empty() {
         return Ok(engine::ledger::Ledger {
             entries: report.ledger.clone(),
@@ -435,7 +438,7 @@ fn site_ledger(report: &Report, file: Option<&Path>) -> Result<engine::ledger::L
     let known: Vec<&str> = known.iter().map(String::as_str).collect();
     match file {
         Some(path) => engine::ledger::load_files(&[path.to_path_buf()], &corpus, &known)
-            .map_err(|e| Usage(e.to_string())),
+            .map_err(crate::error::Error::ledger),
         None => paths::load_ledger(&corpus, &known),
     }
 }
@@ -450,7 +453,12 @@ fn load_report(path: &Path, program: &str) -> Result<Report, Usage> {
     Report::load(path).map_err(Usage)
 }
 
-fn diff_main(old: &Path, new: &Path, markdown: bool, program: &str) -> Result<i32, Usage> {
+fn diff_main(
+    old: &Path,
+    new: &Path,
+    markdown: bool,
+    program: &str,
+) -> Result<i32, crate::error::Error> {
     let old = load_report(old, program)?;
     let new = load_report(new, program)?;
     let d = diff::diff(&old, &new);

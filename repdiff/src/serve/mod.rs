@@ -111,13 +111,11 @@ struct Ctx {
     program: &'static str,
 }
 
-pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
+pub fn main(opts: Opts, host: &Host) -> Result<i32, crate::error::Error> {
     let extra = select::oracle_cmds(&opts.oracle_cmds)?;
     select::validate(&opts.oracles, &extra)?;
     if opts.panels == 0 || opts.threads == 0 || opts.queue == 0 {
-        return Err(Usage(
-            "--panels, --threads and --queue must be at least 1".into(),
-        ));
+        return Err(Usage("--panels, --threads and --queue must be at least 1".into()).into());
     }
     let server = conn::listen(&opts.bind, opts.port)
         .map_err(|e| Usage(format!("cannot listen on {}:{}: {e}", opts.bind, opts.port)))?;
@@ -246,7 +244,7 @@ fn ledger_links() -> (
                 });
             }
         }
-        Err(Usage(why)) => log::warn!("no ledger links on the page: {why}"),
+        Err(why) => log::warn!("no ledger links on the page: {why}"),
     }
     (known, writeups, causes)
 }

@@ -8,7 +8,7 @@
 
 pub mod model;
 
-use crate::shared::{Host, Usage};
+use crate::shared::Host;
 use crate::{paths, select};
 use engine::oracle::{Ask, Oracle, Outcome, Query};
 use engine::worker::Limits;
@@ -74,6 +74,7 @@ pub struct Opts {
     timeout: f64,
 }
 
+// String error: a clap value parser; clap prints the message as the flag's error.
 fn positive_secs(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
@@ -81,7 +82,7 @@ fn positive_secs(s: &str) -> Result<f64, String> {
     }
 }
 
-pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
+pub fn main(opts: Opts, host: &Host) -> Result<i32, crate::error::Error> {
     let names = opts.oracles.clone();
     select::validate(&names, &[])?;
     let timeout = Duration::from_secs_f64(opts.timeout);
@@ -142,13 +143,13 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
 }
 
 /// Write the committed scoreboard atomically (the site's suites page).
-fn publish(report: &SuitesReport) -> Result<(), Usage> {
+fn publish(report: &SuitesReport) -> Result<(), crate::error::Error> {
     let path = paths::published_suites();
     let bytes = serde_json::to_vec_pretty(report).unwrap_or_default();
     path.parent()
         .map_or(Ok(()), std::fs::create_dir_all)
         .and_then(|()| engine::write_atomic(&path, &bytes))
-        .map_err(|e| Usage(format!("cannot write {}: {e}", path.display())))?;
+        .map_err(|e| crate::error::Error::io("write", &path, e))?;
     log::info!("suites: published {}", path.display());
     Ok(())
 }

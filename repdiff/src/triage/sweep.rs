@@ -107,7 +107,7 @@ struct Sweep {
     times: Vec<(usize, Vec<f64>)>,
 }
 
-pub fn main(o: &Opts, program: &'static str) -> Result<i32, Usage> {
+pub fn main(o: &Opts, program: &'static str) -> Result<i32, crate::error::Error> {
     let (corpus, ledger) = super::causes::load_corpus_and_ledger()?;
     let reasons = super::reasons::Reasons::load(&crate::paths::root())?;
     let extra = crate::select::oracle_cmds(&o.oracle_cmds)?;
@@ -128,11 +128,13 @@ pub fn main(o: &Opts, program: &'static str) -> Result<i32, Usage> {
         ..engine::worker::Limits::default()
     };
     let sel = crate::select::start_for(program, &names, &extra, true, limits);
-    if !sel.unavailable.is_empty() {
-        for u in &sel.unavailable {
+    // The sweep classifies every cell against every oracle: it does not
+    // run short of one.
+    if let Some((first, rest)) = sel.unavailable.split_first() {
+        for u in rest {
             log::error!("{u}");
         }
-        return Ok(1);
+        return Err(crate::error::Error::oracle_start(first, program));
     }
     let mut all = sel.oracles;
     log::info!(
