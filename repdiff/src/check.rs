@@ -2,6 +2,7 @@
 //! case of the corpus — the first thing a user reaches for.
 
 use crate::deciding::Found;
+use crate::error::Error;
 use crate::shared::{seconds, Host, Usage};
 use crate::{paths, select};
 use engine::oracle::{Answer, Ask, Outcome, Query};
@@ -92,7 +93,7 @@ struct Row {
     deciding: Vec<Option<Found>>,
 }
 
-pub fn main(opts: Opts, host: &Host) -> Result<i32, crate::error::Error> {
+pub fn main(opts: Opts, host: &Host) -> Result<i32, Error> {
     let extra = select::oracle_cmds(&opts.oracle_cmds)?;
     select::validate(&opts.oracles, &extra)?;
     let job = match &opts.case {
@@ -163,14 +164,20 @@ fn check_question(agent: &str, url: &str) -> Result<(), Usage> {
 
 /// Read the robots.txt, refusing one past `max_kib` before it is held
 /// whole: a 50 MiB file cost 756 MB of workers' memory and eight timeouts.
-fn read_body(robots: &str, max_kib: u64) -> Result<Vec<u8>, Usage> {
+/// One that cannot be read or is too big is an [`Error::Input`] naming it.
+fn read_body(robots: &str, max_kib: u64) -> Result<Vec<u8>, Error> {
     let limit = max_kib.saturating_mul(1024);
+    let bad = |message: String| Error::Input {
+        path: robots.into(),
+        line: None,
+        message,
+    };
     let mut reader: Box<dyn Read> = if robots == "-" {
         Box::new(std::io::stdin())
     } else {
         Box::new(
             std::fs::File::open(robots)
-                .map_err(|e| Usage(format!("cannot read robots file {robots}: {e}")))?,
+                .map_err(|e| bad(format!("cannot read the robots file: {e}")))?,
         )
     };
     let mut body = Vec::new();
@@ -178,10 +185,10 @@ fn read_body(robots: &str, max_kib: u64) -> Result<Vec<u8>, Usage> {
         .by_ref()
         .take(limit.saturating_add(1))
         .read_to_end(&mut body)
-        .map_err(|e| Usage(format!("cannot read robots file {robots}: {e}")))?;
+        .map_err(|e| bad(format!("cannot read the robots file: {e}")))?;
     if body.len() as u64 > limit {
-        return Err(Usage(format!(
-            "{robots} is over {max_kib} KiB (--max-size): Google's crawler parses only its \
+        return Err(bad(format!(
+            "over {max_kib} KiB (--max-size): Google's crawler parses only its \
              first 500 KiB and RFC 9309 §2.5 lets every crawler stop there, so most would \
              ignore the rest; ask about the first 500 KiB, or raise --max-size"
         )));
@@ -259,7 +266,7 @@ pub fn checked_count(
     Err((failed, message))
 }
 
-fn adhoc_job(opts: &Opts) -> Result<Job, Usage> {
+fn adhoc_job(opts: &Opts) -> Result<Job, Error> {
     let required = |v: &Option<String>, flag: &str| {
         v.clone()
             .ok_or_else(|| Usage(format!("--{flag} is required")))
@@ -287,7 +294,7 @@ fn adhoc_job(opts: &Opts) -> Result<Job, Usage> {
     })
 }
 
-fn case_job(reference: &str) -> Result<Job, crate::error::Error> {
+fn case_job(reference: &str) -> Result<Job, Error> {
     let corpus = paths::load_corpus()?;
     let r: engine::query_ref::QueryRef = reference.parse().map_err(Usage)?;
     let id = r.case.as_str();

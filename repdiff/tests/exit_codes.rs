@@ -2,7 +2,8 @@
 //! "Exit status" documents (`repdiff/src/error.rs`) and says what failed:
 //! a bad flag 2, a bad case file 2 naming its file and line, an unknown
 //! oracle 2 naming it, an oracle that cannot start 3 naming it, a ledger
-//! that does not load 4 naming its file and line.
+//! that does not load 4 naming its file and line, an unreadable robots.txt
+//! 2 naming it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -167,4 +168,27 @@ fn an_oracle_that_cannot_start_exits_3_naming_it_and_the_fix() {
     assert_eq!(out.status.code(), Some(3), "{err}");
     assert!(err.contains("oracle `ghost` is unavailable"), "{err}");
     assert!(err.contains("fix: "), "{err}");
+}
+
+#[test]
+fn a_robots_file_that_cannot_be_read_exits_2_naming_it() {
+    let out = repdiff(
+        &[
+            "check",
+            "--no-setup",
+            "--robots",
+            "/nonexistent/repdiff-robots.txt",
+            "--agent",
+            "a",
+            "--url",
+            "https://example.com/",
+        ],
+        None,
+    );
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("error: /nonexistent/repdiff-robots.txt: cannot read the robots file"),
+        "{err}"
+    );
 }
