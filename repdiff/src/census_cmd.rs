@@ -135,23 +135,23 @@ struct RunOpts {
     publish: bool,
 }
 
-pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
+pub fn main(opts: Opts, host: &Host) -> Result<i32, crate::error::Error> {
     match opts.sub {
         Some(Sub::Adoption(a)) => adoption::run(a, host),
         Some(Sub::AiCrawlers(a)) => ai_crawlers::run(a, host),
-        Some(Sub::Merge { dirs, out }) => merge(&dirs, out),
-        Some(Sub::Queries { inputs, limit, out }) => queries(&inputs, limit, out),
-        Some(Sub::Speed { oracles, limit }) => speed(&oracles, limit),
+        Some(Sub::Merge { dirs, out }) => merge(&dirs, out, host.program),
+        Some(Sub::Queries { inputs, limit, out }) => queries(&inputs, limit, out, host.program),
+        Some(Sub::Speed { oracles, limit }) => speed(&oracles, limit, host.program),
         None => run(opts.run, host),
     }
 }
 
-fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
+fn run(args: RunOpts, host: &Host) -> Result<i32, crate::error::Error> {
     select::validate(&args.oracles, &[])?;
     if !args.no_setup {
-        (host.ensure_setup)(crate::shared::Needs::Census);
+        host.ensure(crate::shared::Needs::Census);
     }
-    let (inputs, input_label) = inputs(&args.inputs)?;
+    let (inputs, input_label) = inputs(&args.inputs, host.program)?;
     let out = match args.out {
         Some(out) => out,
         None if args.publish => paths::published_census_dir(),
@@ -170,14 +170,15 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
         out.display()
     ));
     let limits = args.workers.limits(args.timeout);
-    let mut sel = select::start(&wanted, &[], false, limits);
+    let mut sel = select::start_for(host.program, &wanted, &[], false, limits);
     for u in &sel.unavailable {
         log::error!("{u}");
     }
     if args.publish && !sel.unavailable.is_empty() {
         return Err(Usage(
             "--publish: the published census covers every oracle; fix the ones above first".into(),
-        ));
+        )
+        .into());
     }
     let opts = Options {
         input: input_label,
@@ -203,14 +204,15 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
     let mut helpers = start_helpers(&sel, limits);
     // The expectation profiles, asked beside the oracles: each oracle's
     // departure from each (CONTRIBUTING.md "Which standard? Five profiles").
-    let mut profiles = select::start(&select::profile_names(), &[], false, limits);
+    let mut profiles =
+        select::start_for(host.program, &select::profile_names(), &[], false, limits);
     for u in &profiles.unavailable {
         log::error!("profile {u}");
     }
     if args.publish && !profiles.unavailable.is_empty() {
         return Err(Usage(
             "--publish: the published census compares every oracle with every profile; fix the ones above first".into(),
-        ));
+        ).into());
     }
     let (mut census, mut speed) = census::run(
         records,
@@ -230,7 +232,7 @@ fn run(args: RunOpts, host: &Host) -> Result<i32, Usage> {
         speed.floor = Some(floor::measure(&inputs, args.limit, &speed).map_err(Usage)?);
     }
     census::write_outputs(&out, &census, Some(&speed))
-        .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
+        .map_err(|e| crate::error::Error::io("write", &out, e))?;
     drop(pending);
     print_headline(&census, &out);
     Ok(if sel.unavailable.is_empty() {
@@ -252,7 +254,7 @@ pub fn start_helpers(sel: &select::Selection, limits: Limits) -> Vec<(String, Bo
     if names.is_empty() {
         return Vec::new();
     }
-    let more = select::start(&names, &[], false, limits);
+    let more = select::start_for(sel.program, &names, &[], false, limits);
     for u in &more.unavailable {
         log::info!("census: an extra instance did not start (the run goes on without it): {u}");
     }
@@ -264,7 +266,7 @@ pub fn start_helpers(sel: &select::Selection, limits: Limits) -> Vec<(String, Bo
 
 /// The input paths and how the report names them (file names only: no
 /// machine path, so shards run on different machines agree).
-fn inputs(given: &[PathBuf]) -> Result<(Vec<PathBuf>, String), Usage> {
+fn inputs(given: &[PathBuf], program: &str) -> Result<(Vec<PathBuf>, String), Usage> {
     if !given.is_empty() {
         let label = given
             .iter()
@@ -281,11 +283,10 @@ fn inputs(given: &[PathBuf]) -> Result<(Vec<PathBuf>, String), Usage> {
     if !default_data_present(&dir) {
         return Err(Usage(format!(
             "no INPUT and the default data ({} {} sdist tests/test_data) is not at {}: \
-             run `{} setup` (or pass --cache DIR, or name an INPUT)",
+             run `{program} setup` (or pass --cache DIR, or name an INPUT)",
             default_data::SDIST_NAME,
             default_data::SDIST_VERSION,
             dir.display(),
-            crate::shared::program()
         )));
     }
     Ok((
@@ -305,6 +306,7 @@ fn default_impact_pairs() -> Vec<(String, String)> {
         .collect()
 }
 
+// String error: a clap value parser; clap prints the message as the flag's error.
 fn impact_pair(s: &str) -> Result<(String, String), String> {
     s.split_once(':')
         .map(|(a, b)| (a.to_string(), b.to_string()))
@@ -340,7 +342,11 @@ fn count_files(dir: &Path) -> u64 {
     })
 }
 
-fn dry_run(inputs: &[PathBuf], shard: Option<Shard>, limit: Option<u64>) -> Result<i32, Usage> {
+fn dry_run(
+    inputs: &[PathBuf],
+    shard: Option<Shard>,
+    limit: Option<u64>,
+) -> Result<i32, crate::error::Error> {
     let n = shard.map_or(1, |s| s.n);
     let records = census::input::open(inputs).map_err(|e| Usage(e.0))?;
     let plan = census::shard_plan(records, n, limit).map_err(|e| Usage(e.0))?;
@@ -361,13 +367,18 @@ fn dry_run(inputs: &[PathBuf], shard: Option<Shard>, limit: Option<u64>) -> Resu
 
 /// `census queries`: what a run over the same input would ask, file by
 /// file (statuses not 2xx are skipped, as the run skips them).
-fn queries(given: &[PathBuf], limit: Option<u64>, out: Option<PathBuf>) -> Result<i32, Usage> {
+fn queries(
+    given: &[PathBuf],
+    limit: Option<u64>,
+    out: Option<PathBuf>,
+    program: &str,
+) -> Result<i32, crate::error::Error> {
     use std::io::Write;
-    let (inputs, _) = inputs(given)?;
+    let (inputs, _) = inputs(given, program)?;
     let (text, _) = crate::speed::queries(&inputs, limit).map_err(Usage)?;
     match out {
         Some(path) => engine::write_atomic(&path, &text)
-            .map_err(|e| Usage(format!("cannot write {}: {e}", path.display())))?,
+            .map_err(|e| crate::error::Error::io("write", &path, e))?,
         None => std::io::stdout()
             .write_all(&text)
             .map_err(|e| Usage(format!("standard output: {e}")))?,
@@ -375,14 +386,14 @@ fn queries(given: &[PathBuf], limit: Option<u64>, out: Option<PathBuf>) -> Resul
     Ok(0)
 }
 
-fn speed(names: &[String], limit: u64) -> Result<i32, Usage> {
+fn speed(names: &[String], limit: u64, program: &str) -> Result<i32, crate::error::Error> {
     select::validate(names, &[])?;
     let names = if names.is_empty() {
         select::known_names()
     } else {
         names.to_vec()
     };
-    let sample = crate::speed::sample(limit).map_err(Usage)?;
+    let sample = crate::speed::sample_for(program, limit).map_err(Usage)?;
     let mut status = 0;
     for n in &names {
         let row = crate::speed::measure_one(n, &sample);
@@ -397,7 +408,11 @@ fn speed(names: &[String], limit: u64) -> Result<i32, Usage> {
     Ok(status)
 }
 
-fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<i32, Usage> {
+fn merge(
+    dirs: &[PathBuf],
+    out: Option<PathBuf>,
+    program: &'static str,
+) -> Result<i32, crate::error::Error> {
     let parts = dirs
         .iter()
         .map(|d| census::read_census(&d.join("census.json")))
@@ -407,21 +422,21 @@ fn merge(dirs: &[PathBuf], out: Option<PathBuf>) -> Result<i32, Usage> {
     // The causes are named on the merged top list, as one run names them;
     // an oracle missing here leaves its rows "not triaged".
     let names: Vec<String> = merged.oracles.iter().map(|o| o.name.clone()).collect();
-    let mut sel = select::start(&names, &[], false, Limits::default());
+    let mut sel = select::start_for(program, &names, &[], false, Limits::default());
     for u in &sel.unavailable {
         log::warn!("{u}");
     }
     name_causes(&mut merged, &mut sel.oracles);
     let out = out.unwrap_or_else(|| paths::run_dir().join("census"));
     census::write_outputs(&out, &merged, None)
-        .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
+        .map_err(|e| crate::error::Error::io("write", &out, e))?;
     print_headline(&merged, &out);
     Ok(0)
 }
 
 /// The checkout's ledger, which named causes link to (the top signatures'
 /// and the adoption census's examples).
-fn checkout_ledger() -> Result<engine::ledger::Ledger, Usage> {
+fn checkout_ledger() -> Result<engine::ledger::Ledger, crate::error::Error> {
     paths::load_corpus().and_then(|corpus| crate::conformance::load_ledger(&corpus, &[]))
 }
 
@@ -432,7 +447,7 @@ fn checkout_ledger() -> Result<engine::ledger::Ledger, Usage> {
 fn name_causes(census: &mut Census, oracles: &mut [Box<dyn Oracle>]) {
     let ledger = match checkout_ledger() {
         Ok(l) => l,
-        Err(Usage(e)) => {
+        Err(e) => {
             log::warn!("causes of the top signatures not named (no ledger): {e}");
             return;
         }

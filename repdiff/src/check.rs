@@ -2,6 +2,7 @@
 //! case of the corpus — the first thing a user reaches for.
 
 use crate::deciding::Found;
+use crate::error::Error;
 use crate::shared::{seconds, Host, Usage};
 use crate::{paths, select};
 use engine::oracle::{Answer, Ask, Outcome, Query};
@@ -92,7 +93,7 @@ struct Row {
     deciding: Vec<Option<Found>>,
 }
 
-pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
+pub fn main(opts: Opts, host: &Host) -> Result<i32, Error> {
     let extra = select::oracle_cmds(&opts.oracle_cmds)?;
     select::validate(&opts.oracles, &extra)?;
     let job = match &opts.case {
@@ -100,15 +101,15 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         None => adhoc_job(&opts)?,
     };
     if !opts.no_setup {
-        (host.ensure_setup)(crate::shared::Needs::Oracles);
+        host.ensure(crate::shared::Needs::Oracles);
     }
     crate::http::check_fetch_timeout();
     let limits = opts.workers.limits(opts.timeout);
     let wanted = opts.workers.wanted(&opts.oracles, &extra)?;
-    let sel = select::start(&wanted, &extra, opts.in_process, limits);
+    let sel = select::start_for(host.program, &wanted, &extra, opts.in_process, limits);
     let (rows, bad_answers) = ask_all(sel.oracles, &job);
     if opts.json {
-        print_json(&rows, &sel.unavailable, &job);
+        print_json(&rows, &sel.unavailable, &job, host.program);
     } else {
         print_human(&rows, &sel.unavailable, &job);
     }
@@ -163,14 +164,20 @@ fn check_question(agent: &str, url: &str) -> Result<(), Usage> {
 
 /// Read the robots.txt, refusing one past `max_kib` before it is held
 /// whole: a 50 MiB file cost 756 MB of workers' memory and eight timeouts.
-fn read_body(robots: &str, max_kib: u64) -> Result<Vec<u8>, Usage> {
+/// One that cannot be read or is too big is an [`Error::Input`] naming it.
+fn read_body(robots: &str, max_kib: u64) -> Result<Vec<u8>, Error> {
     let limit = max_kib.saturating_mul(1024);
+    let bad = |message: String| Error::Input {
+        path: robots.into(),
+        line: None,
+        message,
+    };
     let mut reader: Box<dyn Read> = if robots == "-" {
         Box::new(std::io::stdin())
     } else {
         Box::new(
             std::fs::File::open(robots)
-                .map_err(|e| Usage(format!("cannot read robots file {robots}: {e}")))?,
+                .map_err(|e| bad(format!("cannot read the robots file: {e}")))?,
         )
     };
     let mut body = Vec::new();
@@ -178,10 +185,10 @@ fn read_body(robots: &str, max_kib: u64) -> Result<Vec<u8>, Usage> {
         .by_ref()
         .take(limit.saturating_add(1))
         .read_to_end(&mut body)
-        .map_err(|e| Usage(format!("cannot read robots file {robots}: {e}")))?;
+        .map_err(|e| bad(format!("cannot read the robots file: {e}")))?;
     if body.len() as u64 > limit {
-        return Err(Usage(format!(
-            "{robots} is over {max_kib} KiB (--max-size): Google's crawler parses only its \
+        return Err(bad(format!(
+            "over {max_kib} KiB (--max-size): Google's crawler parses only its \
              first 500 KiB and RFC 9309 §2.5 lets every crawler stop there, so most would \
              ignore the rest; ask about the first 500 KiB, or raise --max-size"
         )));
@@ -259,7 +266,7 @@ pub fn checked_count(
     Err((failed, message))
 }
 
-fn adhoc_job(opts: &Opts) -> Result<Job, Usage> {
+fn adhoc_job(opts: &Opts) -> Result<Job, Error> {
     let required = |v: &Option<String>, flag: &str| {
         v.clone()
             .ok_or_else(|| Usage(format!("--{flag} is required")))
@@ -287,7 +294,7 @@ fn adhoc_job(opts: &Opts) -> Result<Job, Usage> {
     })
 }
 
-fn case_job(reference: &str) -> Result<Job, Usage> {
+fn case_job(reference: &str) -> Result<Job, Error> {
     let corpus = paths::load_corpus()?;
     let r: engine::query_ref::QueryRef = reference.parse().map_err(Usage)?;
     let id = r.case.as_str();
@@ -303,7 +310,8 @@ fn case_job(reference: &str) -> Result<Job, Usage> {
             return Err(Usage(format!(
                 "case `{id}` has queries 1..={}",
                 case.queries.len()
-            )))
+            ))
+            .into())
         }
         None => (0..case.queries.len()).collect(),
     };
@@ -332,7 +340,7 @@ fn case_job(reference: &str) -> Result<Job, Usage> {
 /// The contract scripts rely on: one object, `oracles` keyed by name. With
 /// several queries (`--case ID`), each oracle's entry carries the first
 /// query's outcome and a `queries` list with all of them.
-fn print_json(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &Job) {
+fn print_json(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &Job, program: &str) {
     let mut oracles = serde_json::Map::new();
     for Row {
         name,
@@ -378,7 +386,7 @@ fn print_json(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &J
         oracles.insert(
             u.oracle.clone(),
             serde_json::json!({"version": "unavailable", "outcome": "error",
-                               "detail": format!("oracle unavailable: {} (fix: {})", u.reason, u.fix_line(crate::shared::program()))}),
+                               "detail": format!("oracle unavailable: {} (fix: {})", u.reason, u.fix_line(program))}),
         );
     }
     let mut doc = serde_json::json!({ "oracles": oracles });

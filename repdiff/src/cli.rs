@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 // The binaries (and xtask) name these through `cli`; inside the library
 // every module takes them from `shared`, below the commands.
+pub use crate::error::Error;
 pub use crate::shared::{Host, Usage, EXIT_NOT_RUN};
 
 /// Options every command takes: where the checkout and the setup cache are.
@@ -59,21 +60,22 @@ pub struct Global {
 impl Global {
     /// Set the log level and export the paths before any thread or
     /// worker starts.
-    pub fn apply(&self) -> Result<(), Usage> {
+    pub fn apply(&self) -> Result<(), Error> {
         crate::logging::init(crate::logging::level(self.quiet, self.verbose));
         for (var, dir) in [("REPDIFF_ROOT", &self.root), ("REPDIFF_CACHE", &self.cache)] {
             if let Some(dir) = dir {
                 let dir = std::path::absolute(dir)
                     .map_err(|e| Usage(format!("{}: {e}", dir.display())))?;
                 if !dir.is_dir() {
-                    return Err(Usage(format!("{}: not a directory", dir.display())));
+                    return Err(Usage(format!("{}: not a directory", dir.display())).into());
                 }
                 if var == "REPDIFF_ROOT" && !dir.join("cases/corpus").is_dir() {
                     return Err(Usage(format!(
                         "{}: not a repdiff checkout (no cases/corpus); --root wants the \
                          checkout whose corpus, ledger and oracle registry to use",
                         dir.display()
-                    )));
+                    ))
+                    .into());
                 }
                 std::env::set_var(var, dir);
             }
@@ -152,33 +154,34 @@ pub enum Product {
 }
 
 impl Product {
-    pub fn run(self, host: &Host) -> Result<i32, Usage> {
-        crate::shared::set_program(host.program);
+    pub fn run(self, host: &Host) -> Result<i32, Error> {
         match self {
-            Product::Setup => Ok(crate::setup::main()),
+            Product::Setup => Ok(crate::setup::main(host.program)),
             Product::Conformance(o) => crate::conformance::main(*o, host),
             Product::Check(o) => crate::check::main(*o, host),
             Product::Lint(o) => crate::lint::main(*o, host),
             Product::Serve(o) => crate::serve::main(o, host),
-            Product::Report(o) => crate::report_site::main(o),
-            Product::Oracles(o) => crate::select::list(&o),
-            Product::Doctor(o) => crate::doctor::main(o),
+            Product::Report(o) => crate::report_site::main(o, host.program),
+            Product::Oracles(o) => Ok(crate::select::list(&o)?),
+            Product::Doctor(o) => crate::doctor::main(o, host.program),
             Product::Census(o) => crate::census_cmd::main(*o, host),
             Product::Suites(o) => crate::suites::main(o, host),
-            Product::Findings(o) => crate::findings::main(o),
+            Product::Findings(o) => crate::findings::main(o, host.program),
             Product::Triage { cmd } => crate::triage::main(cmd, host),
             Product::Worker { name } => Ok(crate::select::worker(&name)),
         }
     }
 }
 
-/// Print a usage error the way clap prints its own, and give its status.
-pub fn exit_code(result: Result<i32, Usage>) -> i32 {
+/// Print an error the way clap prints its own, and give the status of its
+/// kind ([`Error::exit_code`]): the one place either binary maps an error
+/// to an exit status.
+pub fn exit_code(result: Result<i32, Error>) -> i32 {
     match result {
         Ok(code) => code,
-        Err(Usage(message)) => {
-            eprintln!("error: {message}");
-            2
+        Err(e) => {
+            eprintln!("error: {e}");
+            e.exit_code()
         }
     }
 }

@@ -72,7 +72,7 @@ impl Opts {
     }
 }
 
-pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
+pub fn main(opts: Opts, host: &Host) -> Result<i32, crate::error::Error> {
     let extra = select::oracle_cmds(&opts.oracle_cmds)?;
     select::validate(&opts.oracles, &extra)?;
     let profiles = select::profile_names();
@@ -80,19 +80,20 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         return Err(Usage(format!(
             "`{p}` is an expectation profile, a reference rather than a parser under test: \
              ask it with `check --oracle {p}`"
-        )));
+        ))
+        .into());
     }
     let corpus = paths::load_corpus()?;
     let ledger = load_ledger(&corpus, &extra)?;
     let cases = select_cases(&corpus, &opts)?;
     let limits = opts.workers.limits(opts.timeout);
     if !opts.no_setup {
-        (host.ensure_setup)(crate::shared::Needs::Oracles);
+        host.ensure(crate::shared::Needs::Oracles);
     }
     crate::http::check_fetch_timeout();
     let wanted = opts.workers.wanted(&opts.oracles, &extra)?;
-    let sel = select::start(&wanted, &extra, opts.in_process, limits);
-    let refs = select::start(&profiles, &[], opts.in_process, limits);
+    let sel = select::start_for(host.program, &wanted, &extra, opts.in_process, limits);
+    let refs = select::start_for(host.program, &profiles, &[], opts.in_process, limits);
     for u in sel.unavailable.iter().chain(&refs.unavailable) {
         log::error!("{u}");
     }
@@ -103,12 +104,11 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     let result = run_cases(&cases, sel, refs, &ledger);
     let compat =
         report::compat::Report::from_run(&result, &cases, &ledger, &corpus.hash, &paths::root());
-    if let Err(e) = write_reports(&out_dir, &compat, &ledger) {
-        log::error!("{e}");
-        return Ok(1);
-    }
+    // A report that cannot be written is the machine's failure (exit 5),
+    // not a disagreement.
+    write_reports(&out_dir, &compat, &ledger)?;
     drop(pending);
-    print_summary(&compat);
+    print_summary(&compat, host.program);
     print_profile_matrix(&compat);
     print_slowest(&result);
     let untriaged = print_untriaged(&result);
@@ -126,7 +126,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
 pub(crate) fn load_ledger(
     corpus: &Corpus,
     extra: &[crate::registry::External],
-) -> Result<Ledger, Usage> {
+) -> Result<Ledger, crate::error::Error> {
     let mut known = select::known_names();
     known.extend(crate::chaos::NAMES.iter().map(|n| n.to_string()));
     known.extend(extra.iter().map(|e| e.name.clone()));
@@ -226,17 +226,20 @@ fn write_reports(
     out_dir: &Path,
     compat: &report::compat::Report,
     ledger: &Ledger,
-) -> Result<(), String> {
-    let json = compat.to_json()?;
+) -> Result<(), crate::error::Error> {
+    use crate::error::Error;
+    let json_path = out_dir.join("compat.json");
+    let json = compat
+        .to_json()
+        .map_err(|e| Error::io("write", &json_path, std::io::Error::other(e)))?;
     let md = report::markdown::render(compat, ledger);
     let mut set = engine::output::Switch::new();
     for (name, text) in [("compat.json", &json), ("compat.md", &md)] {
         let path = out_dir.join(name);
         set.file(&path, text.as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            .map_err(|e| Error::io("write", &path, e))?;
     }
-    set.commit()
-        .map_err(|e| format!("cannot write {}: {e}", out_dir.display()))
+    set.commit().map_err(|e| Error::io("write", out_dir, e))
 }
 
 /// Every cell no ledger entry explains, with a command that reproduces it.
@@ -366,7 +369,7 @@ fn print_slowest(result: &RunResult) {
     }
 }
 
-fn print_summary(result: &report::compat::Report) {
+fn print_summary(result: &report::compat::Report, program: &str) {
     let cards = report::score::cards(result);
     println!(
         "\n{:<16} {:>6} {:>7} {:>6} {:>5} {:>6} {:>7} {:>9} {:>8}  version",
@@ -394,7 +397,7 @@ fn print_summary(result: &report::compat::Report) {
             "{:<16} NOT RUN: {} (fix: {})",
             u.oracle,
             u.reason,
-            u.fix_line(crate::shared::program())
+            u.fix_line(program)
         );
     }
 }

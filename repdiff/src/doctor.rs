@@ -131,11 +131,10 @@ fn external_row(e: &External) -> Row {
 
 /// `doctor`: every registered oracle, started once, one line each; exit 0
 /// when every one is ready, else [`EXIT_NOT_RUN`].
-pub fn main(opts: Opts) -> Result<i32, Usage> {
+pub fn main(opts: Opts, program: &'static str) -> Result<i32, crate::error::Error> {
     let externals = crate::registry::externals()?;
     let names = crate::select::known_names();
     let registry = oracles::registry();
-    let program = crate::shared::program();
     let root = crate::paths::root();
     let missing = runtimes::missing(&root, &externals);
     let mut rows: Vec<Row> = names
@@ -148,7 +147,13 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
             }
         })
         .collect();
-    let selection = crate::select::start(&names, &[], false, engine::worker::Limits::default());
+    let selection = crate::select::start_for(
+        program,
+        &names,
+        &[],
+        false,
+        engine::worker::Limits::default(),
+    );
     let unavailable = selection.unavailable;
     // Stop the workers that started: doctor asks them nothing.
     drop(selection.oracles);

@@ -15,6 +15,7 @@ pub mod conformance;
 pub mod datasets;
 pub mod deciding;
 pub mod doctor;
+pub mod error;
 pub mod findings;
 pub mod http;
 pub mod lint;

@@ -22,15 +22,11 @@ enum Command {
     Completions { shell: clap_complete::Shell },
 }
 
+/// Setup before a command sets up the checkout `--root` names.
 const HOST: Host = Host {
     program: "repdiff",
-    ensure_setup,
+    ensure_setup: repdiff::setup::ensure_as,
 };
-
-/// Setup before a command (`--root` names the checkout it sets up).
-fn ensure_setup(needs: repdiff::shared::Needs) {
-    repdiff::setup::ensure(needs);
-}
 
 fn main() {
     engine::worker::stop_workers_on_signal();
@@ -60,6 +56,9 @@ mod tests {
 
     #[test]
     fn usage_errors_are_status_2() {
-        assert_eq!(super::exit_code(Err(repdiff::cli::Usage("bad".into()))), 2);
+        assert_eq!(
+            super::exit_code(Err(repdiff::cli::Usage("bad".into()).into())),
+            2
+        );
     }
 }

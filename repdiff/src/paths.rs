@@ -1,5 +1,6 @@
 //! Where the corpus, the ledger and the reports live.
 
+use crate::error::Error;
 use crate::shared::Usage;
 use std::path::PathBuf;
 
@@ -40,10 +41,13 @@ pub fn corpus_dir() -> PathBuf {
 /// Every file of the checkout's known-divergence ledger, in load order
 /// (`oracles::ledger_files`: the shared files, then each external oracle's
 /// own beside its harness).
-pub fn ledger_files() -> Result<Vec<PathBuf>, Usage> {
+pub fn ledger_files() -> Result<Vec<PathBuf>, Error> {
     let root = root();
-    oracles::ledger_files(&root)
-        .map_err(|e| Usage(format!("{}: cannot list the ledger: {e}", root.display())))
+    oracles::ledger_files(&root).map_err(|e| Error::Ledger {
+        path: root,
+        line: None,
+        message: format!("cannot list the ledger: {e}"),
+    })
 }
 
 /// The checkout's ledger, checked against the corpus and the oracle names
@@ -51,8 +55,8 @@ pub fn ledger_files() -> Result<Vec<PathBuf>, Usage> {
 pub fn load_ledger(
     corpus: &engine::case::Corpus,
     known: &[&str],
-) -> Result<engine::ledger::Ledger, Usage> {
-    engine::ledger::load_files(&ledger_files()?, corpus, known).map_err(|e| Usage(e.to_string()))
+) -> Result<engine::ledger::Ledger, Error> {
+    engine::ledger::load_files(&ledger_files()?, corpus, known).map_err(Error::ledger)
 }
 
 /// Every ledger file's text, in load order (`oracles::ledger_text`).
@@ -62,15 +66,18 @@ pub fn ledger_text() -> Result<String, Usage> {
         .map_err(|e| Usage(format!("{}: cannot read the ledger: {e}", root.display())))
 }
 
-pub fn load_corpus() -> Result<engine::case::Corpus, Usage> {
+/// The checkout's corpus; a case file that does not load is an
+/// [`Error::Input`] naming its file and line.
+pub fn load_corpus() -> Result<engine::case::Corpus, Error> {
     let dir = corpus_dir();
     if !dir.is_dir() {
         return Err(Usage(format!(
             "no corpus at {}: pass --root DIR (a repdiff checkout) or set REPDIFF_ROOT",
             dir.display()
-        )));
+        ))
+        .into());
     }
-    engine::case::load_dir(&dir).map_err(|e| Usage(e.to_string()))
+    engine::case::load_dir(&dir).map_err(Error::input)
 }
 
 /// An exclusive hold on one output folder for as long as it lives, so two
@@ -83,16 +90,15 @@ pub struct DirLock {
 
 /// Take the lock of `dir` (created if missing); the file is `.repdiff.lock`
 /// inside it, ignored by git.
-pub fn lock_dir(dir: &std::path::Path) -> Result<DirLock, Usage> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Usage(format!("{}: cannot create: {e}", dir.display())))?;
+pub fn lock_dir(dir: &std::path::Path) -> Result<DirLock, Error> {
+    std::fs::create_dir_all(dir).map_err(|e| Error::io("create", dir, e))?;
     let path = dir.join(".repdiff.lock");
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(&path)
-        .map_err(|e| Usage(format!("{}: cannot open: {e}", path.display())))?;
+        .map_err(|e| Error::io("open", &path, e))?;
     match file.try_lock() {
         Ok(()) => {}
         Err(std::fs::TryLockError::WouldBlock) => {
@@ -101,11 +107,10 @@ pub fn lock_dir(dir: &std::path::Path) -> Result<DirLock, Usage> {
                 dir.display(),
                 path.display()
             );
-            file.lock()
-                .map_err(|e| Usage(format!("{}: cannot lock: {e}", path.display())))?;
+            file.lock().map_err(|e| Error::io("lock", &path, e))?;
         }
         Err(std::fs::TryLockError::Error(e)) => {
-            return Err(Usage(format!("{}: cannot lock: {e}", path.display())));
+            return Err(Error::io("lock", &path, e));
         }
     }
     Ok(DirLock { _file: file })
@@ -121,11 +126,11 @@ mod lock_tests {
     #[test]
     fn a_second_run_waits_for_the_first() {
         let dir = std::env::temp_dir().join(format!("repdiff-lock-{}", std::process::id()));
-        let first = lock_dir(&dir).unwrap_or_else(|u| panic!("{}", u.0));
+        let first = lock_dir(&dir).unwrap_or_else(|e| panic!("{e}"));
         let (tx, rx) = mpsc::channel();
         let d = dir.clone();
         let second = std::thread::spawn(move || {
-            let held = lock_dir(&d).map(|_| ()).map_err(|u| u.0);
+            let held = lock_dir(&d).map(|_| ()).map_err(|e| e.to_string());
             let _ = tx.send(held);
         });
         assert!(

@@ -62,6 +62,7 @@ struct Loaded {
 }
 
 fn loaded() -> Result<&'static Loaded, Usage> {
+    // String: a failure cached once and cloned into each caller's Usage.
     static LOADED: std::sync::OnceLock<Result<Loaded, String>> = std::sync::OnceLock::new();
     LOADED
         .get_or_init(|| load().map_err(|Usage(m)| m))

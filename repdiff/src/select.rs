@@ -13,6 +13,8 @@ pub struct Selection {
     pub unavailable: Vec<Unavailable>,
     /// A fake oracle is in the run: its report must not be published.
     pub has_chaos: bool,
+    /// How the fix lines of `unavailable` name the program.
+    pub program: &'static str,
 }
 
 /// Every registered oracle name, in report order: the built-in adapters,
@@ -67,10 +69,28 @@ pub fn validate(names: &[String], extra: &[External]) -> Result<(), Usage> {
 /// every `--oracle-cmd` one), each in its own supervised worker; the
 /// built-ins in this process instead when `in_process`. The roster starts
 /// them ([`oracles::Roster::start`]); what is the product's own is the fake
-/// `chaos` oracles it may add and the program its fix lines name.
+/// `chaos` oracles it may add and the program its fix lines name
+/// ([`DEFAULT_PROGRAM`](crate::shared::DEFAULT_PROGRAM) here; a product
+/// command passes its own to [`start_for`]).
 pub fn start(names: &[String], extra: &[External], in_process: bool, limits: Limits) -> Selection {
+    start_for(
+        crate::shared::DEFAULT_PROGRAM,
+        names,
+        extra,
+        in_process,
+        limits,
+    )
+}
+
+/// [`start`], fix lines naming `program` (the [`crate::shared::Host`]'s).
+pub fn start_for(
+    program: &'static str,
+    names: &[String],
+    extra: &[External],
+    in_process: bool,
+    limits: Limits,
+) -> Selection {
     let exe = self_exe();
-    let program = crate::shared::program();
     let request = Request {
         names,
         extra,
@@ -89,6 +109,7 @@ pub fn start(names: &[String], extra: &[External], in_process: bool, limits: Lim
         oracles: started.oracles.into_iter().map(|(o, _)| o).collect(),
         unavailable: started.unavailable,
         has_chaos: names.iter().any(|n| chaos::NAMES.contains(&n.as_str())),
+        program,
     }
 }
 

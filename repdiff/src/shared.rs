@@ -1,9 +1,11 @@
 //! The vocabulary every command shares, below them all: the usage error,
-//! the exit codes, what differs between the binaries (`Host`, the program
-//! name), duration flags and globs. It imports no command, so a command
+//! the exit codes, what differs between the binaries (`Host`, which carries
+//! the program name), duration flags and globs. It imports no command, so a command
 //! importing it closes no circle (`cargo xtask circles`).
 
 /// A bad command line or unusable input: exit status 2, nothing written.
+/// How most of the product still says "usage error"; `?` turns it into
+/// [`crate::error::Error::Usage`], the typed error commands return.
 #[derive(Debug)]
 pub struct Usage(pub String);
 
@@ -14,16 +16,30 @@ pub struct Usage(pub String);
 /// is missing parsers as either.
 pub const EXIT_NOT_RUN: i32 = 3;
 
-/// What differs between the binaries that run the product commands.
+/// What differs between the binaries that run the product commands. A
+/// command takes it from its caller (`cli::Product::run`) and hands the
+/// program name down to whatever builds a hint; there is no global.
 pub struct Host {
     /// How the help and the hints name the program (`repdiff`, `cargo xtask`).
     pub program: &'static str,
     /// Make the setup cache usable before oracles start: both binaries run
-    /// setup (`crate::setup::ensure`) for what the command [`Needs`];
-    /// neither links a library setup fetches, so neither has to be rebuilt
-    /// afterwards.
-    pub ensure_setup: fn(Needs),
+    /// setup (`crate::setup::ensure_as`) for what the command [`Needs`],
+    /// its hints naming `program`; neither links a library setup fetches,
+    /// so neither has to be rebuilt afterwards.
+    pub ensure_setup: fn(&'static str, Needs),
 }
+
+impl Host {
+    /// Set up what the command [`Needs`] (see `ensure_setup`).
+    pub fn ensure(&self, needs: Needs) {
+        (self.ensure_setup)(self.program, needs)
+    }
+}
+
+/// How hints name the program where no product command passes its
+/// [`Host`] (xtask's bench, fuzz and verify commands call the product's
+/// functions directly): the installed binary, as they always have.
+pub const DEFAULT_PROGRAM: &str = "repdiff";
 
 /// What a command needs set up before it starts. Every command that starts
 /// oracles needs them; only the census reads its data set and only `suites`
@@ -37,23 +53,9 @@ pub enum Needs {
     Suites,
 }
 
-/// The program name hints give (`repdiff` or `repdiff`), set once by
-/// `cli::Product::run`: messages deep in selection and reports name the
-/// command the user actually typed.
-static PROGRAM: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
-
-/// How hints name this program; `repdiff` until a command has started.
-pub fn program() -> &'static str {
-    PROGRAM.get().copied().unwrap_or("repdiff")
-}
-
-/// Name the program for hints, once, when a command starts.
-pub fn set_program(name: &'static str) {
-    let _ = PROGRAM.set(name);
-}
-
 /// `--timeout SECS`: a finite, non-negative number of seconds (a negative
 /// or NaN one would make `Duration::from_secs_f64` panic).
+// String error: a clap value parser; clap prints the message as the flag's error.
 pub fn seconds(s: &str) -> Result<std::time::Duration, String> {
     let v: f64 = s.parse().map_err(|_| format!("not a number: {s:?}"))?;
     std::time::Duration::try_from_secs_f64(v).map_err(|e| format!("{s:?}: {e}"))

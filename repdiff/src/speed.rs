@@ -63,13 +63,20 @@ impl Drop for Sample {
 /// The first `limit` records of the census's default input (those with a
 /// 2xx status), with every question the census derives, in memory and as
 /// `repdiff census queries` writes them (a temporary file, removed on drop).
+/// The hint names [`DEFAULT_PROGRAM`](crate::shared::DEFAULT_PROGRAM).
+// String error: xtask's bench shares it and prints the message as is.
 pub fn sample(limit: u64) -> Result<Sample, String> {
+    sample_for(crate::shared::DEFAULT_PROGRAM, limit)
+}
+
+/// [`sample`], the hint naming `program` (the [`crate::shared::Host`]'s).
+// String error: xtask's bench shares it and prints the message as is.
+pub fn sample_for(program: &str, limit: u64) -> Result<Sample, String> {
     let dir = crate::datasets::census_data::dir(&oracles::cache_dir());
     if !crate::datasets::census_data::present(&dir) {
         return Err(format!(
-            "no census data at {} (`{} setup` fetches it)",
+            "no census data at {} (`{program} setup` fetches it)",
             dir.display(),
-            crate::shared::program()
         ));
     }
     sample_of(&[dir], Some(limit))
@@ -77,6 +84,7 @@ pub fn sample(limit: u64) -> Result<Sample, String> {
 
 /// [`sample`] of any census input: what `census --floor` hands the loops,
 /// so they answer exactly the questions the census just asked.
+// String error: xtask's bench shares it and prints the message as is.
 pub fn sample_of(inputs: &[PathBuf], limit: Option<u64>) -> Result<Sample, String> {
     let (text, files) = queries(inputs, limit)?;
     let jsonl = std::env::temp_dir().join(format!(
@@ -93,6 +101,7 @@ pub fn sample_of(inputs: &[PathBuf], limit: Option<u64>) -> Result<Sample, Strin
 /// what `repdiff census queries` writes), and each file's body and queries.
 pub type Asked = (Vec<u8>, Vec<(Vec<u8>, Vec<Query>)>);
 
+// String error: xtask's bench shares it and prints the message as is.
 pub fn queries(inputs: &[PathBuf], limit: Option<u64>) -> Result<Asked, String> {
     let records = census::input::open(inputs).map_err(|e| e.0)?;
     let mut text = Vec::new();
@@ -253,6 +262,7 @@ fn program_name(argv: &[String]) -> String {
     }
 }
 
+// String error: the message becomes the row's `error` field in speed.json.
 fn run_loop(argv: &[String], envs: &[(String, String)], jsonl: &Path) -> Result<Direct, String> {
     let out = Command::new(&argv[0])
         .args(&argv[1..])

@@ -20,6 +20,7 @@ pub const PLACEHOLDERS: &[&str] = &[
 /// Replace every `{{name}}` of `template` in one pass (a value is never
 /// scanned again, so a body that holds `{{url}}` stays as it is); an
 /// unknown name is an error naming it.
+// String error: the unknown name, said to the manifest's author as is.
 pub fn fill(template: &str, value: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;

@@ -59,8 +59,8 @@ const HOST: Host = Host {
 };
 
 /// Setup before a command.
-fn ensure_setup(needs: repdiff::shared::Needs) {
-    repdiff::setup::ensure(needs);
+fn ensure_setup(program: &'static str, needs: repdiff::shared::Needs) {
+    repdiff::setup::ensure_as(program, needs);
 }
 
 fn main() {
@@ -68,11 +68,11 @@ fn main() {
     let cli = Cli::parse();
     let result = cli.global.apply().and_then(|()| match cli.command {
         Command::Product(p) => p.run(&HOST),
-        Command::Fuzz(o) => fuzz::main(o),
-        Command::Bench(o) => bench::main(o),
-        Command::GenMetamorphic(o) => gen_metamorphic::main(o),
-        Command::VerifyCpython315(o) => verify_cpython315::main(o),
-        Command::VerifyGoogle => verify_google::main(),
+        Command::Fuzz(o) => Ok(fuzz::main(o)?),
+        Command::Bench(o) => Ok(bench::main(o)?),
+        Command::GenMetamorphic(o) => Ok(gen_metamorphic::main(o)?),
+        Command::VerifyCpython315(o) => Ok(verify_cpython315::main(o)?),
+        Command::VerifyGoogle => Ok(verify_google::main()?),
         Command::Circles => Ok(circles::main(&repdiff::paths::root())),
         Command::DocPaths => Ok(doc_paths::main(&repdiff::paths::root())),
     });

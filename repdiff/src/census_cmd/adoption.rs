@@ -45,12 +45,12 @@ pub struct AdoptionOpts {
     render: Option<PathBuf>,
 }
 
-pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, Usage> {
+pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, crate::error::Error> {
     if let Some(json) = &args.render {
         let adoption = census::adoption::read(json).map_err(Usage)?;
         let dir = json.parent().unwrap_or(std::path::Path::new("."));
         census::adoption::write_outputs(dir, &adoption)
-            .map_err(|e| Usage(format!("cannot write {}: {e}", dir.display())))?;
+            .map_err(|e| crate::error::Error::io("write", dir, e))?;
         println!("report: {}", dir.join("adoption.md").display());
         return Ok(0);
     }
@@ -62,9 +62,9 @@ pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, Usage> {
     // a refused one leaves nothing behind.
     let edits = census::adoption::load(&edits_path).map_err(Usage)?;
     if !args.no_setup {
-        (host.ensure_setup)(crate::shared::Needs::Census);
+        host.ensure(crate::shared::Needs::Census);
     }
-    let (inputs, input_label) = inputs(&args.inputs)?;
+    let (inputs, input_label) = inputs(&args.inputs, host.program)?;
     let records = census::input::open(&inputs).map_err(|e| Usage(e.0))?;
     let out = match args.out {
         Some(out) => out,
@@ -75,14 +75,20 @@ pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, Usage> {
     let _lock = paths::lock_dir(&out)?;
     let pending =
         engine::output::pending(format!("{} (adoption.json, adoption.md)", out.display()));
-    let mut sel = select::start(&wanted, &[], false, args.workers.limits(args.timeout));
+    let mut sel = select::start_for(
+        host.program,
+        &wanted,
+        &[],
+        false,
+        args.workers.limits(args.timeout),
+    );
     for u in &sel.unavailable {
         log::error!("{u}");
     }
     if args.publish && !sel.unavailable.is_empty() {
         return Err(Usage(
             "--publish: the published adoption census covers every oracle; fix the ones above first".into(),
-        ));
+        ).into());
     }
     log::info!(
         "census adoption: {} edit(s) from {}, {} oracle(s)",
@@ -102,7 +108,7 @@ pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, Usage> {
     name_causes(&mut ran, &edits, &mut sel.oracles);
     let adoption = ran.adoption;
     census::adoption::write_outputs(&out, &adoption)
-        .map_err(|e| Usage(format!("cannot write {}: {e}", out.display())))?;
+        .map_err(|e| crate::error::Error::io("write", &out, e))?;
     drop(pending);
     for e in &adoption.edits {
         println!(
@@ -135,7 +141,7 @@ fn name_causes(
     }
     let ledger = match super::checkout_ledger() {
         Ok(l) => l,
-        Err(Usage(e)) => {
+        Err(e) => {
             log::warn!("census adoption: causes not named (no ledger): {e}");
             return;
         }

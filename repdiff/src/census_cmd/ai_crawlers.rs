@@ -44,12 +44,12 @@ pub struct AiCrawlersOpts {
 }
 
 /// The AI crawlers of the pinned list, read from the setup cache.
-pub fn list() -> Result<census::ai_crawlers::List, Usage> {
+/// The hint names `program`, which runs setup.
+pub fn list(program: &str) -> Result<census::ai_crawlers::List, Usage> {
     let path = crate::datasets::ai_crawler_list(&oracles::cache_dir());
     census::ai_crawlers::load(&path).map_err(|why| {
         Usage(format!(
-            "{why} (the list comes from `{} setup`, step ai-crawlers)",
-            crate::shared::program()
+            "{why} (the list comes from `{program} setup`, step ai-crawlers)"
         ))
     })
 }
@@ -63,17 +63,17 @@ pub fn not_product_tokens(a: &census::ai_crawlers::AiCrawlers) -> Vec<String> {
         .collect()
 }
 
-pub fn run(args: AiCrawlersOpts, host: &Host) -> Result<i32, Usage> {
+pub fn run(args: AiCrawlersOpts, host: &Host) -> Result<i32, crate::error::Error> {
     if let Some(json) = &args.render {
         let report = census::ai_crawlers::read(json).map_err(Usage)?;
         return write(json.parent().unwrap_or(Path::new(".")), &report);
     }
     select::validate(&args.oracles, &[])?;
     if !args.no_setup {
-        (host.ensure_setup)(crate::shared::Needs::Census);
+        host.ensure(crate::shared::Needs::Census);
     }
-    let list = list()?;
-    let (inputs, input_label) = inputs(&args.inputs)?;
+    let list = list(host.program)?;
+    let (inputs, input_label) = inputs(&args.inputs, host.program)?;
     let records = census::input::open(&inputs).map_err(|e| Usage(e.0))?;
     let out = match args.out {
         Some(out) => out,
@@ -86,14 +86,20 @@ pub fn run(args: AiCrawlersOpts, host: &Host) -> Result<i32, Usage> {
         "{} (ai-crawlers.json, ai-crawlers.md)",
         out.display()
     ));
-    let mut sel = select::start(&wanted, &[], false, args.workers.limits(args.timeout));
+    let mut sel = select::start_for(
+        host.program,
+        &wanted,
+        &[],
+        false,
+        args.workers.limits(args.timeout),
+    );
     for u in &sel.unavailable {
         log::error!("{u}");
     }
     if args.publish && !sel.unavailable.is_empty() {
         return Err(Usage(
             "--publish: the published AI-crawler census covers every oracle; fix the ones above first".into(),
-        ));
+        ).into());
     }
     log::info!(
         "census ai-crawlers: {} AI crawlers of {} {}, {} oracle(s)",
@@ -120,9 +126,9 @@ pub fn run(args: AiCrawlersOpts, host: &Host) -> Result<i32, Usage> {
     })
 }
 
-fn write(dir: &Path, report: &census::ai_crawlers::AiCrawlers) -> Result<i32, Usage> {
+fn write(dir: &Path, report: &census::ai_crawlers::AiCrawlers) -> Result<i32, crate::error::Error> {
     census::ai_crawlers::write_outputs(dir, report, &not_product_tokens(report))
-        .map_err(|e| Usage(format!("cannot write {}: {e}", dir.display())))?;
+        .map_err(|e| crate::error::Error::io("write", dir, e))?;
     println!("report: {}", dir.join("ai-crawlers.md").display());
     Ok(0)
 }

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 /// per oracle of the census, one after another (each loop is one process
 /// timing its own CPU, so running them side by side would only make the
 /// figures noisier, not smaller).
+// String error: the census prints the message as a usage error (map_err(Usage)).
 pub fn measure(
     inputs: &[PathBuf],
     limit: Option<u64>,

@@ -74,7 +74,7 @@ pub struct Finding<'a> {
     pub versions: &'a BTreeMap<String, (String, String)>,
 }
 
-pub fn main(opts: Opts) -> Result<i32, Usage> {
+pub fn main(opts: Opts, program: &str) -> Result<i32, crate::error::Error> {
     if opts.verify {
         return verify_main(&opts.oracles);
     }
@@ -89,11 +89,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         for s in &stale {
             log::info!("out of date: {s}");
         }
-        log::error!(
-            "{} is out of date; run `{} findings`",
-            dir.display(),
-            crate::shared::program()
-        );
+        log::error!("{} is out of date; run `{program} findings`", dir.display(),);
         return Ok(1);
     }
     write_files(&dir, &files, &stale)?;
@@ -107,7 +103,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
 }
 
 /// Every file of `reports/findings/`: name and text.
-pub fn generate() -> Result<BTreeMap<String, String>, Usage> {
+pub fn generate() -> Result<BTreeMap<String, String>, crate::error::Error> {
     let corpus = paths::load_corpus()?;
     let ledger = load_ledger(&corpus)?;
     let notes_path = paths::root().join("cases/findings.yaml");
@@ -144,13 +140,13 @@ pub fn generate() -> Result<BTreeMap<String, String>, Usage> {
 }
 
 /// `--verify`: run the reproducers, one line per disagreement, a summary.
-fn verify_main(only: &[String]) -> Result<i32, Usage> {
+fn verify_main(only: &[String]) -> Result<i32, crate::error::Error> {
     let mut repros = reproducers()?;
     if !only.is_empty() {
         repros.retain(|r| only.contains(&r.oracle));
     }
     if repros.is_empty() {
-        return Err(Usage("no direct reproducer to run (check --oracle)".into()));
+        return Err(Usage("no direct reproducer to run (check --oracle)".into()).into());
     }
     // Kept when a reproducer disagrees, so the program can be rerun by hand.
     let work = std::env::temp_dir().join(format!("repdiff-repro-{}", std::process::id()));
@@ -193,7 +189,7 @@ fn verify_main(only: &[String]) -> Result<i32, Usage> {
 /// Every write-up's direct reproducers, each with the outcome it must
 /// print: the programs `render` writes into the write-ups, built from the
 /// same picks.
-pub fn reproducers() -> Result<Vec<verify::Reproducer>, Usage> {
+pub fn reproducers() -> Result<Vec<verify::Reproducer>, crate::error::Error> {
     let corpus = paths::load_corpus()?;
     let ledger = load_ledger(&corpus)?;
     let mut out = Vec::new();
@@ -222,7 +218,7 @@ pub fn reproducers() -> Result<Vec<verify::Reproducer>, Usage> {
 }
 
 /// The ledger, checked against every oracle name a run could produce.
-fn load_ledger(corpus: &Corpus) -> Result<Ledger, Usage> {
+fn load_ledger(corpus: &Corpus) -> Result<Ledger, crate::error::Error> {
     let mut known = crate::select::known_names();
     known.extend(crate::chaos::NAMES.iter().map(|n| n.to_string()));
     let known: Vec<&str> = known.iter().map(String::as_str).collect();
@@ -231,11 +227,15 @@ fn load_ledger(corpus: &Corpus) -> Result<Ledger, Usage> {
 
 /// oracle -> (its identity, where it came from), as the published run
 /// recorded each oracle's own announcement.
-fn versions(path: &Path) -> Result<BTreeMap<String, (String, String)>, Usage> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Usage(format!("cannot read {}: {e}", path.display())))?;
+fn versions(path: &Path) -> Result<BTreeMap<String, (String, String)>, crate::error::Error> {
+    let text =
+        std::fs::read_to_string(path).map_err(|e| crate::error::Error::io("read", path, e))?;
     let report: report::compat::Report =
-        serde_json::from_str(&text).map_err(|e| Usage(format!("{}: {e}", path.display())))?;
+        serde_json::from_str(&text).map_err(|e| crate::error::Error::Input {
+            path: path.to_path_buf(),
+            line: Some(e.line()),
+            message: e.to_string(),
+        })?;
     Ok(report
         .oracles
         .iter()
@@ -362,16 +362,15 @@ fn write_files(
     dir: &Path,
     files: &BTreeMap<String, String>,
     stale: &[String],
-) -> Result<(), Usage> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Usage(format!("cannot create {}: {e}", dir.display())))?;
+) -> Result<(), crate::error::Error> {
+    std::fs::create_dir_all(dir).map_err(|e| crate::error::Error::io("create", dir, e))?;
     for name in stale {
         let path: PathBuf = dir.join(name);
         let result = match files.get(name) {
             Some(text) => engine::write_atomic(&path, text.as_bytes()),
             None => std::fs::remove_file(&path),
         };
-        result.map_err(|e| Usage(format!("cannot write {}: {e}", path.display())))?;
+        result.map_err(|e| crate::error::Error::io("write", &path, e))?;
     }
     Ok(())
 }

@@ -34,6 +34,7 @@ pub struct Reproducer {
 pub struct Verdict<'a> {
     pub repro: &'a Reproducer,
     /// The outcome read from the program's output, in the ledger's spelling.
+    // String error: the reason is a cell of the verification table, text only.
     pub printed: Result<String, String>,
 }
 
@@ -82,6 +83,7 @@ pub fn run_all<'a>(
         .collect())
 }
 
+// String error: the reason is a cell of the verification table, text only.
 fn run_one(
     r: &Reproducer,
     dir: &Path,
@@ -130,11 +132,13 @@ fn run_one(
     Ok(read_outcome(r.ask, &out))
 }
 
+// String error: the reason is a cell of the verification table, text only.
 fn write(dir: &Path, name: &str, text: &str) -> Result<(), String> {
     std::fs::write(dir.join(name), text).map_err(|e| format!("{name}: {e}"))
 }
 
 /// How the manifest says to run the oracle's reproducers.
+// String error: the reason is a cell of the verification table, text only.
 fn run_spec(oracle: &str) -> Result<&'static crate::registry::ReproRun, String> {
     crate::registry::reproducers()
         .map_err(|u| u.0)?
@@ -146,6 +150,7 @@ fn run_spec(oracle: &str) -> Result<&'static crate::registry::ReproRun, String> 
 /// The interpreter each Python oracle runs in: the one the oracle itself
 /// uses (the embedded 3.11.7, or the oracle's venv), as its manifest's
 /// `reproducer.run.python` names it.
+// String error: the reason is a cell of the verification table, text only.
 fn python(r: &Reproducer, dir: &Path, cache: &Path) -> Result<Command, String> {
     write(dir, "repro.py", &r.program.source)?;
     let root = paths::root();
@@ -185,6 +190,7 @@ runpy.run_path('repro.py', run_name='__main__')\n",
 
 /// `go run .` in a module with the harness's own go.mod and go.sum, so the
 /// program links the versions the oracle runs, from setup's module cache.
+// String error: the reason is a cell of the verification table, text only.
 fn go(r: &Reproducer, dir: &Path, cache: &Path) -> Result<Command, String> {
     let harness = paths::root().join("oracles/harness").join(&r.oracle);
     for f in ["go.mod", "go.sum"] {
@@ -206,6 +212,7 @@ fn go(r: &Reproducer, dir: &Path, cache: &Path) -> Result<Command, String> {
 /// and reported, not waited for.
 const LIMIT: std::time::Duration = std::time::Duration::from_secs(120);
 
+// String error: the reason is a cell of the verification table, text only.
 fn run_with_timeout(mut cmd: Command) -> Result<Output, String> {
     use std::process::Stdio;
     cmd.stdin(Stdio::null())

@@ -63,7 +63,7 @@ impl KnownCauses {
         let names: Vec<&str> = names.iter().map(String::as_str).collect();
         match crate::paths::load_corpus().and_then(|c| crate::paths::load_ledger(&c, &names)) {
             Ok(ledger) => KnownCauses::from_ledger(&ledger),
-            Err(crate::shared::Usage(why)) => {
+            Err(why) => {
                 log::warn!("causes named without the ledger's measured ones: {why}");
                 KnownCauses::default()
             }

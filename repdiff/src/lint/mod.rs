@@ -143,13 +143,14 @@ impl Report {
     }
 }
 
-pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
+pub fn main(opts: Opts, host: &Host) -> Result<i32, crate::error::Error> {
     let extra = select::oracle_cmds(&opts.oracle_cmds)?;
     select::validate(&opts.oracles, &extra)?;
     if opts.oracles.len() == 1 && extra.is_empty() {
         return Err(Usage(
             "lint compares parsers: name at least two with --oracle, or none for all".into(),
-        ));
+        )
+        .into());
     }
     let file = match read_arg(&opts.file)? {
         Ok(file) => file,
@@ -166,7 +167,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         log::info!(
             "lint: checking the setup (a first run fetches and builds the parsers: minutes)"
         );
-        (host.ensure_setup)(crate::shared::Needs::Oracles);
+        host.ensure(crate::shared::Needs::Oracles);
     }
     let wanted = opts.workers.wanted(&opts.oracles, &extra)?;
     log::info!(
@@ -177,7 +178,8 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
             wanted.len()
         }
     );
-    let sel = select::start(
+    let sel = select::start_for(
+        host.program,
         &wanted,
         &extra,
         opts.in_process,
@@ -195,7 +197,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     }
     let mut panel = panel::Panel::new(sel.oracles);
     let ai_crawlers: Vec<String> = if opts.ai_crawlers {
-        crate::census_cmd::ai_crawlers::list()?
+        crate::census_cmd::ai_crawlers::list(host.program)?
             .crawlers
             .into_iter()
             .map(|c| c.token)
@@ -218,9 +220,9 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     }
     let report = examine(&mut panel, file, &asked, sel.unavailable);
     if opts.json {
-        render::json(&report);
+        render::json(&report, host.program);
     } else {
-        render::text(&report);
+        render::text(&report, host.program);
     }
     let silent: std::collections::BTreeSet<&str> = report
         .failures

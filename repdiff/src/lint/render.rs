@@ -181,7 +181,7 @@ struct FailureView<'r> {
     outcome: &'r Label,
 }
 
-fn view(r: &Report) -> View<'_> {
+fn view<'r>(r: &'r Report, program: &str) -> View<'r> {
     let names: Vec<&str> = r.oracles.iter().map(|(n, _)| n.as_str()).collect();
     View {
         format: FORMAT,
@@ -204,7 +204,7 @@ fn view(r: &Report) -> View<'_> {
             .map(|u| UnavailableView {
                 oracle: &u.oracle,
                 reason: &u.reason,
-                fix: u.fix_line(crate::shared::program()),
+                fix: u.fix_line(program),
             })
             .collect(),
         questions: r.questions.len(),
@@ -352,14 +352,15 @@ pub fn visible(line: &[u8]) -> String {
 }
 
 /// The JSON report as a value (docs/lint.md): what `--json` prints and
-/// what `repdiff serve` answers.
-pub fn value(r: &Report) -> serde_json::Value {
-    serde_json::to_value(view(r)).unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
+/// what `repdiff serve` answers; fix lines name `program`.
+pub fn value(r: &Report, program: &str) -> serde_json::Value {
+    serde_json::to_value(view(r, program))
+        .unwrap_or_else(|e| serde_json::json!({ "error": e.to_string() }))
 }
 
 /// `--json`: exactly one object on stdout.
-pub fn json(r: &Report) {
-    match serde_json::to_string(&view(r)) {
+pub fn json(r: &Report, program: &str) {
+    match serde_json::to_string(&view(r, program)) {
         Ok(s) => println!("{s}"),
         Err(e) => log::error!("cannot write the JSON report: {e}"),
     }
@@ -369,8 +370,8 @@ pub fn json(r: &Report) {
 const SHOWN: usize = 4;
 
 /// The terminal report.
-pub fn text(r: &Report) {
-    let v = view(r);
+pub fn text(r: &Report, program: &str) {
+    let v = view(r, program);
     println!(
         "{}: {} line(s), {} question(s), asked of {} parser(s)",
         v.file.name,

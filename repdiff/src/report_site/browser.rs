@@ -19,6 +19,7 @@ pub const HEADLESS: &[&str] = &[
 ];
 
 /// The browser, or why there is none.
+// String error: a reason shown as is (the site is written without the screenshot).
 pub fn chromium() -> Result<PathBuf, String> {
     let p = PathBuf::from(CHROMIUM);
     if p.is_file() {
@@ -31,6 +32,7 @@ pub fn chromium() -> Result<PathBuf, String> {
 }
 
 /// Screenshot `html` (a local file) into `png`.
+// String error: a reason shown as is (the site is written without the screenshot).
 pub fn screenshot(html: &Path, png: &Path) -> Result<(), String> {
     let exe = chromium()?;
     let profile = std::env::temp_dir().join(format!("repdiff-chromium-{}", std::process::id()));

@@ -78,9 +78,9 @@ pub enum Sub {
     },
 }
 
-pub fn main(opts: Opts) -> Result<i32, Usage> {
+pub fn main(opts: Opts, program: &str) -> Result<i32, crate::error::Error> {
     if let Some(Sub::Diff { old, new, markdown }) = &opts.diff {
-        return diff_main(old, new, *markdown);
+        return diff_main(old, new, *markdown, program);
     }
     let root = paths::root();
     let publish = opts.publish;
@@ -113,9 +113,9 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         false => format!("the site in {}", out.display()),
     });
 
-    let report = load_report(&json)?;
+    let report = load_report(&json, program)?;
     if publish {
-        check_publishable(&json, &report)?;
+        check_publishable(&json, &report, program)?;
     }
     let ledger = site_ledger(&report, opts.ledger.as_deref())?;
     let mut history = history::read(&history_path).map_err(Usage)?;
@@ -423,7 +423,10 @@ fn load_suites(publish: bool) -> Result<Option<report::suites::SuitesReport>, Us
 /// The ledger the site shows: the one the run was triaged against (a `/2`
 /// report carries it, so no corpus is loaded), unless `--ledger` names a
 /// file; a `/1` report's site reads the checkout's, checked against its corpus.
-fn site_ledger(report: &Report, file: Option<&Path>) -> Result<engine::ledger::Ledger, Usage> {
+fn site_ledger(
+    report: &Report,
+    file: Option<&Path>,
+) -> Result<engine::ledger::Ledger, crate::error::Error> {
     if file.is_none() && !report.ledger.is_empty() {
         return Ok(engine::ledger::Ledger {
             entries: report.ledger.clone(),
@@ -435,25 +438,29 @@ fn site_ledger(report: &Report, file: Option<&Path>) -> Result<engine::ledger::L
     let known: Vec<&str> = known.iter().map(String::as_str).collect();
     match file {
         Some(path) => engine::ledger::load_files(&[path.to_path_buf()], &corpus, &known)
-            .map_err(|e| Usage(e.to_string())),
+            .map_err(crate::error::Error::ledger),
         None => paths::load_ledger(&corpus, &known),
     }
 }
 
-fn load_report(path: &Path) -> Result<Report, Usage> {
+fn load_report(path: &Path, program: &str) -> Result<Report, Usage> {
     if !path.exists() {
         return Err(Usage(format!(
-            "{}: no such file (run `{} conformance` first)",
+            "{}: no such file (run `{program} conformance` first)",
             path.display(),
-            crate::shared::program()
         )));
     }
     Report::load(path).map_err(Usage)
 }
 
-fn diff_main(old: &Path, new: &Path, markdown: bool) -> Result<i32, Usage> {
-    let old = load_report(old)?;
-    let new = load_report(new)?;
+fn diff_main(
+    old: &Path,
+    new: &Path,
+    markdown: bool,
+    program: &str,
+) -> Result<i32, crate::error::Error> {
+    let old = load_report(old, program)?;
+    let new = load_report(new, program)?;
     let d = diff::diff(&old, &new);
     if markdown {
         print!("{}", d.markdown());
@@ -465,7 +472,7 @@ fn diff_main(old: &Path, new: &Path, markdown: bool) -> Result<i32, Usage> {
 
 /// The refusal of `report --publish`: only a whole run (every registered
 /// oracle ran, none unavailable) becomes the published snapshot.
-fn check_publishable(json: &Path, report: &Report) -> Result<(), Usage> {
+fn check_publishable(json: &Path, report: &Report, program: &str) -> Result<(), Usage> {
     if !report.unavailable.is_empty() {
         let names: Vec<&str> = report
             .unavailable
@@ -488,10 +495,9 @@ fn check_publishable(json: &Path, report: &Report) -> Result<(), Usage> {
         .collect();
     if !missing.is_empty() {
         return Err(Usage(format!(
-            "{}: not published: not a full run (missing {}); run `{} conformance` without filters",
+            "{}: not published: not a full run (missing {}); run `{program} conformance` without filters",
             json.display(),
             missing.join(", "),
-            crate::shared::program()
         )));
     }
     Ok(())

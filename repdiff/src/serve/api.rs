@@ -328,6 +328,7 @@ pub fn lint(
     known: &BTreeMap<String, Vec<Known>>,
     causes: &std::sync::Arc<lint::attribute::KnownCauses>,
     req: &Request,
+    program: &str,
 ) -> Reply {
     let (body, fetched) = match &req.fetch {
         Some(site) => match fetched_body(site, limits) {
@@ -363,7 +364,7 @@ pub fn lint(
     };
     file.fetched = fetched;
     let ai_crawlers = if req.ai_crawlers {
-        match crate::census_cmd::ai_crawlers::list() {
+        match crate::census_cmd::ai_crawlers::list(program) {
             Ok(list) => list.crawlers.into_iter().map(|c| c.token).collect(),
             Err(crate::shared::Usage(why)) => return Reply::error(422, why),
         }
@@ -391,7 +392,7 @@ pub fn lint(
                 .map(|(k, v)| (k.as_str(), v))
                 .collect();
             Reply::ok(serde_json::json!({
-                "lint": lint::render::value(&report),
+                "lint": lint::render::value(&report, program),
                 "known": causes,
                 "oracles": oracle_list(&report.oracles),
             }))

@@ -18,8 +18,8 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::time::Duration;
 
 /// The server on `bind:port`, Nagle off for every connection.
-pub fn listen(bind: &str, port: u16) -> Result<tiny_http::Server, String> {
-    let listener = std::net::TcpListener::bind((bind, port)).map_err(|e| e.to_string())?;
+pub fn listen(bind: &str, port: u16) -> std::io::Result<tiny_http::Server> {
+    let listener = std::net::TcpListener::bind((bind, port))?;
     let on: libc::c_int = 1;
     set_option(
         listener.as_raw_fd(),
@@ -27,8 +27,8 @@ pub fn listen(bind: &str, port: u16) -> Result<tiny_http::Server, String> {
         libc::TCP_NODELAY,
         &on,
     )
-    .map_err(|e| format!("TCP_NODELAY: {e}"))?;
-    tiny_http::Server::from_listener(listener, None).map_err(|e| e.to_string())
+    .map_err(|e| std::io::Error::new(e.kind(), format!("TCP_NODELAY: {e}")))?;
+    tiny_http::Server::from_listener(listener, None).map_err(std::io::Error::other)
 }
 
 /// Give the connection from `peer` to our port `local` a read and write

@@ -107,20 +107,20 @@ struct Ctx {
     local: Option<std::net::SocketAddr>,
     /// `--idle`: the read and write timeout of a connection whose body we read.
     idle: Duration,
+    /// How hints name the program (the [`Host`]'s).
+    program: &'static str,
 }
 
-pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
+pub fn main(opts: Opts, host: &Host) -> Result<i32, crate::error::Error> {
     let extra = select::oracle_cmds(&opts.oracle_cmds)?;
     select::validate(&opts.oracles, &extra)?;
     if opts.panels == 0 || opts.threads == 0 || opts.queue == 0 {
-        return Err(Usage(
-            "--panels, --threads and --queue must be at least 1".into(),
-        ));
+        return Err(Usage("--panels, --threads and --queue must be at least 1".into()).into());
     }
     let server = conn::listen(&opts.bind, opts.port)
         .map_err(|e| Usage(format!("cannot listen on {}:{}: {e}", opts.bind, opts.port)))?;
     if !opts.no_setup {
-        (host.ensure_setup)(crate::shared::Needs::Oracles);
+        host.ensure(crate::shared::Needs::Oracles);
     }
     let mut limits = opts.workers_limits();
     // A server lives long: a worker that keeps crashing on hostile files
@@ -129,7 +129,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
     let mut panels = Vec::new();
     let mut unavailable = Vec::new();
     for n in 0..opts.panels {
-        let sel = select::start(&opts.oracles, &extra, false, limits);
+        let sel = select::start_for(host.program, &opts.oracles, &extra, false, limits);
         if n == 0 {
             for u in &sel.unavailable {
                 log::warn!("{u}");
@@ -162,6 +162,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         unavailable,
         local: server.server_addr().to_ip(),
         idle: opts.idle,
+        program: host.program,
     });
     let address = server
         .server_addr()
@@ -243,7 +244,7 @@ fn ledger_links() -> (
                 });
             }
         }
-        Err(Usage(why)) => log::warn!("no ledger links on the page: {why}"),
+        Err(why) => log::warn!("no ledger links on the page: {why}"),
     }
     (known, writeups, causes)
 }
@@ -268,7 +269,14 @@ fn handle(mut rq: tiny_http::Request, ctx: &Ctx) {
                 Ok(bytes) => match Request::parse(&bytes) {
                     Ok(req) if path == "/api/check" => api::check(&ctx.pool, &ctx.limits, &req),
                     Ok(req) if path == "/api/review" => api::review(&ctx.pool, &ctx.limits, &req),
-                    Ok(req) => api::lint(&ctx.pool, &ctx.limits, &ctx.known, &ctx.causes, &req),
+                    Ok(req) => api::lint(
+                        &ctx.pool,
+                        &ctx.limits,
+                        &ctx.known,
+                        &ctx.causes,
+                        &req,
+                        ctx.program,
+                    ),
                     Err(r) => r,
                 },
                 Err(r) => r,

@@ -175,11 +175,7 @@ fn npm_unpinned(lock: Option<&serde_json::Value>, pin: &NpmPin) -> Vec<String> {
 pub(super) fn ensure_npm(ctx: &Ctx, verbose: bool, pin: &NpmPin) -> Result<()> {
     let dir = ctx.cache.join("npm");
     let piece = format!("{PIECE}: npm {}@{}", pin.package, pin.version);
-    let fix = format!(
-        "rm -rf {} && {} setup",
-        dir.display(),
-        crate::shared::program()
-    );
+    let fix = format!("rm -rf {} && {} setup", dir.display(), ctx.program);
     let packages = npm_packages(pin);
     let version_ok = |package: &str, version: &str| {
         std::fs::read(dir.join("node_modules").join(package).join("package.json"))

@@ -171,10 +171,7 @@ fn download_in(ctx: &Ctx, work: &Path, sdist: &Path) -> Result<()> {
             "wheel",
             "pybind11",
         ]),
-        &format!(
-            "check that PyPI is reachable, then {} setup",
-            crate::shared::program()
-        ),
+        &format!("check that PyPI is reachable, then {} setup", ctx.program),
     )?;
 
     // The sdist's setup.py calls cmake while pip prepares its metadata.
@@ -230,10 +227,7 @@ fn download_in(ctx: &Ctx, work: &Path, sdist: &Path) -> Result<()> {
             .arg(&req)
             .arg("-d")
             .arg(&dl),
-        &format!(
-            "check that PyPI is reachable, then {} setup",
-            crate::shared::program()
-        ),
+        &format!("check that PyPI is reachable, then {} setup", ctx.program),
     )?;
     let got = dl.join(pins::SDIST_FILE);
     verify(ctx, PIECE, &got, pins::SDIST_SHA256)?;
@@ -268,11 +262,7 @@ fn extract(ctx: &Ctx, dir: &Path, sdist: &Path) -> Result<()> {
                 .arg("-C")
                 .arg(&work)
                 .args(&members),
-            &format!(
-                "rm -rf {} && {} setup",
-                dir.display(),
-                crate::shared::program()
-            ),
+            &format!("rm -rf {} && {} setup", dir.display(), ctx.program),
         )?;
         for ((name, sha), member) in pins::FILES.iter().zip(&members) {
             let from = work.join(member);

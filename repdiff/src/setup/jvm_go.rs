@@ -121,11 +121,7 @@ pub fn ensure_maven(ctx: &Ctx, verbose: bool, name: &str, pin: &MavenPin) -> Res
     let classes = out.join("classes");
     let stamp_file = out.join("stamp");
     let piece = format!("{PIECE}: {name} (maven, {})", pin.project);
-    let fix = format!(
-        "rm -rf {} && {} setup",
-        out.display(),
-        crate::shared::program()
-    );
+    let fix = format!("rm -rf {} && {} setup", out.display(), ctx.program);
     let pins = jar_pins(ctx, &piece, &project.join("jars.sha256"))?;
     let stamp = source_stamp(&project);
     let current = std::fs::read_to_string(&stamp_file).is_ok_and(|s| s == stamp);
@@ -209,11 +205,7 @@ pub fn ensure_go(ctx: &Ctx, verbose: bool, name: &str, pin: &GoPin) -> Result<()
     let module = ctx.root.join(&pin.module);
     let out = ctx.cache.join(&pin.out);
     let piece = format!("{PIECE}: {name} (go build of {})", pin.module);
-    let fix = format!(
-        "rm -rf {} && {} setup",
-        out.display(),
-        crate::shared::program()
-    );
+    let fix = format!("rm -rf {} && {} setup", out.display(), ctx.program);
     let first = !out.join("harness").is_file();
     if verbose || first {
         log::info!("setup: external: building {name} (go, modules from the Go module proxy, pinned by go.sum)");

@@ -45,6 +45,9 @@ pub struct Ctx {
     pub root: PathBuf,
     /// `.cache/` (or `REPDIFF_CACHE`).
     pub cache: PathBuf,
+    /// How fix lines name the program that runs setup (`repdiff`,
+    /// `cargo xtask`).
+    pub program: &'static str,
 }
 
 impl Default for Ctx {
@@ -54,10 +57,18 @@ impl Default for Ctx {
 }
 
 impl Ctx {
+    /// The checkout and cache in use, fix lines naming
+    /// [`DEFAULT_PROGRAM`](crate::shared::DEFAULT_PROGRAM).
     pub fn new() -> Ctx {
+        Ctx::for_program(crate::shared::DEFAULT_PROGRAM)
+    }
+
+    /// The checkout and cache in use, fix lines naming `program`.
+    pub fn for_program(program: &'static str) -> Ctx {
         Ctx {
             root: crate::paths::root(),
             cache: oracles::cache_dir(),
+            program,
         }
     }
 
@@ -94,7 +105,7 @@ pub fn verify(ctx: &Ctx, piece: &str, path: &Path, sha256: &str) -> Result<()> {
         ctx.err(
             piece,
             format!("cannot read {}: {e}", path.display()),
-            format!("{} setup", crate::shared::program()),
+            format!("{} setup", ctx.program),
         )
     })?;
     if got != sha256 {
@@ -104,11 +115,7 @@ pub fn verify(ctx: &Ctx, piece: &str, path: &Path, sha256: &str) -> Result<()> {
                 "sha256 mismatch for {}: expected {sha256}, got {got}",
                 path.display()
             ),
-            format!(
-                "rm -rf {} && {} setup",
-                path.display(),
-                crate::shared::program()
-            ),
+            format!("rm -rf {} && {} setup", path.display(), ctx.program),
         ));
     }
     Ok(())
@@ -247,8 +254,8 @@ some (here and in the setup other commands run first). An installed repdiff sets
 given by --root.";
 
 /// `setup`: every step, verbosely; status 1 when one failed.
-pub fn main() -> i32 {
-    let errors = run_all(&Ctx::new(), true);
+pub fn main(program: &'static str) -> i32 {
+    let errors = run_all(&Ctx::for_program(program), true);
     for e in &errors {
         log::error!("{e}");
     }
@@ -261,8 +268,14 @@ pub fn main() -> i32 {
 /// oracles then say they are unavailable and what to run). Nothing needs
 /// a rebuild afterwards: the one native library setup fetches, Google's,
 /// is linked into its own harness binary, which the `google` step builds.
+/// Fix lines name [`DEFAULT_PROGRAM`](crate::shared::DEFAULT_PROGRAM).
 pub fn ensure(needs: Needs) {
-    let ctx = Ctx::new();
+    ensure_as(crate::shared::DEFAULT_PROGRAM, needs)
+}
+
+/// [`ensure`], fix lines naming `program` ([`crate::shared::Host`]).
+pub fn ensure_as(program: &'static str, needs: Needs) {
+    let ctx = Ctx::for_program(program);
     let wanted = |f: For| f == For::Needs(Needs::Oracles) || f == For::Needs(needs);
     for e in run_steps(&ctx, crate::logging::debug(), &wanted) {
         log::error!("{e}");

@@ -32,11 +32,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
         return Ok(());
     }
     let base = ctx.cache.join("census");
-    let fix = format!(
-        "rm -rf {} && {} setup",
-        base.display(),
-        crate::shared::program()
-    );
+    let fix = format!("rm -rf {} && {} setup", base.display(), ctx.program);
     std::fs::create_dir_all(&base).map_err(|e| {
         ctx.err(
             PIECE,

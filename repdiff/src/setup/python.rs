@@ -100,11 +100,7 @@ pub fn ensure_venv(
     let sdist_build = pin.sdist_build.as_ref();
     let dir = ctx.cache.join(venv);
     let piece = format!("{PIECE}: {venv} ({package} {version})");
-    let fix = format!(
-        "rm -rf {} && {} setup",
-        dir.display(),
-        crate::shared::program()
-    );
+    let fix = format!("rm -rf {} && {} setup", dir.display(), ctx.program);
     let home_ok = venv_home(&dir).as_deref() == python.parent();
     let dist_info =
         |package: &str, version: &str| format!("{}-{version}.dist-info", package.replace('-', "_"));
@@ -221,7 +217,7 @@ fn ensure_pyodide(ctx: &Ctx, verbose: bool) -> Result<PathBuf> {
         "rm -rf {} {} && {} setup",
         tarball.display(),
         dir.display(),
-        crate::shared::program()
+        ctx.program
     );
 
     let extracted = std::fs::read_to_string(&marker)
@@ -352,11 +348,7 @@ fn ensure_robotparser_315(ctx: &Ctx, verbose: bool, python: &Path, zip: &Path) -
         }
         return Ok(());
     }
-    let fix = format!(
-        "rm -rf {} && {} setup",
-        path.display(),
-        crate::shared::program()
-    );
+    let fix = format!("rm -rf {} && {} setup", path.display(), ctx.program);
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| {
             ctx.err(

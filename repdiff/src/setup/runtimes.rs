@@ -383,7 +383,7 @@ pub fn ensure(ctx: &Ctx, _verbose: bool) -> Result<()> {
                 .collect::<Vec<_>>()
                 .join("; ")
         ),
-        fix(&refs, &ctx.root, &externals, crate::shared::program()),
+        fix(&refs, &ctx.root, &externals, ctx.program),
     ))
 }
 

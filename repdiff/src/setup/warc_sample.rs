@@ -31,7 +31,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
         "rm -rf {} {} && {} setup",
         base.display(),
         warcio_venv(&ctx.cache).display(),
-        crate::shared::program()
+        ctx.program
     );
     ensure_data(ctx, verbose, &base, &fix)?;
     ensure_warcio(ctx, verbose, &fix)

@@ -8,9 +8,9 @@
 
 pub mod model;
 
-use crate::shared::{Host, Usage};
+use crate::shared::Host;
 use crate::{paths, select};
-use engine::oracle::{Ask, Oracle, Outcome, Query, Unavailable};
+use engine::oracle::{Ask, Oracle, Outcome, Query};
 use engine::worker::Limits;
 use model::{Assertion, Suite};
 use report::suites::{Contradiction, Miss, SuiteRow, SuitesReport, UnavailableRec};
@@ -74,6 +74,7 @@ pub struct Opts {
     timeout: f64,
 }
 
+// String error: a clap value parser; clap prints the message as the flag's error.
 fn positive_secs(s: &str) -> Result<f64, String> {
     match s.parse::<f64>() {
         Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
@@ -81,12 +82,12 @@ fn positive_secs(s: &str) -> Result<f64, String> {
     }
 }
 
-pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
+pub fn main(opts: Opts, host: &Host) -> Result<i32, crate::error::Error> {
     let names = opts.oracles.clone();
     select::validate(&names, &[])?;
     let timeout = Duration::from_secs_f64(opts.timeout);
     if !opts.no_setup {
-        (host.ensure_setup)(crate::shared::Needs::Suites);
+        host.ensure(crate::shared::Needs::Suites);
     }
     let cache = oracles::cache_dir();
     let mut suites = Vec::new();
@@ -101,9 +102,9 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
         timeout,
         ..Limits::default()
     };
-    let mut sel = select::start(&names, &[], false, limits);
+    let mut sel = select::start_for(host.program, &names, &[], false, limits);
     let columns = score(&mut sel.oracles, &suites);
-    let report = to_report(&suites, &columns, &sel.unavailable, &missing);
+    let report = to_report(&suites, &columns, &sel, &missing);
     let out = paths::run_dir().join("suites.json");
     let written = std::fs::create_dir_all(paths::run_dir()).and_then(|()| {
         engine::write_atomic(
@@ -130,14 +131,11 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
             "oracle `{}` could not run: {}\n  fix: {}",
             u.oracle,
             u.reason,
-            u.fix_line(crate::shared::program())
+            u.fix_line(host.program)
         );
     }
     for m in &missing {
-        log::error!(
-            "suite `{m}` is not captured\n  fix: {} setup",
-            crate::shared::program()
-        );
+        log::error!("suite `{m}` is not captured\n  fix: {} setup", host.program);
     }
     Ok(i32::from(
         !sel.unavailable.is_empty() || !missing.is_empty() || suites.is_empty(),
@@ -145,13 +143,13 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, Usage> {
 }
 
 /// Write the committed scoreboard atomically (the site's suites page).
-fn publish(report: &SuitesReport) -> Result<(), Usage> {
+fn publish(report: &SuitesReport) -> Result<(), crate::error::Error> {
     let path = paths::published_suites();
     let bytes = serde_json::to_vec_pretty(report).unwrap_or_default();
     path.parent()
         .map_or(Ok(()), std::fs::create_dir_all)
         .and_then(|()| engine::write_atomic(&path, &bytes))
-        .map_err(|e| Usage(format!("cannot write {}: {e}", path.display())))?;
+        .map_err(|e| crate::error::Error::io("write", &path, e))?;
     log::info!("suites: published {}", path.display());
     Ok(())
 }
@@ -224,7 +222,7 @@ fn verdict(allowed: bool) -> &'static str {
 fn to_report(
     suites: &[Suite],
     columns: &[Column],
-    unavailable: &[Unavailable],
+    sel: &select::Selection,
     missing: &[String],
 ) -> SuitesReport {
     let rows = suites
@@ -239,12 +237,13 @@ fn to_report(
             .map(|c| (c.oracle.clone(), c.version.clone()))
             .collect(),
         contradictions: contradictions(suites),
-        unavailable: unavailable
+        unavailable: sel
+            .unavailable
             .iter()
             .map(|u| UnavailableRec {
                 oracle: u.oracle.clone(),
                 reason: u.reason.clone(),
-                fix: u.fix_line(crate::shared::program()),
+                fix: u.fix_line(sel.program),
             })
             .collect(),
         missing_suites: missing.to_vec(),

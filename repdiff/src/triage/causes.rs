@@ -4,7 +4,6 @@
 //! the `cause:` of a ledger entry is found, never by hand: an entry takes a
 //! catalogue name only when the classifier gives it.
 
-use crate::shared::Usage;
 use cause::{Input, OraclePair, REFERENCE};
 use engine::case::Corpus;
 use engine::ledger::{Entry, Ledger};
@@ -207,16 +206,16 @@ pub fn either_query_causes(
 
 /// The corpus and the ledger, every registered oracle name allowed in it
 /// (external ones included), as `causes` and `sweep` read them.
-pub fn load_corpus_and_ledger() -> Result<(Corpus, Ledger), Usage> {
+pub fn load_corpus_and_ledger() -> Result<(Corpus, Ledger), crate::error::Error> {
     let corpus =
-        engine::case::load_dir(&crate::paths::corpus_dir()).map_err(|e| Usage(e.to_string()))?;
+        engine::case::load_dir(&crate::paths::corpus_dir()).map_err(crate::error::Error::input)?;
     let names = crate::select::known_names();
     let refs: Vec<&str> = names.iter().map(String::as_str).collect();
     let ledger = crate::paths::load_ledger(&corpus, &refs)?;
     Ok((corpus, ledger))
 }
 
-pub fn main(opts: &Opts) -> Result<i32, Usage> {
+pub fn main(opts: &Opts, program: &'static str) -> Result<i32, crate::error::Error> {
     let (entries, only, verbose) = (&opts.entry, &opts.oracle, opts.pairs);
     let (corpus, ledger) = load_corpus_and_ledger()?;
     let wanted: Vec<&Entry> = ledger
@@ -233,7 +232,7 @@ pub fn main(opts: &Opts) -> Result<i32, Usage> {
             }
         }
     }
-    let sel = crate::select::start(&run, &[], true, engine::worker::Limits::default());
+    let sel = crate::select::start_for(program, &run, &[], true, engine::worker::Limits::default());
     for u in &sel.unavailable {
         log::warn!("{u}");
     }

@@ -95,13 +95,14 @@ pub fn make_oracles() -> Result<Vec<Box<dyn Oracle>>, String> {
 }
 
 /// The known list from a corpus run through every oracle of the loop.
+// String error: xtask's fuzz loop shares it and prints the message as is.
 pub fn derive_known() -> Result<triage::Known, String> {
     let corpus = engine::case::load_dir(&crate::paths::corpus_dir()).map_err(|e| e.to_string())?;
     let ledger_text = crate::paths::ledger_text().map_err(|u| u.0)?;
     // The ledger may name external oracles too (as in `conformance`).
     let names = crate::select::known_names();
     let names: Vec<&str> = names.iter().map(String::as_str).collect();
-    let ledger = crate::paths::load_ledger(&corpus, &names).map_err(|u| u.0)?;
+    let ledger = crate::paths::load_ledger(&corpus, &names).map_err(|e| e.to_string())?;
     let oracles = make_oracles()?;
     let names: Vec<String> = oracles.iter().map(|o| o.name().to_string()).collect();
     let stamp = triage::stamp(&corpus, &ledger_text, &names);
@@ -128,6 +129,7 @@ pub struct Replay {
 }
 
 impl Probe {
+    // String error: xtask's fuzz loop shares it and prints the message as is.
     pub fn new() -> Result<Probe, String> {
         Ok(Probe {
             oracles: make_oracles()?,

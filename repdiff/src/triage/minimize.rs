@@ -61,6 +61,7 @@ fn split_url(url: &str) -> (String, String) {
     }
 }
 
+// String error: xtask's fuzz loop shares it and prints the message as is.
 pub fn minimize(dir: &Path, known: &Known, exact: bool) -> Result<String, String> {
     let f = Finding::load(dir)?.ok_or_else(|| format!("{}: no finding.json", dir.display()))?;
     let mut s = Shrinker {

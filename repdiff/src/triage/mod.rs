@@ -38,26 +38,26 @@ pub enum Cmd {
     Known,
 }
 
-pub fn main(cmd: Cmd, host: &Host) -> Result<i32, Usage> {
+pub fn main(cmd: Cmd, host: &Host) -> Result<i32, crate::error::Error> {
     match cmd {
-        Cmd::Causes(o) => causes::main(&o),
+        Cmd::Causes(o) => causes::main(&o, host.program),
         Cmd::Sweep(o) => {
-            (host.ensure_setup)(crate::shared::Needs::Oracles);
-            sweep::main(&o)
+            host.ensure(crate::shared::Needs::Oracles);
+            sweep::main(&o, host.program)
         }
         Cmd::Minimize { finding, exact } => {
-            (host.ensure_setup)(crate::shared::Needs::Oracles);
+            host.ensure(crate::shared::Needs::Oracles);
             minimize_cmd(&finding, exact)
         }
         Cmd::Known => {
-            (host.ensure_setup)(crate::shared::Needs::Oracles);
+            host.ensure(crate::shared::Needs::Oracles);
             known_cmd()
         }
     }
 }
 
 /// `triage minimize <finding> [--exact]`.
-fn minimize_cmd(which: &str, exact: bool) -> Result<i32, Usage> {
+fn minimize_cmd(which: &str, exact: bool) -> Result<i32, crate::error::Error> {
     fuzzed::seed_findings();
     let dir = fuzzed::resolve_finding(which)?;
     let known = fuzzed::derive_known().map_err(Usage)?;
@@ -75,7 +75,7 @@ fn minimize_cmd(which: &str, exact: bool) -> Result<i32, Usage> {
 }
 
 /// `triage known`.
-fn known_cmd() -> Result<i32, Usage> {
+fn known_cmd() -> Result<i32, crate::error::Error> {
     let known = fuzzed::derive_known().map_err(Usage)?;
     fuzzed::write_known(&known);
     println!(

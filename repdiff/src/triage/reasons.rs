@@ -46,6 +46,7 @@ impl Reasons {
         Self::parse(&text).map_err(|e| Usage(format!("{}: {e}", path.display())))
     }
 
+    // String error: the caller adds the file name; the message is the contract.
     fn parse(text: &str) -> Result<Self, String> {
         let file: File = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
         let mut out = BTreeMap::new();

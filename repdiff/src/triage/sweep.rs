@@ -107,7 +107,7 @@ struct Sweep {
     times: Vec<(usize, Vec<f64>)>,
 }
 
-pub fn main(o: &Opts) -> Result<i32, Usage> {
+pub fn main(o: &Opts, program: &'static str) -> Result<i32, crate::error::Error> {
     let (corpus, ledger) = super::causes::load_corpus_and_ledger()?;
     let reasons = super::reasons::Reasons::load(&crate::paths::root())?;
     let extra = crate::select::oracle_cmds(&o.oracle_cmds)?;
@@ -127,12 +127,14 @@ pub fn main(o: &Opts) -> Result<i32, Usage> {
         timeout: Duration::from_secs(1),
         ..engine::worker::Limits::default()
     };
-    let sel = crate::select::start(&names, &extra, true, limits);
-    if !sel.unavailable.is_empty() {
-        for u in &sel.unavailable {
+    let sel = crate::select::start_for(program, &names, &extra, true, limits);
+    // The sweep classifies every cell against every oracle: it does not
+    // run short of one.
+    if let Some((first, rest)) = sel.unavailable.split_first() {
+        for u in rest {
             log::error!("{u}");
         }
-        return Ok(1);
+        return Err(crate::error::Error::oracle_start(first, program));
     }
     let mut all = sel.oracles;
     log::info!(
@@ -188,7 +190,7 @@ pub fn main(o: &Opts) -> Result<i32, Usage> {
     }
     s.totals.seconds = t0.elapsed().as_secs_f64();
     let (slow, unconfirmed) = slow_findings(&mut s, &inputs);
-    let mut md = markdown(&s, &names, &reasons);
+    let mut md = markdown(&s, &names, &reasons, program);
     md += &slow_markdown(&slow, unconfirmed);
     print!("{md}");
     let json = serde_json::json!({
@@ -414,11 +416,16 @@ fn cell(s: &str) -> String {
 
 /// The sweep as Markdown: causes the ledger does not name first, those
 /// without a stated reason (work left) before those with one.
-fn markdown(s: &Sweep, names: &[String], reasons: &super::reasons::Reasons) -> String {
+fn markdown(
+    s: &Sweep,
+    names: &[String],
+    reasons: &super::reasons::Reasons,
+    program: &str,
+) -> String {
     let t = &s.totals;
     let mut md = format!(
         "# Fuzz corpus sweep\n\n`{} triage sweep`: {} of {} corpus inputs replayed ({} can_fetch queries) through {} oracles ({}) in {:.0} s; {} departures from {REFERENCE}, {} sampled and named (at most {} per (oracle, answers, deciding feature, unminimised cause)), {} left unnamed because the pair took over {NAME_UNDER_MS} ms on the input.\n\n",
-        crate::shared::program(),
+        program,
         t.inputs_replayed, t.inputs, t.queries, names.len(), names.join(", "), t.seconds,
         t.departures, t.departures_named, s.per_bucket, t.departures_slow,
     );

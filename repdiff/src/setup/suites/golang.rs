@@ -93,7 +93,7 @@ fn prepare(ctx: &Ctx, s: &GoSuite) -> Result<Prepared> {
     let shim_dir = shim(ctx, s.oracle, "go");
     let fix = format!(
         "{} setup (the Go oracles' build fetches the module)",
-        crate::shared::program()
+        ctx.program
     );
     let fix = fix.as_str();
     // The test modules' dependencies, pinned by the shim's go.sum.
@@ -108,7 +108,7 @@ fn prepare(ctx: &Ctx, s: &GoSuite) -> Result<Prepared> {
         ),
         &format!(
             "check that go works and the Go module proxy is reachable, then {} setup",
-            crate::shared::program()
+            ctx.program
         ),
     )?;
     let mut files = Vec::new();

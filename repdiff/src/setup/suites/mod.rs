@@ -180,7 +180,7 @@ fn ensure_one(ctx: &Ctx, verbose: bool, spec: &Spec) -> Result<()> {
             format!(
                 "look at {} and run `{} setup` again",
                 work.display(),
-                crate::shared::program()
+                ctx.program
             ),
         ));
     }
@@ -247,14 +247,14 @@ pub fn read_raw(ctx: &Ctx, path: &Path, what: &str, log: &str) -> Result<Raw> {
                 "{what} wrote no capture ({}: {e}); its output:\n    {log}",
                 path.display()
             ),
-            format!("{} setup", crate::shared::program()),
+            format!("{} setup", ctx.program),
         )
     })?;
     serde_json::from_slice(&bytes).map_err(|e| {
         ctx.err(
             PIECE,
             format!("{}: not a capture: {e}", path.display()),
-            format!("{} setup", crate::shared::program()),
+            format!("{} setup", ctx.program),
         )
     })
 }

@@ -151,7 +151,7 @@ fn texting_source(ctx: &Ctx) -> Result<PathBuf> {
             ),
             format!(
                 "cargo fetch (the workspace's Cargo.lock pins the crate), then {} setup",
-                crate::shared::program()
+                ctx.program
             ),
         )
     })
@@ -211,7 +211,7 @@ pub fn capture_texting(ctx: &Ctx, _p: &Prepared, work: &Path) -> Result<Raw> {
         ctx,
         PIECE,
         Command::new("cp").arg("-r").arg(&src).arg(&copy),
-        &format!("{} setup", crate::shared::program()),
+        &format!("{} setup", ctx.program),
     )?;
     let lib = copy.join("src/lib.rs");
     let mut text = std::fs::read_to_string(&lib).map_err(|e| io_err(ctx, &lib, e))?;
@@ -253,7 +253,7 @@ pub fn capture_texting(ctx: &Ctx, _p: &Prepared, work: &Path) -> Result<Raw> {
             .args(["test", "--locked", "--lib", "--tests", "--no-run"])
             .args(["--message-format=json-render-diagnostics", "--target-dir"])
             .arg(ctx.cache.join("suites/texting-target")),
-        &format!("check that crates.io is reachable (the crate's Cargo.lock is used as is), then {} setup", crate::shared::program()),
+        &format!("check that crates.io is reachable (the crate's Cargo.lock is used as is), then {} setup", ctx.program),
     )?;
     let mut raw = Raw::default();
     for exe in test_executables(&build) {
@@ -269,7 +269,7 @@ pub fn capture_texting(ctx: &Ctx, _p: &Prepared, work: &Path) -> Result<Raw> {
         ctx.err(
             PIECE,
             format!("the tests recorded no call ({e})"),
-            format!("{} setup", crate::shared::program()),
+            format!("{} setup", ctx.program),
         )
     })?;
     for line in text.lines() {
@@ -277,7 +277,7 @@ pub fn capture_texting(ctx: &Ctx, _p: &Prepared, work: &Path) -> Result<Raw> {
             ctx.err(
                 PIECE,
                 format!("{}: {e}", calls.display()),
-                format!("{} setup", crate::shared::program()),
+                format!("{} setup", ctx.program),
             )
         })?;
         raw.calls.push(call);

@@ -164,10 +164,7 @@ fn fetch_sdist(
             .arg(&dir)
             .arg("-r")
             .arg(&req),
-        &format!(
-            "check that PyPI is reachable, then {} setup",
-            crate::shared::program()
-        ),
+        &format!("check that PyPI is reachable, then {} setup", ctx.program),
     )?;
     verify(ctx, PIECE, &file, sha)?;
     log::info!("setup: suites: fetched the {package} {version} sdist (sha256 {sha})");
@@ -210,11 +207,7 @@ pub fn prepare_rerp(ctx: &Ctx, verbose: bool) -> Result<Prepared> {
                 "{RERP_ORACLE}: {} has no pinned build backend to prepare the sdist with",
                 venv.display()
             ),
-            format!(
-                "rm -rf {} && {} setup",
-                venv.display(),
-                crate::shared::program()
-            ),
+            format!("rm -rf {} && {} setup", venv.display(), ctx.program),
         ));
     }
     let python = venv.join("bin/python");
@@ -238,7 +231,7 @@ fn rerp_registry_pin(ctx: &Ctx) -> Result<crate::registry::PipPin> {
     let fix = format!(
         "make oracles/harness/robotexclusionrulesparser/oracle.yaml and \
                RERP_SDIST in repdiff/src/setup/suites/python.rs agree, then {} setup",
-        crate::shared::program()
+        ctx.program
     );
     let externals = crate::registry::externals()
         .map_err(|e| ctx.err(PIECE, e.0, "fix the oracle.yaml it names"))?;
@@ -298,11 +291,7 @@ fn ensure_pytest(ctx: &Ctx, verbose: bool) -> Result<PathBuf> {
         log::info!("setup: suites: creating {}", venv.display());
     }
     let base = pyo3_python(ctx)?;
-    let fix = format!(
-        "rm -rf {} && {} setup",
-        venv.display(),
-        crate::shared::program()
-    );
+    let fix = format!("rm -rf {} && {} setup", venv.display(), ctx.program);
     run(
         ctx,
         PIECE,
@@ -344,7 +333,7 @@ fn extract(ctx: &Ctx, sdist: &Path, work: &Path, top: &str) -> Result<PathBuf> {
             .arg(sdist)
             .arg("-C")
             .arg(work),
-        &format!("{} setup", crate::shared::program()),
+        &format!("{} setup", ctx.program),
     )?;
     Ok(work.join(top).join("tests"))
 }
@@ -387,7 +376,7 @@ fn pytest(ctx: &Ctx, kind: &str, work: &Path, args: &[String], site: Option<&Pat
             ctx.err(
                 PIECE,
                 format!("cannot run {}: {e}", python.display()),
-                format!("{} setup", crate::shared::program()),
+                format!("{} setup", ctx.program),
             )
         })?;
     let raw = read_raw(ctx, &out_file, &format!("pytest ({kind})"), &tail(&out))?;
@@ -403,7 +392,7 @@ fn pytest(ctx: &Ctx, kind: &str, work: &Path, args: &[String], site: Option<&Pat
         return Err(ctx.err(
             PIECE,
             format!("{kind}: the suite imported its parser from {library}, not from {expected}"),
-            format!("{} setup", crate::shared::program()),
+            format!("{} setup", ctx.program),
         ));
     }
     Ok(raw)
