@@ -13,6 +13,8 @@ mod doc_paths;
 mod fuzz;
 mod gen_metamorphic;
 mod output;
+#[cfg(test)]
+mod prints;
 mod verify_cpython315;
 mod verify_google;
 
