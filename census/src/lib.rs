@@ -544,8 +544,15 @@ fn speed(
     }
 }
 
-/// Files done, files/s and ETA on stderr: a redrawn line on a terminal,
-/// a plain line every few seconds otherwise (CI logs, `kubectl logs`).
+/// The `log` target of the census's progress lines.
+pub const PROGRESS: &str = "census::progress";
+
+/// Files done, files/s and ETA: a note through `log` (the library never
+/// prints; the caller's level decides, `repdiff -q` hides it) every few
+/// seconds, under the target [`PROGRESS`], and one at the end. A
+/// terminal used to get a line redrawn in place; a line through the
+/// logger is a whole line, so a terminal gets one every two seconds instead
+/// (a logger could redraw lines of that target again).
 struct Progress {
     start: Instant,
     last: Instant,
@@ -570,7 +577,7 @@ impl Progress {
 
     fn tick(&mut self, n: u64) {
         self.done += n;
-        let every = if self.tty { 0.2 } else { 5.0 };
+        let every = if self.tty { 2.0 } else { 5.0 };
         if self.last.elapsed().as_secs_f64() >= every {
             self.last = Instant::now();
             self.print();
@@ -593,22 +600,12 @@ impl Progress {
     fn print(&mut self) {
         self.shown = self.done;
         // `-q` (the caller's log level) asks for no progress.
-        if !log::log_enabled!(log::Level::Info) {
-            return;
-        }
-        if self.tty {
-            eprint!("\r{}   ", self.line());
-        } else {
-            eprintln!("{}", self.line());
-        }
+        log::info!(target: PROGRESS, "{}", self.line());
     }
 
     fn finish(&mut self) -> Duration {
         if self.shown != self.done {
             self.print();
-        }
-        if self.tty && log::log_enabled!(log::Level::Info) {
-            eprintln!();
         }
         self.start.elapsed()
     }

@@ -200,7 +200,7 @@ extern "C" fn drain_at_exit() {
         }
     });
     if drained.is_err() {
-        eprintln!("repdiff-fuzz: at exit: draining the lanes panicked (see above)");
+        log::error!("repdiff-fuzz: at exit: draining the lanes panicked (see above)");
     }
 }
 
@@ -244,7 +244,7 @@ impl Harness {
             );
             lane_at.insert(0, python_at);
         }
-        eprintln!(
+        log::info!(
             "repdiff-fuzz: {target}: {} oracles ({}); known list: {} signatures, {} cell keys",
             names.len(),
             names.join(", "),
@@ -252,14 +252,14 @@ impl Harness {
             known.cells.len()
         );
         for l in &lanes {
-            eprintln!(
+            log::info!(
                 "repdiff-fuzz: {target}: lane {}: {}",
                 l.label(),
                 l.names().join(", ")
             );
         }
         for (name, why) in &lineup.left_out {
-            eprintln!("repdiff-fuzz: {target}: not in the loop: {name}: {why}");
+            log::warn!("repdiff-fuzz: {target}: not in the loop: {name}: {why}");
         }
         Harness {
             target,
@@ -292,6 +292,7 @@ impl Harness {
     pub fn init(target: &'static str) {
         let mut h = HARNESS.lock().unwrap_or_else(|p| p.into_inner());
         if h.is_none() {
+            crate::log_to_stderr();
             *h = Some(Harness::new(target));
             // libFuzzer ends a run with exit(): triage what is still in the
             // lanes first.
@@ -407,7 +408,7 @@ impl Harness {
     fn drain(&mut self) {
         while let Some((p, job, done)) = self.lanes.wait() {
             if let Some(msg) = self.complete(p, &job, done) {
-                eprintln!("repdiff-fuzz: at exit: {msg}");
+                log::warn!("repdiff-fuzz: at exit: {msg}");
             }
         }
         // Each lane's last CPU reading, so the report's CPU per input
@@ -496,7 +497,7 @@ impl Harness {
                     self.findings
                         .record(self.target, &hash, one, &t, body, q, &named, raw_input)
                 {
-                    eprintln!(
+                    log::warn!(
                         "repdiff-fuzz: NEW signature {hash}: {key}\n  signature: {}\n  saved to {}",
                         t.signature,
                         dir.display()

@@ -15,6 +15,9 @@
 //!   once (all optional; `cargo xtask fuzz` sets them).
 //! - [`lineup`]: the oracles of the loop, started by the roster
 //!   (`oracles::roster`) as every command starts them.
+//!
+//! It never prints: what it says goes through the `log` facade, and the
+//! libFuzzer targets, which have no logger, get [`log_to_stderr`].
 
 /// Root-cause naming lives in its own crate (the product uses it without
 /// the generator); re-exported so the fuzz code keeps one path.
@@ -27,11 +30,13 @@ pub mod lane;
 pub mod record;
 pub mod robust;
 mod settings;
+mod stderr_log;
 pub mod triage;
 
 pub use harness::Harness;
 pub use oracles::roster::Place;
 pub use settings::{Settings, WORKER_TIMEOUT};
+pub use stderr_log::log_to_stderr;
 
 use engine::oracle::Oracle;
 use std::path::{Path, PathBuf};
@@ -151,7 +156,7 @@ pub fn make_lineup(settings: &Settings, want: Option<&[&str]>) -> Lineup {
     if !missing.is_empty() {
         if settings.allow_missing {
             for m in &missing {
-                eprintln!("repdiff-fuzz: WARNING, running without {m}");
+                log::warn!("repdiff-fuzz: running without {m}");
             }
         } else {
             panic!(
@@ -197,7 +202,7 @@ pub fn load_or_derive_known(settings: &Settings, names: &[String]) -> Known {
             return k;
         }
     }
-    eprintln!(
+    log::info!(
         "repdiff-fuzz: deriving the known list from the corpus and the ledger into {}",
         path.display()
     );
@@ -212,7 +217,7 @@ pub fn load_or_derive_known(settings: &Settings, names: &[String]) -> Known {
 fn read_known(path: &Path) -> Option<Known> {
     let text = std::fs::read_to_string(path).ok()?;
     Known::from_json(&text)
-        .map_err(|e| eprintln!("repdiff-fuzz: {}: {e}; deriving it again", path.display()))
+        .map_err(|e| log::warn!("repdiff-fuzz: {}: {e}; deriving it again", path.display()))
         .ok()
 }
 

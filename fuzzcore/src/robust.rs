@@ -63,12 +63,13 @@ pub fn init() {
     if g.is_some() {
         return;
     }
+    crate::log_to_stderr();
     let settings = Settings::for_target();
     let name = chosen_oracle(&settings).unwrap_or_else(|e| panic!("repdiff-fuzz: {e}"));
     let oracle = make_oracles(&settings, Some(&[name]))
         .pop()
         .unwrap_or_else(|| panic!("repdiff-fuzz: no oracle `{name}`"));
-    eprintln!(
+    log::info!(
         "repdiff-fuzz: {}: {}",
         robust_target(name),
         oracle.identity()

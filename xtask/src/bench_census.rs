@@ -63,7 +63,7 @@ pub fn measure(names: &[String], quick: bool) -> CensusRow {
         impact_pairs: Vec::new(),
         expected: Some(limit),
     };
-    eprintln!(
+    log::info!(
         "bench: census sample, {limit} files x {} oracle(s)",
         sel.oracles.len()
     );

@@ -24,7 +24,7 @@ pub fn measure(names: &[String], limit: u64) -> DirectTable {
         Err(why) => return DirectTable::Skipped(why),
     };
     let questions = sample.files.iter().map(|(_, q)| q.len()).sum();
-    eprintln!(
+    log::info!(
         "bench: the parsers' own speed, {} files, {questions} questions",
         sample.files.len()
     );
@@ -32,7 +32,7 @@ pub fn measure(names: &[String], limit: u64) -> DirectTable {
         .iter()
         .map(|n| {
             let row = measure_one(n, &sample);
-            eprintln!(
+            log::info!(
                 "bench:   {n:<26} direct {:>8}  through repdiff {:>8}  {}",
                 secs(row.direct_cpu),
                 secs(row.worker_cpu.zip(row.driver_cpu).map(|(w, d)| w + d)),

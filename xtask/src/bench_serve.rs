@@ -127,7 +127,7 @@ fn run(names: &[String], quick: bool, script: &std::path::Path) -> Result<ServeR
         .to_string();
     let url = format!("{base}api/check");
     let (warm, short) = if quick { (1, 2) } else { WARM_SECS };
-    eprintln!("bench: serve under load ({url})");
+    log::info!("bench: serve under load ({url})");
     // Warm up: the first requests start JITs and fill caches.
     wrk(&url, script, 8, warm)?;
     let mut runs = vec![wrk(&url, script, 8, short)?, wrk(&url, script, 64, short)?];

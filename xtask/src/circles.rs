@@ -54,12 +54,12 @@ pub fn main(workspace: &Path) -> i32 {
     let found = match find(workspace) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("xtask circles: {e}");
+            log::error!("circles: {e}");
             return 2;
         }
     };
     for c in &found {
-        println!("{c}");
+        crate::output::line(format_args!("{c}"));
     }
     let new: Vec<&String> = found
         .iter()
@@ -70,10 +70,10 @@ pub fn main(workspace: &Path) -> i32 {
         .filter(|p| !found.iter().any(|c| c == *p))
         .collect();
     for c in &new {
-        eprintln!("xtask circles: a new import circle: {c}");
+        log::error!("circles: a new import circle: {c}");
     }
     for c in &gone {
-        eprintln!("xtask circles: pinned but gone (take it out of circles::PINNED): {c}");
+        log::error!("circles: pinned but gone (take it out of circles::PINNED): {c}");
     }
     i32::from(!new.is_empty() || !gone.is_empty())
 }

@@ -39,8 +39,8 @@ pub struct Broken {
 pub fn main(root: &Path) -> i32 {
     let broken = find(root);
     for b in &broken {
-        eprintln!(
-            "xtask doc-paths: {}:{}: `{}` does not exist",
+        log::error!(
+            "doc-paths: {}:{}: `{}` does not exist",
             b.doc.display(),
             b.line,
             b.target

@@ -412,21 +412,21 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     if opts.check {
         let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
         if on_disk == text {
-            println!("{} is up to date", path.display());
+            log::info!("{} is up to date", path.display());
             return Ok(0);
         }
-        eprintln!(
-            "error: {} is out of date; run `cargo xtask gen-metamorphic`",
+        log::error!(
+            "{} is out of date; run `cargo xtask gen-metamorphic`",
             path.display()
         );
         return Ok(1);
     }
     if let Err(e) = std::fs::write(&path, &text) {
-        eprintln!("error: cannot write {}: {e}", path.display());
+        log::error!("cannot write {}: {e}", path.display());
         return Ok(1);
     }
     let cases = cases(&bases).len();
-    println!(
+    log::info!(
         "wrote {} ({cases} cases, {} families)",
         path.display(),
         bases.len()

@@ -12,6 +12,9 @@ mod circles;
 mod doc_paths;
 mod fuzz;
 mod gen_metamorphic;
+mod output;
+#[cfg(test)]
+mod prints;
 mod verify_cpython315;
 mod verify_google;
 
@@ -66,6 +69,8 @@ fn ensure_setup(program: &'static str, needs: repdiff::shared::Needs) {
 fn main() {
     engine::worker::stop_workers_on_signal();
     let cli = Cli::parse();
+    // `apply` installs repdiff's logger at the level of -q/-v: xtask's own
+    // commands speak through `log` like the product's (stdout is output.rs's).
     let result = cli.global.apply().and_then(|()| match cli.command {
         Command::Product(p) => p.run(&HOST),
         Command::Fuzz(o) => Ok(fuzz::main(o)?),

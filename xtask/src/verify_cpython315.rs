@@ -31,7 +31,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         Ok(0) => 0,
         Ok(_) => 1,
         Err(message) => {
-            eprintln!("error: verify-cpython315: {message}");
+            log::error!("verify-cpython315: {message}");
             1
         }
     })
@@ -100,7 +100,7 @@ fn verify(ctx: &Ctx, n: usize, seed: u64) -> Result<usize, String> {
     let reply_path = work.join("reply.json");
     let _ = std::fs::remove_file(&reply_path);
 
-    eprintln!(
+    log::info!(
         "verify-cpython315: {n} cases, {queries} queries (seed {seed}); starting CPython 3.15.0rc1 in pyodide {} under node",
         pins::PYODIDE_VERSION
     );
@@ -141,19 +141,23 @@ fn verify(ctx: &Ctx, n: usize, seed: u64) -> Result<usize, String> {
         ));
     }
     let diffs = crosscheck::compare(&cases, &ours, &theirs.results);
-    println!("adapter:   {} — {}", oracle.name(), oracle.identity());
-    println!(
+    crate::output::line(format_args!(
+        "adapter:   {} — {}",
+        oracle.name(),
+        oracle.identity()
+    ));
+    crate::output::line(format_args!(
         "reference: CPython {} (pyodide {}, {:.1} s), robotparser.py sha256 {sha}",
         theirs.sys_version,
         pins::PYODIDE_VERSION,
         started.elapsed().as_secs_f64()
-    );
-    println!(
+    ));
+    crate::output::line(format_args!(
         "verify-cpython315: {n} cases, {queries} queries, {} differences",
         diffs.len()
-    );
+    ));
     for d in diffs.iter().take(10) {
-        println!("{d}");
+        crate::output::line(format_args!("{d}"));
     }
     Ok(diffs.len())
 }

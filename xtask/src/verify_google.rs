@@ -23,7 +23,7 @@ pub fn main() -> Result<i32, Usage> {
     Ok(match verify_google(&Ctx::new()) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("error: {e}");
+            log::error!("{e}");
             1
         }
     })
@@ -53,7 +53,7 @@ fn verify_google(ctx: &Ctx) -> Result<(), SetupError> {
     })?;
     let exe = build.join("robots_test");
     let cxx = std::env::var("CXX").unwrap_or_else(|_| "c++".into());
-    eprintln!(
+    log::info!(
         "verify-google: compiling robots_test.cc + robots.cc with {cxx} -std=c++17 -O2 (gtest, abseil from Debian)"
     );
     setup::run(
@@ -79,7 +79,7 @@ fn verify_google(ctx: &Ctx) -> Result<(), SetupError> {
         "apt-get install -y g++ libabsl-dev libgtest-dev",
     )?;
 
-    eprintln!("verify-google: running {}", exe.display());
+    log::info!("verify-google: running {}", exe.display());
     let out = Command::new(&exe).output().map_err(|e| {
         ctx.err(
             PIECE,
@@ -108,11 +108,13 @@ fn verify_google(ctx: &Ctx) -> Result<(), SetupError> {
             "our build of robots.cc is not faithful: check the compiler and abseil versions",
         ));
     }
-    println!(
+    crate::output::line(format_args!(
         "verify-google: Google's robots_test.cc against robots.cc sha256 {}",
         pins::ROBOTS_CC_SHA256
-    );
-    println!("verify-google: {EXPECTED_TESTS} passed, 0 failed");
+    ));
+    crate::output::line(format_args!(
+        "verify-google: {EXPECTED_TESTS} passed, 0 failed"
+    ));
     Ok(())
 }
 

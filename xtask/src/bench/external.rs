@@ -68,7 +68,7 @@ pub fn measure(bodies: &[Body], names: &[String]) -> Vec<ExtRow> {
     for e in externals.iter().filter(|e| names.contains(&e.name)) {
         for body in bodies.iter().filter(|b| wanted(b)) {
             let row = measure_one(e, body);
-            eprintln!(
+            log::info!(
                 "bench:   {} x {:<9} floor {:>9}  call {:>9}  1-query call {:>9}  direct {:>9}{}",
                 e.name,
                 body.name,

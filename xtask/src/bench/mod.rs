@@ -150,7 +150,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     let wall = Instant::now();
     let load_start = loadavg();
     let bodies = bodies();
-    eprintln!(
+    log::info!(
         "bench: {} oracle(s) x {} bodies, {} queries per batch, {} plan; load average {load_start}",
         names.len(),
         bodies.len(),
@@ -158,7 +158,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         if quick { "quick" } else { "full" },
     );
     for b in &bodies {
-        eprintln!(
+        log::info!(
             "bench: body {:<9} {:>7} bytes {:>6} lines",
             b.name,
             b.text.len(),
@@ -171,7 +171,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     let h2h = run_head_to_head(&names, &bodies, &plan, &unavailable);
     let one_cpu = match bodies.iter().find(|b| b.name == "small") {
         Some(small) if !quick => {
-            eprintln!("bench: the small body again, bench thread and worker on one CPU");
+            log::info!("bench: the small body again, bench thread and worker on one CPU");
             one_cpu::measure(&names, &registry, small, &plan)
         }
         _ => Vec::new(),
@@ -179,7 +179,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     let external: Vec<external::ExtRow> = if quick {
         Vec::new()
     } else {
-        eprintln!("bench: external oracles, direct script vs protocol");
+        log::info!("bench: external oracles, direct script vs protocol");
         external::measure(&bodies, &names)
     };
     let census_row = crate::bench_census::measure(&names, quick);
@@ -217,9 +217,9 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         }
         Err(_) => json,
     };
-    print!("{}", terminal_tables(&rows, &h2h, &unavailable));
+    crate::output::text(&terminal_tables(&rows, &h2h, &unavailable));
     if let Err(e) = write_outputs(&meta, opts.publish, &md, &json) {
-        eprintln!("error: {e}");
+        log::error!("{e}");
         return Ok(1);
     }
     let invalid = rows.iter().any(|r| !r.valid());
@@ -258,10 +258,10 @@ fn measure_builtins(
         if entry.harness.is_some() {
             // Its library is linked into its own harness, not into this
             // binary: there is no in-process call to set beside the worker.
-            eprintln!("bench: {name}: served by its harness binary, no in-process row");
+            log::info!("bench: {name}: served by its harness binary, no in-process row");
             continue;
         }
-        eprintln!(
+        log::info!(
             "bench: [{}/{}] {name}: starting in-process and worker",
             i + 1,
             names.len()
@@ -269,7 +269,7 @@ fn measure_builtins(
         let (mut raw, mut sup) = match start_both(name, entry) {
             Ok(pair) => pair,
             Err(u) => {
-                eprintln!("ERROR: {u}");
+                log::error!("{u}");
                 unavailable.push(u);
                 continue;
             }
@@ -277,7 +277,7 @@ fn measure_builtins(
         for body in bodies {
             let t = Instant::now();
             let row = measure_overhead(raw.as_mut(), &mut sup, body, plan);
-            eprintln!(
+            log::info!(
                 "bench:   {name} x {:<9} raw {:>9}  repdiff {:>9}  {}  ({} rounds, {:.1} s)",
                 body.name,
                 fmt_ns(row.raw.median()),
@@ -365,11 +365,11 @@ fn write_outputs(meta: &Meta, publish: bool, md: &str, json: &str) -> Result<(),
         engine::write_atomic(&path, text.as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     }
-    println!(
+    crate::output::line(format_args!(
         "\nreport: {} ({:.0} s)",
         dir.join(format!("{stem}.md")).display(),
         meta.secs
-    );
+    ));
     Ok(())
 }
 
@@ -408,9 +408,9 @@ fn run_head_to_head(
         .iter()
         .filter(|b| b.name == "small" || b.name == "large")
     {
-        eprintln!("bench: head-to-head rfc9309 vs google x {}", body.name);
+        log::info!("bench: head-to-head rfc9309 vs google x {}", body.name);
         let h = head_to_head(&mut rfc, &mut google, body, plan);
-        eprintln!(
+        log::info!(
             "bench:   per query, batched: rfc9309 {} google {} ({:.2}x); alone: rfc9309 {} google {} ({:.2}x)",
             fmt_ns(h.rfc_batch.median() / BATCH as f64),
             fmt_ns(h.google_batch.median() / BATCH as f64),

@@ -87,7 +87,7 @@ pub(super) fn measure(
         .filter(Row::valid)
         .map(|r| r.repdiff.median() - r.raw.median());
     let Some(_pin) = Pinned::to(cpu) else {
-        eprintln!("bench: cannot pin to CPU {cpu}; no one-CPU table");
+        log::warn!("bench: cannot pin to CPU {cpu}; no one-CPU table");
         return Vec::new();
     };
     let mut rows = Vec::new();
@@ -107,7 +107,7 @@ pub(super) fn measure(
         if !row.valid() {
             continue;
         }
-        eprintln!(
+        log::info!(
             "bench:   {name} x {} on CPU {cpu}: raw {:>9}  repdiff {:>9}",
             body.name,
             fmt_ns(row.raw.median()),

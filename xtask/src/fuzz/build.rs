@@ -108,7 +108,7 @@ fn check_scope_stamp(dir: &std::path::Path, add: &str) -> Result<(), String> {
     }
     let triple_dir = dir.join(TRIPLE);
     if triple_dir.exists() {
-        eprintln!(
+        log::info!(
             "fuzz build: {} changed since {} was built; rebuilding from scratch",
             wrapper.display(),
             triple_dir.display()
@@ -174,7 +174,7 @@ fn cargo_fuzz_build(
             .env(format!("CXXFLAGS_{env_triple}"), flags)
             .env("RUSTC_WRAPPER", scope_wrapper())
             .env("REPDIFF_FUZZ_SCOPE_ADD", add);
-        eprintln!(
+        log::info!(
             "fuzz build: RUSTC_WRAPPER=fuzz/tools/coverage-scope REPDIFF_FUZZ_SCOPE_ADD={add:?} CXX={clang} CXXFLAGS={flags} cargo +nightly fuzz build -O --sanitizer {} --target-dir {}{} {}",
             if asan { "address" } else { "none" },
             target_dir.strip_prefix(root()).unwrap_or(target_dir).display(),

@@ -113,7 +113,7 @@ fn status<E: std::fmt::Display>(result: Result<(), Vec<E>>) -> i32 {
         Ok(()) => 0,
         Err(errors) => {
             for e in errors {
-                eprintln!("error: {e}");
+                log::error!("{e}");
             }
             1
         }
@@ -144,16 +144,16 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     match sub {
         Sub::Targets => {
             for t in fuzzcore::DIFFERENTIAL_TARGETS {
-                println!("{t}");
+                crate::output::line(format_args!("{t}"));
             }
             for (t, _) in fuzzcore::robust_runs() {
-                println!("{t}");
+                crate::output::line(format_args!("{t}"));
             }
             Ok(0)
         }
         Sub::Seed => {
             let n = nightly::seed();
-            println!("seeded {n} new corpus bodies into fuzz/corpus/differential_bytes");
+            log::info!("seeded {n} new corpus bodies into fuzz/corpus/differential_bytes");
             Ok(0)
         }
         Sub::Setup => Ok(status(tools::ensure().map(drop))),
@@ -169,7 +169,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
             let known = derive_known().map_err(Usage)?;
             write_known(&known);
             let s = nightly::speed(seconds).map_err(Usage)?;
-            println!("{}", s.describe());
+            crate::output::line(format_args!("{}", s.describe()));
             Ok(0)
         }
         Sub::Coverage => {
@@ -178,7 +178,7 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
             let known = derive_known().map_err(Usage)?;
             write_known(&known);
             let c = nightly::coverage().map_err(Usage)?;
-            println!("{}", c.describe());
+            crate::output::line(format_args!("{}", c.describe()));
             Ok(0)
         }
     }

@@ -365,7 +365,7 @@ pub fn speed(secs: u64) -> Result<Speed, String> {
             args.push(format!("-jobs={}", mode.jobs));
             args.push(format!("-workers={}", mode.jobs));
         }
-        eprintln!("fuzz speed: differential, {} for {secs} s", mode.label);
+        log::info!("fuzz speed: differential, {} for {secs} s", mode.label);
         let launch = Launch {
             target: "differential",
             bin: bin.clone(),
@@ -536,7 +536,7 @@ pub fn run(o: &Options) -> i32 {
     match run_job(o) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            log::error!("{e}");
             1
         }
     }
@@ -546,9 +546,10 @@ pub fn run(o: &Options) -> i32 {
 fn run_job(o: &Options) -> Result<i32, String> {
     let started = SystemTime::now();
     let t0 = std::time::Instant::now();
-    eprintln!(
+    log::info!(
         "fuzz: nightly job, {} minutes, {} job(s)",
-        o.minutes, o.jobs
+        o.minutes,
+        o.jobs
     );
     let known = prepare(o)?;
     let findings_before: Vec<String> = all_findings()?.into_iter().map(|f| f.hash).collect();
@@ -557,11 +558,11 @@ fn run_job(o: &Options) -> Result<i32, String> {
     let merges = merge_all();
     let cov = match coverage() {
         Ok(c) => {
-            eprintln!("fuzz: {}", c.describe());
+            log::info!("fuzz: {}", c.describe());
             Some(c)
         }
         Err(e) => {
-            eprintln!("fuzz: coverage failed: {e}");
+            log::warn!("fuzz: coverage failed: {e}");
             None
         }
     };
@@ -585,7 +586,7 @@ fn run_job(o: &Options) -> Result<i32, String> {
     };
     let (code, paths) = report::write(&r)?;
     for p in paths {
-        eprintln!("fuzz: wrote {}", p.display());
+        log::info!("fuzz: wrote {}", p.display());
     }
     Ok(code)
 }
@@ -598,17 +599,17 @@ fn prepare(o: &Options) -> Result<super::triage::Known, String> {
     if o.build {
         build::build_all(&clang)?;
     }
-    eprintln!("fuzz: deriving the known list from the corpus and the ledger");
+    log::info!("fuzz: deriving the known list from the corpus and the ledger");
     let known = derive_known()?;
     write_known(&known);
-    eprintln!(
+    log::info!(
         "fuzz: known list: {} signatures, {} cell keys from {} corpus queries",
         known.signatures.len(),
         known.cells.len(),
         known.queries
     );
     let seeded = seed();
-    eprintln!("fuzz: seeded {seeded} new corpus bodies into fuzz/corpus/differential_bytes");
+    log::info!("fuzz: seeded {seeded} new corpus bodies into fuzz/corpus/differential_bytes");
     Ok(known)
 }
 
@@ -629,11 +630,11 @@ fn fuzz_all(o: &Options) -> Fuzzed {
         .unwrap_or((total / (3 * MODES.len() as u64)).clamp(10, 60));
     let speed = match speed(speed_secs) {
         Ok(s) => {
-            eprintln!("fuzz: {}", s.describe());
+            log::info!("fuzz: {}", s.describe());
             Some(s)
         }
         Err(e) => {
-            eprintln!("fuzz: speed measurement failed: {e}");
+            log::warn!("fuzz: speed measurement failed: {e}");
             None
         }
     };
@@ -645,30 +646,30 @@ fn fuzz_all(o: &Options) -> Fuzzed {
     for (target, share) in DIFFERENTIAL {
         let secs = ((remaining as f64) * share).max(10.0) as u64;
         if runner::plain_processes(target) {
-            eprintln!(
+            log::info!(
                 "fuzz: {target} for {secs} s, {} plain process(es), each started again when it stops early",
                 o.jobs
             );
         } else {
-            eprintln!("fuzz: {target} for {secs} s, -fork={}", o.jobs);
+            log::info!("fuzz: {target} for {secs} s, -fork={}", o.jobs);
         }
         match fuzz_target(target, &plain_bin(target), None, secs, o.jobs, every) {
             Ok(s) => runs.push(s),
-            Err(e) => eprintln!("error: {target}: {e}"),
+            Err(e) => log::error!("{target}: {e}"),
         }
     }
     let robust = robust_runs();
     let robust_share = ((remaining as f64 * 0.25) / robust.len().max(1) as f64).max(5.0) as u64;
     for (target, oracle) in &robust {
         let asan = build::under_asan(oracle);
-        eprintln!(
+        log::info!(
             "fuzz: {target} for {robust_share} s{}",
             if asan { " (AddressSanitizer)" } else { "" }
         );
         let bin = robust_bin(oracle);
         match fuzz_target(target, &bin, Some(oracle), robust_share, o.jobs, every) {
             Ok(s) => runs.push(s),
-            Err(e) => eprintln!("error: {target}: {e}"),
+            Err(e) => log::error!("{target}: {e}"),
         }
     }
     let seconds = runs.iter().map(|r| r.seconds).sum::<f64>()
@@ -688,10 +689,10 @@ fn merge_all() -> Vec<(String, usize, usize)> {
     for (target, _) in DIFFERENTIAL {
         match merge(target, &plain_bin(target)) {
             Ok((b, a)) => {
-                eprintln!("fuzz: merged {target}: {b} -> {a} inputs");
+                log::info!("fuzz: merged {target}: {b} -> {a} inputs");
                 merges.push((target.to_string(), b, a));
             }
-            Err(e) => eprintln!("fuzz: {e}"),
+            Err(e) => log::warn!("fuzz: {e}"),
         }
     }
     merges
@@ -706,13 +707,13 @@ fn minimise_new(known: &super::triage::Known) -> Result<Vec<String>, String> {
         if f.dir.join("case.yaml").exists() {
             continue;
         }
-        eprintln!("fuzz: minimising finding {}", f.hash);
+        log::info!("fuzz: minimising finding {}", f.hash);
         match repdiff::triage::minimize::minimize(&f.dir, known, false) {
             Ok(s) => {
-                eprintln!("{s}");
+                log::info!("{s}");
                 minimised.push(f.hash.clone());
             }
-            Err(e) => eprintln!("fuzz: minimising {} failed: {e}", f.hash),
+            Err(e) => log::warn!("fuzz: minimising {} failed: {e}", f.hash),
         }
     }
     Ok(minimised)

@@ -187,14 +187,14 @@ pub fn run(
             Err(_) => break None,
         }
         if started.elapsed() > deadline {
-            eprintln!("  [{}] past its deadline: stopping it", l.target);
+            log::warn!("[{}] past its deadline: stopping it", l.target);
             let _ = child.kill();
             break child.wait().ok();
         }
         if last.elapsed() >= every {
             last = Instant::now();
             if let Ok(s) = stats.lock() {
-                eprintln!(
+                log::info!(
                     "{}",
                     progress_line(&s, started.elapsed(), l.seconds, &extra())
                 );
@@ -247,15 +247,15 @@ pub fn restarting(
             Ok(s) => s,
             Err(e) if n == 0 => return Err(e),
             Err(e) => {
-                eprintln!("  cannot start it again: {e}");
+                log::warn!("cannot start it again: {e}");
                 break;
             }
         };
         fold_next(&mut total, &s, n);
         dead_in_a_row = if s.inited { 0 } else { dead_in_a_row + 1 };
         if dead_in_a_row >= budget.dead_starts.max(1) {
-            eprintln!(
-                "  [{}] {dead_in_a_row} starts in a row died before fuzzing: not starting it again",
+            log::warn!(
+                "[{}] {dead_in_a_row} starts in a row died before fuzzing: not starting it again",
                 s.target
             );
             break;
@@ -263,7 +263,7 @@ pub fn restarting(
         let left = budget.seconds as f64 - total.seconds;
         // Exit 0: libFuzzer ran its -max_total_time out.
         if s.exit != Some(0) && left >= budget.min_start.max(1) as f64 {
-            eprintln!(
+            log::info!(
                 "  [{}] stopped after {:.0} s (exit {:?}, {}): starting it again for the {:.0} s left",
                 s.target,
                 s.seconds,

@@ -41,7 +41,7 @@ pub fn ensure() -> Result<String, Vec<String>> {
         .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
         .is_some_and(|l| l.lines().any(|t| t.starts_with("nightly")));
     if nightly {
-        eprintln!("fuzz setup: nightly toolchain present");
+        log::info!("fuzz setup: nightly toolchain present");
     } else {
         problems.push(
             "no nightly Rust toolchain (cargo-fuzz needs -Z flags); fix: rustup toolchain install nightly"
@@ -50,9 +50,9 @@ pub fn ensure() -> Result<String, Vec<String>> {
     }
     if nightly {
         if quiet(Command::new("cargo").args(["+nightly", "fuzz", "--version"])) {
-            eprintln!("fuzz setup: cargo-fuzz present");
+            log::info!("fuzz setup: cargo-fuzz present");
         } else {
-            eprintln!(
+            log::info!(
                 "fuzz setup: installing cargo-fuzz from crates.io \
                  (`cargo install --locked cargo-fuzz`, about 30 s to 2 min)"
             );
@@ -70,11 +70,11 @@ pub fn ensure() -> Result<String, Vec<String>> {
     }
     let clang = match find_clang() {
         Some(c) => {
-            eprintln!("fuzz setup: {c} present");
+            log::info!("fuzz setup: {c} present");
             Some(c)
         }
         None if is_root() => {
-            eprintln!(
+            log::info!(
                 "fuzz setup: installing Debian's clang (apt-get install -y clang) to compile \
                  Google's robots.cc with -fsanitize=fuzzer-no-link"
             );
