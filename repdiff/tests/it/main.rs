@@ -12,6 +12,7 @@ mod census_ai_crawlers;
 mod census_warc_sample;
 mod cli;
 mod doctor;
+mod exit_codes;
 mod findings;
 mod harness_fidelity;
 mod hostile_cli;
