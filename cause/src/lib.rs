@@ -136,6 +136,8 @@ impl PartialOrd for Diagnosis {
 impl std::str::FromStr for Diagnosis {
     type Err = String;
 
+    // String: a token that does not parse; its message is the whole error, and
+    // the loader that read it adds the file and line.
     fn from_str(s: &str) -> Result<Diagnosis, String> {
         let known = |n: &str| {
             Diagnosis::catalogued(n)

@@ -10,6 +10,7 @@
 //! when one of its verdicts flips. The edits are data
 //! (`census/edits/*.yaml`), so a new proposal is a new entry, not code.
 
+use crate::error::ReadError;
 use crate::input::{InputError, Record};
 use crate::pipeline::{self, Work};
 use crate::render::SignatureCause;
@@ -621,17 +622,13 @@ fn example(f: &Flip) -> String {
 }
 
 /// Read an `adoption.json` back (to render it again).
-pub fn read(path: &Path) -> Result<Adoption, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+pub fn read(path: &Path) -> Result<Adoption, ReadError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ReadError::read(path, e))?;
     let a: Adoption = serde_json::from_str(&text)
-        .map_err(|e| format!("{}: not an adoption.json: {e}", path.display()))?;
+        .map_err(|e| ReadError::invalid(path, format!("not an adoption.json: {e}")))?;
     if a.format != FORMAT {
-        return Err(format!(
-            "{}: format {:?}, expected {FORMAT:?}",
-            path.display(),
-            a.format
-        ));
+        let message = format!("format {:?}, expected {FORMAT:?}", a.format);
+        return Err(ReadError::invalid(path, message));
     }
     Ok(a)
 }

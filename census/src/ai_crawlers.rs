@@ -10,6 +10,7 @@
 //! applies a `bot` group to `GPTBot` (a substring match) blocks it on a
 //! site that never named it, and that is what this census counts.
 
+use crate::error::ReadError;
 use crate::input::{InputError, Record};
 use crate::pipeline::{self, Work};
 use crate::{queries, OracleId, Progress};
@@ -64,11 +65,10 @@ struct IndexEntry {
 
 /// The list's AI crawlers, one per token (compared ignoring ASCII case,
 /// as RFC 9309 §2.2.1 matches them), in the list's order.
-pub fn load(path: &Path) -> Result<List, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read the AI-crawler list: {e}", path.display()))?;
+pub fn load(path: &Path) -> Result<List, ReadError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ReadError::read(path, e))?;
     let index: IndexFile = serde_json::from_str(&text)
-        .map_err(|e| format!("{}: not ai-crawler-index's data.json: {e}", path.display()))?;
+        .map_err(|e| ReadError::invalid(path, format!("not ai-crawler-index's data.json: {e}")))?;
     let mut seen = HashSet::new();
     let crawlers: Vec<Crawler> = index
         .crawlers
@@ -83,7 +83,7 @@ pub fn load(path: &Path) -> Result<List, String> {
         })
         .collect();
     if crawlers.is_empty() {
-        return Err(format!("{}: no AI crawler in the list", path.display()));
+        return Err(ReadError::invalid(path, "no AI crawler in the list"));
     }
     Ok(List {
         version: index.version,
@@ -356,17 +356,13 @@ fn spread(a: &AiCrawlers, r: &Row) -> String {
 }
 
 /// Read an `ai-crawlers.json` back.
-pub fn read(path: &Path) -> Result<AiCrawlers, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+pub fn read(path: &Path) -> Result<AiCrawlers, ReadError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ReadError::read(path, e))?;
     let a: AiCrawlers = serde_json::from_str(&text)
-        .map_err(|e| format!("{}: not an ai-crawlers.json: {e}", path.display()))?;
+        .map_err(|e| ReadError::invalid(path, format!("not an ai-crawlers.json: {e}")))?;
     if a.format != FORMAT {
-        return Err(format!(
-            "{}: format {:?}, expected {FORMAT:?}",
-            path.display(),
-            a.format
-        ));
+        let message = format!("format {:?}, expected {FORMAT:?}", a.format);
+        return Err(ReadError::invalid(path, message));
     }
     Ok(a)
 }
@@ -405,7 +401,10 @@ mod tests {
         assert_eq!(list.crawlers.len(), 1);
         assert_eq!(list.crawlers[0].token, "GPTBot");
         std::fs::write(&path, "{}").unwrap();
-        assert!(load(&path).unwrap_err().contains("not ai-crawler-index"));
+        assert!(load(&path)
+            .unwrap_err()
+            .to_string()
+            .contains("not ai-crawler-index"));
         let _ = std::fs::remove_dir_all(&dir);
     }
 

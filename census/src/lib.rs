@@ -14,6 +14,7 @@
 
 pub mod adoption;
 pub mod ai_crawlers;
+pub mod error;
 pub mod input;
 pub mod pair;
 mod pipeline;
@@ -21,6 +22,7 @@ pub mod queries;
 pub mod render;
 pub mod tally;
 
+use crate::error::ReadError;
 use engine::oracle::{Answer, Oracle, Outcome};
 use input::{InputError, Record};
 use serde::{Deserialize, Serialize};
@@ -47,6 +49,7 @@ pub struct Shard {
 }
 
 impl Shard {
+    // String: a flag's value that does not parse; the message is the usage error.
     pub fn parse(s: &str) -> Result<Shard, String> {
         let bad = || format!("--shard {s:?}: expected K/N with 0 <= K < N (K is 0-based)");
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
@@ -253,6 +256,7 @@ impl Census {
 
     /// Combine shard outputs. They must come from the same census (same
     /// input, limit, reference and oracle versions); the order is free.
+    // String: shards that do not belong together; the message names the field.
     pub fn merge(parts: Vec<Census>) -> Result<Census, String> {
         let mut it = parts.into_iter();
         let first = it.next().ok_or("nothing to merge")?;
@@ -644,17 +648,13 @@ pub fn write_outputs(dir: &Path, census: &Census, speed: Option<&Speed>) -> std:
 }
 
 /// Read a `census.json` (a shard's output) for merging.
-pub fn read_census(path: &Path) -> Result<Census, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+pub fn read_census(path: &Path) -> Result<Census, ReadError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ReadError::read(path, e))?;
     let c: Census = serde_json::from_str(&text)
-        .map_err(|e| format!("{}: not a census.json: {e}", path.display()))?;
+        .map_err(|e| ReadError::invalid(path, format!("not a census.json: {e}")))?;
     if c.format != FORMAT {
-        return Err(format!(
-            "{}: format {:?}, expected {FORMAT:?}",
-            path.display(),
-            c.format
-        ));
+        let message = format!("format {:?}, expected {FORMAT:?}", c.format);
+        return Err(ReadError::invalid(path, message));
     }
     Ok(c)
 }

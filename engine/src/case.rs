@@ -375,6 +375,8 @@ pub fn parse_file(file: &Path, text: &str) -> Result<Vec<Case>, LoadError> {
     Ok(out)
 }
 
+// String: the message alone; the loader wraps it in a `LoadError` with the
+// file and line.
 fn validate_query(rq: RawQuery) -> Result<CaseQuery, String> {
     let ask = rq.ask.unwrap_or(Ask::CanFetch);
     let basis = match (&rq.rfc, &rq.convention) {
@@ -474,6 +476,8 @@ fn validate_query(rq: RawQuery) -> Result<CaseQuery, String> {
 
 /// Profile pins are `can_fetch` verdicts with a citation; RFC 9309's is the
 /// query's own `expect`.
+// String: the message alone; the loader wraps it in a `LoadError` with the
+// file and line.
 fn validate_pins(ask: Ask, pins: &BTreeMap<String, ProfilePin>) -> Result<(), String> {
     for (profile, pin) in pins {
         if ask != Ask::CanFetch {

@@ -23,6 +23,8 @@ impl CauseName {
 impl FromStr for CauseName {
     type Err = String;
 
+    // String: a token that does not parse; its message is the whole error, and
+    // the loader that read it adds the file and line.
     fn from_str(s: &str) -> Result<Self, String> {
         let kebab = !s.is_empty()
             && !s.starts_with('-')
@@ -74,6 +76,8 @@ impl Cause {
 impl FromStr for Cause {
     type Err = String;
 
+    // String: a token that does not parse; its message is the whole error, and
+    // the loader that read it adds the file and line.
     fn from_str(s: &str) -> Result<Self, String> {
         if let Some(rest) = s.strip_prefix(UNCATALOGUED) {
             return match rest.strip_prefix(':').map(str::trim) {

@@ -106,6 +106,8 @@ enum RawPin {
 
 impl TryFrom<RawPin> for Pin {
     type Error = String;
+    // String: a token that does not parse; its message is the whole error, and
+    // the loader that read it adds the file and line.
     fn try_from(raw: RawPin) -> Result<Pin, String> {
         Ok(match raw {
             RawPin::All(label) => Pin::All(label.parse()?),
@@ -148,6 +150,8 @@ impl Entry {
 }
 
 /// Check an entry's `outcomes` against its `oracles` and `cases`.
+// String: the message alone; the loader wraps it in a `LoadError` with the
+// file and line.
 fn check_pins(entry: &Entry) -> Result<(), String> {
     for o in &entry.oracles {
         if !entry.outcomes.contains_key(o) {

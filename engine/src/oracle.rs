@@ -212,6 +212,8 @@ impl std::fmt::Display for Label {
 
 impl std::str::FromStr for Label {
     type Err = String;
+    // String: a token that does not parse; its message is the whole error, and
+    // the loader that read it adds the file and line.
     fn from_str(s: &str) -> Result<Self, String> {
         let nonempty = |t: &str| (!t.is_empty()).then(|| t.to_string());
         match s {
@@ -259,6 +261,8 @@ pub mod label_or_empty {
 
 impl TryFrom<String> for Label {
     type Error = String;
+    // String: a token that does not parse; its message is the whole error, and
+    // the loader that read it adds the file and line.
     fn try_from(s: String) -> Result<Self, String> {
         s.parse()
     }
@@ -365,6 +369,8 @@ mod wire {
 
     impl TryFrom<Flat> for Answer {
         type Error = String;
+        // String: a token that does not parse; its message is the whole error, and
+        // the loader that read it adds the file and line.
         fn try_from(f: Flat) -> Result<Self, String> {
             let need = |v: Option<String>, field: &str| {
                 v.ok_or_else(|| format!("missing field `{field}`"))
@@ -538,6 +544,8 @@ impl std::fmt::Display for Identity {
 impl std::str::FromStr for Identity {
     type Err = String;
 
+    // String: a token that does not parse; its message is the whole error, and
+    // the loader that read it adds the file and line.
     fn from_str(s: &str) -> Result<Self, String> {
         match s.rsplit_once(' ') {
             Some((library, version)) if !library.is_empty() && !version.is_empty() => {

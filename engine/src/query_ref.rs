@@ -52,6 +52,8 @@ impl fmt::Display for QueryRef {
 
 impl FromStr for QueryRef {
     type Err = String;
+    // String: a token that does not parse; its message is the whole error, and
+    // the loader that read it adds the file and line.
     fn from_str(s: &str) -> Result<QueryRef, String> {
         let Some((case, n)) = s.split_once('#') else {
             return match s.is_empty() {
@@ -70,6 +72,8 @@ impl FromStr for QueryRef {
 
 impl TryFrom<String> for QueryRef {
     type Error = String;
+    // String: a token that does not parse; its message is the whole error, and
+    // the loader that read it adds the file and line.
     fn try_from(s: String) -> Result<QueryRef, String> {
         s.parse()
     }

@@ -54,6 +54,8 @@ impl std::fmt::Display for Status {
 
 impl std::str::FromStr for Status {
     type Err = String;
+    // String: a token that does not parse; its message is the whole error, and
+    // the loader that read it adds the file and line.
     fn from_str(s: &str) -> Result<Self, String> {
         [
             Status::Match,

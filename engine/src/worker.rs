@@ -726,6 +726,8 @@ impl Supervised {
             .ok_or_else(|| protocol_failure("greeting without hello".into()))
     }
 
+    // String: why the worker is broken, kept and given as every later
+    // answer's error detail.
     fn ensure_live(&mut self) -> Result<(), String> {
         if self.live.is_some() {
             return Ok(());

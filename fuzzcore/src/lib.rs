@@ -96,6 +96,7 @@ pub fn lineup(settings: &Settings, want: Option<&[&str]>) -> (Lineup, Vec<String
         Ok(r) => r,
         Err(e) => {
             // A packaged run (ClusterFuzzLite) may have no checkout to read.
+            let e = e.to_string();
             if settings.external {
                 missing.push(e.clone());
             }

@@ -145,6 +145,8 @@ pub const ROBUST_PREFIX: &str = "robust-";
 
 impl ProcessStats {
     /// Parse one stats file; `name` is its file name.
+    // String: a file the fuzz report reads back; one that does not parse is
+    // reported with this message and left out, no caller acts on its kind.
     pub fn parse(name: &str, text: &str) -> Result<ProcessStats, String> {
         let parsed = if name.starts_with(ROBUST_PREFIX) {
             serde_json::from_str(text).map(ProcessStats::Robust)

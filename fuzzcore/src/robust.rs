@@ -32,6 +32,8 @@ static ONE: Mutex<Option<One>> = Mutex::new(None);
 
 /// The registered oracle this process fuzzes, from [`ORACLE_VAR`] or the
 /// executable's name; the error lists the choices.
+// String: a fuzz target's startup failure, printed as it is; no caller acts
+// on its kind.
 pub fn chosen_oracle(settings: &Settings) -> Result<&'static str, String> {
     let names: Vec<&'static str> = oracles::registry().iter().map(|e| e.name).collect();
     let from_env = settings.oracle.as_deref();

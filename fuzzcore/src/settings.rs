@@ -82,6 +82,8 @@ impl Settings {
     /// external oracles' runtimes). A value that cannot mean anything (a
     /// worker timeout that is not a positive number of milliseconds) is an
     /// error naming the variable.
+    // String: a fuzz target's startup failure, printed as it is; no caller acts
+    // on its kind.
     pub fn from_env() -> Result<Settings, String> {
         adopt_packaged_cache();
         let oracles = std::env::var("REPDIFF_FUZZ_ORACLES").ok().map(|s| {
@@ -138,6 +140,8 @@ fn on_unless_zero(name: &str) -> bool {
 }
 
 /// [`WORKER_TIMEOUT`], or `REPDIFF_FUZZ_WORKER_TIMEOUT_MS`.
+// String: a fuzz target's startup failure, printed as it is; no caller acts
+// on its kind.
 fn worker_timeout() -> Result<Duration, String> {
     let Ok(v) = std::env::var("REPDIFF_FUZZ_WORKER_TIMEOUT_MS") else {
         return Ok(WORKER_TIMEOUT);

@@ -171,6 +171,8 @@ impl FromStr for FuzzSignature {
 
     /// A feature never holds ` @ ` and a label may (it is free text), so
     /// the text splits at the last one.
+    // String: a token that does not parse; its message is the whole error, and
+    // the loader that read it adds the file and line.
     fn from_str(s: &str) -> Result<FuzzSignature, String> {
         let bad = |why: &str| format!("not a fuzz signature `agreement @ feature` ({why}): {s:?}");
         let (agreement, feature) = s.rsplit_once(AT).ok_or_else(|| bad("no ` @ `"))?;
@@ -305,6 +307,8 @@ impl fmt::Display for Novel {
 impl FromStr for Novel {
     type Err = String;
 
+    // String: a token that does not parse; its message is the whole error, and
+    // the loader that read it adds the file and line.
     fn from_str(s: &str) -> Result<Novel, String> {
         match s.parse::<CellKey>() {
             Ok(key) => Ok(Novel::Cell(key)),
@@ -389,6 +393,8 @@ impl Known {
 
     /// Parse `known-signatures.json`; a missing or unknown field is an
     /// error naming it (the list is then derived again, not half-read).
+    // String: a list that does not parse is derived again (see above); the
+    // message only says why.
     pub fn from_json(text: &str) -> Result<Known, String> {
         serde_json::from_str(text).map_err(|e| format!("known-signature list: {e}"))
     }

@@ -27,7 +27,7 @@ pub mod roster;
 
 /// The manifests' model, under its old path: it is the roster's.
 pub use roster::manifest;
-pub use roster::{Checkout, Roster, Runtime};
+pub use roster::{Checkout, ManifestError, Roster, Runtime};
 
 /// How long an oracle's own HTTP fetcher waits on its socket (connect, each
 /// read): `REPDIFF_FETCH_TIMEOUT` seconds, 1 by default. One setting for
@@ -218,7 +218,7 @@ pub fn cache_dir() -> PathBuf {
 
 /// Every oracle name a ledger entry may use: the built-in registry, then
 /// the external oracles of the checkout at `root` ([`Roster::names`]).
-pub fn oracle_names(root: &std::path::Path) -> Result<Vec<String>, String> {
+pub fn oracle_names(root: &std::path::Path) -> Result<Vec<String>, ManifestError> {
     Ok(Roster::load(Checkout::at(root.to_path_buf()))?.names())
 }
 

@@ -19,7 +19,7 @@ mod start;
 
 pub(crate) use checkout::manifests_under as checkout_manifests;
 pub use checkout::Checkout;
-pub use load::Manifests;
+pub use load::{ManifestError, Manifests};
 pub use manifest::{External, Runtime};
 pub use start::{Builtins, Makers, Place, Request, Started};
 
@@ -39,7 +39,7 @@ impl Roster {
     /// The roster of `checkout`: its built-ins and every manifest, checked
     /// ([`Manifests`]); an unreadable or inconsistent manifest is an error
     /// naming its file (and line).
-    pub fn load(checkout: Checkout) -> Result<Roster, String> {
+    pub fn load(checkout: Checkout) -> Result<Roster, ManifestError> {
         let parsers = crate::registry();
         let manifests = load::manifests(&checkout, &parsers)?;
         Ok(Roster {

@@ -416,8 +416,7 @@ fn merge(
     let parts = dirs
         .iter()
         .map(|d| census::read_census(&d.join("census.json")))
-        .collect::<Result<Vec<Census>, String>>()
-        .map_err(Usage)?;
+        .collect::<Result<Vec<Census>, _>>()?;
     let mut merged = Census::merge(parts).map_err(Usage)?;
     // The causes are named on the merged top list, as one run names them;
     // an oracle missing here leaves its rows "not triaged".

@@ -71,7 +71,7 @@ fn loaded() -> Result<&'static Loaded, Usage> {
 }
 
 fn load() -> Result<Loaded, Usage> {
-    let roster = Roster::load(Checkout::current()).map_err(Usage)?;
+    let roster = Roster::load(Checkout::current()).map_err(|e| Usage(e.to_string()))?;
     let reproducers = roster.manifests().reproducers();
     for (name, r) in &reproducers {
         let manifest = (roster.checkout().root)

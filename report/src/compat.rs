@@ -6,6 +6,7 @@
 //! does not know says so instead of guessing. The site can be rendered from a
 //! report alone (no re-run, no corpus needed): the body travels as hex.
 
+use crate::error::ReadError;
 use engine::case::{Case, HttpSpec};
 use engine::ledger::{Entry, Ledger};
 use engine::oracle::Outcome;
@@ -342,12 +343,15 @@ impl Report {
             .collect()
     }
 
-    /// The `compat.json` text.
+    /// The `compat.json` text. (String: serialising this type fails only on a
+    /// bug; the message is all there is to say.)
     pub fn to_json(&self) -> Result<String, String> {
         serde_json::to_string_pretty(self).map_err(|e| format!("cannot serialise the report: {e}"))
     }
 
     /// Parse a `compat.json`; anything else is an error that says what it got.
+    /// (String: text without a file; [`Report::load`] adds it as
+    /// [`ReadError::Invalid`].)
     pub fn parse(text: &str) -> Result<Report, String> {
         let report: Report = serde_json::from_str(text)
             .map_err(|e| format!("not a repdiff compat.json (expected format {FORMAT}): {e}"))?;
@@ -374,10 +378,9 @@ impl Report {
     }
 
     /// [`Report::parse`] of a file; errors name it.
-    pub fn load(path: &Path) -> Result<Report, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-        Report::parse(&text).map_err(|e| format!("{}: {e}", path.display()))
+    pub fn load(path: &Path) -> Result<Report, ReadError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ReadError::read(path, e))?;
+        Report::parse(&text).map_err(|e| ReadError::invalid(path, e))
     }
 
     pub fn case(&self, id: &str) -> Option<&CaseRec> {

@@ -8,6 +8,7 @@
 //! record already present is never written twice.
 
 use crate::compat::{CaseRec, Report, Status};
+use crate::error::ReadError;
 use crate::score::{cards, Score};
 use engine::oracle::{Identity, Label};
 use engine::query_ref::QueryRef;
@@ -90,6 +91,8 @@ impl std::fmt::Display for OffCell {
 
 impl std::str::FromStr for OffCell {
     type Err = String;
+    // String: a token that does not parse; its message is the whole error, and
+    // the loader that read it adds the file and line.
     fn from_str(s: &str) -> Result<Self, String> {
         let (status, answer) = s
             .split_once(':')
@@ -181,13 +184,17 @@ pub fn records(report: &Report) -> Vec<Record> {
 
 /// Read a history file; a missing file is an empty history, a bad line an
 /// error naming its line.
-pub fn read(path: &Path) -> Result<Vec<Record>, String> {
+pub fn read(path: &Path) -> Result<Vec<Record>, ReadError> {
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(format!("{}: cannot read: {e}", path.display())),
+        Err(e) => return Err(ReadError::read(path, e)),
     };
-    parse(&text).map_err(|(line, e)| format!("{}:{line}: {e}", path.display()))
+    parse(&text).map_err(|(line, message)| ReadError::Invalid {
+        path: path.to_path_buf(),
+        line: Some(line),
+        message,
+    })
 }
 
 pub fn parse(text: &str) -> Result<Vec<Record>, (usize, String)> {
@@ -222,12 +229,15 @@ pub fn to_jsonl(records: &[Record]) -> String {
 
 /// Append the records of a run to the history file (atomically, and only
 /// keys not yet there). Returns how many were added.
-pub fn append(path: &Path, new: &[Record]) -> Result<usize, String> {
+pub fn append(path: &Path, new: &[Record]) -> Result<usize, ReadError> {
     let existing = read(path)?;
     let (all, added) = merge(&existing, new);
     if added > 0 {
-        engine::write_atomic(path, to_jsonl(&all).as_bytes())
-            .map_err(|e| format!("{}: cannot write: {e}", path.display()))?;
+        engine::write_atomic(path, to_jsonl(&all).as_bytes()).map_err(|source| ReadError::Io {
+            doing: "write",
+            path: path.to_path_buf(),
+            source,
+        })?;
     }
     Ok(added)
 }
@@ -236,7 +246,7 @@ pub fn append(path: &Path, new: &[Record]) -> Result<usize, String> {
 /// with the run it publishes. Takes the typed report (built from a run by
 /// [`Report::from_run`](crate::compat::Report::from_run), or read with the
 /// same schema), so the records are the ones the site shows for it.
-pub fn record(path: &Path, report: &Report) -> Result<usize, String> {
+pub fn record(path: &Path, report: &Report) -> Result<usize, ReadError> {
     append(path, &records(report))
 }
 

@@ -10,6 +10,7 @@
 //! crate, so a report format change cannot reach the runner or the oracles.
 
 pub mod compat;
+pub mod error;
 pub mod history;
 pub mod markdown;
 pub mod score;

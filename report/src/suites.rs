@@ -4,6 +4,7 @@
 //! conformance runs, so a renamed field is a compile error and not a page
 //! that silently reads zero.
 
+use crate::error::ReadError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -79,9 +80,8 @@ pub struct UnavailableRec {
 
 impl SuitesReport {
     /// Read a `suites.json`, naming the file in any error.
-    pub fn read(path: &Path) -> Result<SuitesReport, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    pub fn read(path: &Path) -> Result<SuitesReport, ReadError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ReadError::read(path, e))?;
+        serde_json::from_str(&text).map_err(|e| ReadError::invalid(path, e.to_string()))
     }
 }

@@ -3,6 +3,10 @@
 //! which it runs in-process so `cargo xtask conformance` needs no install.
 //! This binary is also the worker supervised oracles are started as
 //! (`/proc/self/exe worker NAME`), hence `worker` among its commands.
+//!
+//! Errors here are `String`s on purpose: every failure of a tool is printed
+//! as it is and ends the command; no caller acts on its kind (the product
+//! commands it runs return `repdiff::error::Error`).
 
 mod bench;
 mod bench_census;

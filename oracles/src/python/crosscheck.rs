@@ -502,6 +502,8 @@ pub struct DirectRun {
     pub results: Vec<Vec<Canon>>,
 }
 
+// String: a verification tool's message (verify-cpython315, the fidelity
+// test), printed as it is.
 pub fn parse_direct(reply: &str) -> Result<DirectRun, String> {
     let v: serde_json::Value =
         serde_json::from_str(reply).map_err(|e| format!("bad runner reply ({e}): {reply:.300}"))?;
@@ -523,6 +525,8 @@ pub fn parse_direct(reply: &str) -> Result<DirectRun, String> {
 }
 
 /// Run the direct runner with `python` (isolated mode), `request` on stdin.
+// String: a verification tool's message (verify-cpython315, the fidelity
+// test), printed as it is.
 pub fn run_python(python: &Path, request: &str) -> Result<DirectRun, String> {
     let mut child = Command::new(python)
         .args(["-I", "-c", DIRECT_RUNNER])

@@ -5,7 +5,7 @@
 use super::checkout::Checkout;
 use super::manifest::{Builtin, External, Reproducer};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Every manifest under a checkout, read and checked.
 pub struct Manifests {
@@ -57,14 +57,15 @@ impl Read {
 /// not its directory's, an external one that is also a built-in or has no
 /// command, and a built-in without a manifest (or with the wrong runtime)
 /// are errors naming the file (and line).
-pub fn manifests(checkout: &Checkout, registry: &[crate::Entry]) -> Result<Manifests, String> {
+pub fn manifests(
+    checkout: &Checkout,
+    registry: &[crate::Entry],
+) -> Result<Manifests, ManifestError> {
     let root = &checkout.root;
-    let paths = checkout.manifests().map_err(|e| {
-        format!(
-            "{}: cannot list the oracles: {e} (is {} a repdiff checkout? see --root)",
-            root.join("oracles/harness").display(),
-            root.display()
-        )
+    let paths = checkout.manifests().map_err(|source| ManifestError::List {
+        dir: root.join("oracles/harness"),
+        root: root.clone(),
+        source,
     })?;
     let mut builtins: Vec<Builtin> = Vec::new();
     let mut externals: Vec<External> = Vec::new();
@@ -77,15 +78,15 @@ pub fn manifests(checkout: &Checkout, registry: &[crate::Entry]) -> Result<Manif
             .to_string_lossy()
             .into_owned();
         if read.name() != dir {
-            return Err(format!(
-                "{}: names oracle `{}` but its directory is `{dir}`",
-                path.display(),
+            let message = format!(
+                "names oracle `{}` but its directory is `{dir}`",
                 read.name()
-            ));
+            );
+            return Err(ManifestError::invalid(&path, message));
         }
         match read {
             Read::Builtin(mut b) => {
-                check_builtin(&b, registry).map_err(|p| format!("{}: {p}", path.display()))?;
+                check_builtin(&b, registry).map_err(|m| ManifestError::invalid(&path, m))?;
                 if let Some(r) = b.reproducer.as_mut() {
                     read_template(&path, r)?;
                 }
@@ -95,7 +96,7 @@ pub fn manifests(checkout: &Checkout, registry: &[crate::Entry]) -> Result<Manif
                 if let Some(r) = o.reproducer.as_mut() {
                     read_template(&path, r)?;
                 }
-                check_external(&o, registry).map_err(|p| format!("{}: {p}", path.display()))?;
+                check_external(&o, registry).map_err(|m| ManifestError::invalid(&path, m))?;
                 externals.push(*o);
             }
         }
@@ -104,14 +105,15 @@ pub fn manifests(checkout: &Checkout, registry: &[crate::Entry]) -> Result<Manif
         .iter()
         .find(|e| !builtins.iter().any(|b| b.name == e.name))
     {
-        return Err(format!(
-            "{}: the built-in oracle `{}` has no manifest (one directory per oracle)",
-            root.join("oracles/harness")
-                .join(e.name)
-                .join("oracle.yaml")
-                .display(),
+        let path = root
+            .join("oracles/harness")
+            .join(e.name)
+            .join("oracle.yaml");
+        let message = format!(
+            "the built-in oracle `{}` has no manifest (one directory per oracle)",
             e.name
-        ));
+        );
+        return Err(ManifestError::invalid(&path, message));
     }
     Ok(Manifests {
         externals,
@@ -119,7 +121,8 @@ pub fn manifests(checkout: &Checkout, registry: &[crate::Entry]) -> Result<Manif
     })
 }
 
-/// An external oracle is not a built-in too, and has a command.
+/// An external oracle is not a built-in too, and has a command. (String:
+/// the message alone; the caller adds the file as [`ManifestError::Invalid`].)
 fn check_external(o: &External, registry: &[crate::Entry]) -> Result<(), String> {
     if registry.iter().any(|e| e.name == o.name) {
         Err(format!(
@@ -135,14 +138,15 @@ fn check_external(o: &External, registry: &[crate::Entry]) -> Result<(), String>
 
 /// Read a manifest's reproducer template (its placeholders are the
 /// product's to check).
-fn read_template(manifest: &Path, r: &mut Reproducer) -> Result<(), String> {
+fn read_template(manifest: &Path, r: &mut Reproducer) -> Result<(), ManifestError> {
     let path = manifest.with_file_name(&r.template);
-    r.source = std::fs::read_to_string(&path)
-        .map_err(|e| format!("{}: the reproducer template: {e}", path.display()))?;
+    r.source =
+        std::fs::read_to_string(&path).map_err(|source| ManifestError::Read { path, source })?;
     Ok(())
 }
 
 /// A built-in's manifest names an adapter of this build, with its runtime.
+/// (String: the message alone, as [`check_external`]'s.)
 fn check_builtin(b: &Builtin, registry: &[crate::Entry]) -> Result<(), String> {
     match registry.iter().find(|e| e.name == b.name) {
         None => Err(format!(
@@ -159,8 +163,11 @@ fn check_builtin(b: &Builtin, registry: &[crate::Entry]) -> Result<(), String> {
 
 /// One manifest, read and parsed once: a `builtin:` key makes it a
 /// built-in's. A malformed one is an error with its file and line.
-fn read(path: &Path) -> Result<Read, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+fn read(path: &Path) -> Result<Read, ManifestError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ManifestError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     let doc: serde_yaml::Value = serde_yaml::from_str(&text).map_err(|e| located(path, &e))?;
     let builtin = doc.get("builtin").is_some();
     let typed = if builtin {
@@ -181,9 +188,48 @@ fn read(path: &Path) -> Result<Read, String> {
 }
 
 /// A YAML error with its file and, where known, its line.
-fn located(path: &Path, e: &serde_yaml::Error) -> String {
-    let line = e
-        .location()
-        .map_or(String::new(), |l| format!(":{}", l.line()));
-    format!("{}{line}: {e}", path.display())
+fn located(path: &Path, e: &serde_yaml::Error) -> ManifestError {
+    ManifestError::Invalid {
+        path: path.to_path_buf(),
+        line: e.location().map(|l| l.line()),
+        message: e.to_string(),
+    }
+}
+
+/// Why the checkout's oracles could not be read: the library says what
+/// failed and where; the binary decides what it costs (its exit status).
+#[derive(Debug, thiserror::Error)]
+pub enum ManifestError {
+    /// The folder of manifests cannot be listed: most likely `root` is not
+    /// a repdiff checkout.
+    #[error("{}: cannot list the oracles: {source} (is {} a repdiff checkout? see --root)", dir.display(), root.display())]
+    List {
+        dir: PathBuf,
+        root: PathBuf,
+        source: std::io::Error,
+    },
+    /// A manifest, or the reproducer template it names, cannot be read.
+    #[error("{}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// A manifest that is malformed or says something this build cannot
+    /// honour: its file, the line where the YAML parser knows it, and what.
+    #[error("{}{}: {message}", path.display(), line.map_or(String::new(), |l| format!(":{l}")))]
+    Invalid {
+        path: PathBuf,
+        line: Option<usize>,
+        message: String,
+    },
+}
+
+impl ManifestError {
+    fn invalid(path: &Path, message: String) -> ManifestError {
+        ManifestError::Invalid {
+            path: path.to_path_buf(),
+            line: None,
+            message,
+        }
+    }
 }

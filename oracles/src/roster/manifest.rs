@@ -336,6 +336,8 @@ fn expand(s: &str) -> String {
 }
 
 /// An oracle given on the command line: `NAME=COMMAND`, run by `sh -c`.
+/// (String: a bad flag value; the message is the usage error the binary
+/// prints.)
 pub fn oracle_cmd(spec: &str) -> Result<External, String> {
     let (name, command) = spec
         .split_once('=')

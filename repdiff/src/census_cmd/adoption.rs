@@ -47,7 +47,7 @@ pub struct AdoptionOpts {
 
 pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, crate::error::Error> {
     if let Some(json) = &args.render {
-        let adoption = census::adoption::read(json).map_err(Usage)?;
+        let adoption = census::adoption::read(json).map_err(crate::error::Error::from)?;
         let dir = json.parent().unwrap_or(std::path::Path::new("."));
         census::adoption::write_outputs(dir, &adoption)
             .map_err(|e| crate::error::Error::io("write", dir, e))?;

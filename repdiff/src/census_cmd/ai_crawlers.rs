@@ -65,7 +65,7 @@ pub fn not_product_tokens(a: &census::ai_crawlers::AiCrawlers) -> Vec<String> {
 
 pub fn run(args: AiCrawlersOpts, host: &Host) -> Result<i32, crate::error::Error> {
     if let Some(json) = &args.render {
-        let report = census::ai_crawlers::read(json).map_err(Usage)?;
+        let report = census::ai_crawlers::read(json).map_err(crate::error::Error::from)?;
         return write(json.parent().unwrap_or(Path::new(".")), &report);
     }
     select::validate(&args.oracles, &[])?;

@@ -118,7 +118,7 @@ pub fn main(opts: Opts, program: &str) -> Result<i32, crate::error::Error> {
         check_publishable(&json, &report, program)?;
     }
     let ledger = site_ledger(&report, opts.ledger.as_deref())?;
-    let mut history = history::read(&history_path).map_err(Usage)?;
+    let mut history = history::read(&history_path)?;
     let mut added = 0;
     if publish {
         (history, added) = history::merge(&history, &history::records(&report));
@@ -339,7 +339,7 @@ fn load_slow(path: &Path) -> Result<Vec<site::SlowFinding>, Usage> {
         .map_err(|e| Usage(format!("{}: {e}", path.display())))
 }
 
-fn load_census(publish: bool) -> Result<Option<census::Census>, Usage> {
+fn load_census(publish: bool) -> Result<Option<census::Census>, crate::error::Error> {
     let published = paths::published_census_dir().join("census.json");
     let run = paths::run_dir().join("census/census.json");
     let candidates = if publish {
@@ -348,7 +348,7 @@ fn load_census(publish: bool) -> Result<Option<census::Census>, Usage> {
         vec![run, published]
     };
     first_existing(candidates)
-        .map(|p| census::read_census(&p).map_err(Usage))
+        .map(|p| census::read_census(&p).map_err(crate::error::Error::from))
         .transpose()
 }
 
@@ -392,22 +392,22 @@ type AiEraReports = (
     Option<census::ai_crawlers::AiCrawlers>,
 );
 
-fn load_ai_era() -> Result<AiEraReports, Usage> {
+fn load_ai_era() -> Result<AiEraReports, crate::error::Error> {
     let dir = paths::published_census_dir();
     let adoption = dir.join("adoption.json");
     let ai = dir.join("ai-crawlers.json");
     Ok((
         adoption
             .is_file()
-            .then(|| census::adoption::read(&adoption).map_err(Usage))
+            .then(|| census::adoption::read(&adoption).map_err(crate::error::Error::from))
             .transpose()?,
         ai.is_file()
-            .then(|| census::ai_crawlers::read(&ai).map_err(Usage))
+            .then(|| census::ai_crawlers::read(&ai).map_err(crate::error::Error::from))
             .transpose()?,
     ))
 }
 
-fn load_suites(publish: bool) -> Result<Option<report::suites::SuitesReport>, Usage> {
+fn load_suites(publish: bool) -> Result<Option<report::suites::SuitesReport>, crate::error::Error> {
     let published = paths::published_suites();
     let run = paths::run_dir().join("suites.json");
     let candidates = if publish {
@@ -416,7 +416,7 @@ fn load_suites(publish: bool) -> Result<Option<report::suites::SuitesReport>, Us
         vec![run, published]
     };
     first_existing(candidates)
-        .map(|p| report::suites::SuitesReport::read(&p).map_err(Usage))
+        .map(|p| report::suites::SuitesReport::read(&p).map_err(crate::error::Error::from))
         .transpose()
 }
 
@@ -443,14 +443,15 @@ fn site_ledger(
     }
 }
 
-fn load_report(path: &Path, program: &str) -> Result<Report, Usage> {
+fn load_report(path: &Path, program: &str) -> Result<Report, crate::error::Error> {
     if !path.exists() {
         return Err(Usage(format!(
             "{}: no such file (run `{program} conformance` first)",
             path.display(),
-        )));
+        ))
+        .into());
     }
-    Report::load(path).map_err(Usage)
+    Ok(Report::load(path)?)
 }
 
 fn diff_main(

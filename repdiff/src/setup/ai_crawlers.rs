@@ -81,7 +81,7 @@ pub fn ensure(ctx: &Ctx, verbose: bool) -> Result<()> {
     )?;
     std::fs::rename(&partial, &list)
         .map_err(|e| ctx.err(PIECE, format!("cannot move the list into place: {e}"), &fix))?;
-    census::ai_crawlers::load(&list).map_err(|why| ctx.err(PIECE, why, &fix))?;
+    census::ai_crawlers::load(&list).map_err(|why| ctx.err(PIECE, why.to_string(), &fix))?;
     log::info!("ai-crawlers: the list is {}", list.display());
     Ok(())
 }

@@ -9,6 +9,7 @@
 use engine::case::Case;
 use engine::oracle::{About, Answer, Ask, Capabilities, Oracle, Outcome, Query, Value};
 use report::compat::{Report, FORMAT};
+use report::error::ReadError;
 use report::{history, markdown, score};
 use std::path::{Path, PathBuf};
 
@@ -127,11 +128,21 @@ fn a_malformed_report_is_an_error_naming_its_file() {
     for (name, body) in cases {
         let p = dir.join(name);
         std::fs::write(&p, body).unwrap();
+        // A file that is read but is no report: Invalid, naming it.
         let e = Report::load(&p).unwrap_err();
-        assert!(e.contains(name), "{e}");
+        assert!(
+            matches!(&e, ReadError::Invalid { path, .. } if path == &p),
+            "{name}: {e:?}"
+        );
+        assert!(e.to_string().contains(name), "{e}");
     }
+    // A file that is not there: the machine's failure, naming it.
     let missing = Report::load(&dir.join("missing.json")).unwrap_err();
-    assert!(missing.contains("missing.json"), "{missing}");
+    assert!(
+        matches!(missing, ReadError::Io { doing: "read", .. }),
+        "{missing:?}"
+    );
+    assert!(missing.to_string().contains("missing.json"), "{missing}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
