@@ -373,15 +373,12 @@ fn queries(
     out: Option<PathBuf>,
     program: &str,
 ) -> Result<i32, crate::error::Error> {
-    use std::io::Write;
     let (inputs, _) = inputs(given, program)?;
     let (text, _) = crate::speed::queries(&inputs, limit).map_err(Usage)?;
     match out {
         Some(path) => engine::write_atomic(&path, &text)
             .map_err(|e| crate::error::Error::io("write", &path, e))?,
-        None => std::io::stdout()
-            .write_all(&text)
-            .map_err(|e| Usage(format!("standard output: {e}")))?,
+        None => crate::output::bytes(&text),
     }
     Ok(0)
 }

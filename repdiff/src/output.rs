@@ -2,12 +2,13 @@
 //! that writes to stdout.
 //!
 //! What a command was asked for is its output and is written here,
-//! whatever the level: `check`'s answers (`--json` too), `oracles`' list,
-//! `doctor`'s table, the summaries of `conformance`, `census`, `suites`,
-//! `report`, `findings` and `triage`, shell completions. Everything a command says about its work (progress, notes, warnings,
-//! errors) goes through the `log` facade to stderr instead
-//! ([`crate::logging`]), so a grep for `println!` tells output from
-//! chatter.
+//! whatever the level: `check`'s answers (`--json` too), `lint`'s
+//! reports, `oracles`' list, `doctor`'s table, the summaries of
+//! `conformance`, `census`, `suites`, `report`, `findings` and `triage`,
+//! `serve`'s address, shell completions. Everything a command says about
+//! its work (progress, notes, warnings, errors) goes through the `log`
+//! facade to stderr instead ([`crate::logging`]), so a grep for
+//! `println!` tells output from chatter.
 //!
 //! A reader that stops early is no error: `repdiff check … | head -1`
 //! closes the pipe, and where `println!` would panic on the broken pipe,

@@ -66,11 +66,6 @@ pub const OUTPUT: &[Allowed] = &[
         &["eprintln"],
         "the libFuzzer targets' logger: the `log` facade's lines on stderr",
     ),
-    (
-        "repdiff/src/lint/render.rs",
-        &["println"],
-        "lint's output module: its text and JSON reports on stdout",
-    ),
 ];
 
 /// Prints of the product not yet where they belong: none left (the list
