@@ -46,6 +46,7 @@ fn signatures(
     ledger: &Ledger,
 ) {
     let total = top.len();
+    let mut every = crate::progress::Every::new();
     for (i, sig) in top.iter_mut().enumerate() {
         let names: Vec<String> = sig
             .signature
@@ -53,19 +54,18 @@ fn signatures(
             .into_iter()
             .map(str::to_string)
             .collect();
-        eprint!(
-            "\r  naming causes: signature {}/{total}, {} oracle(s)   ",
-            i + 1,
-            names.len()
-        );
+        if every.due() {
+            log::info!(
+                "  naming causes: signature {}/{total}, {} oracle(s)",
+                i + 1,
+                names.len()
+            );
+        }
         let input = input(&sig.example);
         sig.causes = names
             .iter()
             .map(|name| one(reference, name, &[name], input.clone(), oracles, ledger))
             .collect();
-    }
-    if total > 0 {
-        log::info!("");
     }
 }
 
@@ -76,15 +76,15 @@ fn headline(
     oracles: &mut [Box<dyn Oracle>],
     ledger: &Ledger,
 ) {
+    let mut every = crate::progress::Every::new();
     for p in pairs.iter_mut() {
-        eprint!("\r  naming causes: headline {} vs {}   ", p.a, p.b);
+        if every.due() {
+            log::info!("  naming causes: headline {} vs {}", p.a, p.b);
+        }
         for e in &mut p.examples {
             let either = [p.a.as_str(), p.b.as_str()];
             e.cause = Some(one(&p.a, &p.b, &either, input(&e.example), oracles, ledger));
         }
-    }
-    if !pairs.is_empty() {
-        log::info!("");
     }
 }
 

@@ -350,7 +350,7 @@ fn dry_run(
     let n = shard.map_or(1, |s| s.n);
     let records = census::input::open(inputs).map_err(|e| Usage(e.0))?;
     let plan = census::shard_plan(records, n, limit).map_err(|e| Usage(e.0))?;
-    println!(
+    crate::out!(
         "{} files in {n} shard(s) (sha256 of the file name or WARC record id, mod {n}):",
         plan.iter().sum::<u64>()
     );
@@ -360,7 +360,7 @@ fn dry_run(
         } else {
             ""
         };
-        println!("  shard {k}/{n}: {c} files{mark}");
+        crate::out!("  shard {k}/{n}: {c} files{mark}");
     }
     Ok(0)
 }
@@ -373,15 +373,12 @@ fn queries(
     out: Option<PathBuf>,
     program: &str,
 ) -> Result<i32, crate::error::Error> {
-    use std::io::Write;
     let (inputs, _) = inputs(given, program)?;
     let (text, _) = crate::speed::queries(&inputs, limit).map_err(Usage)?;
     match out {
         Some(path) => engine::write_atomic(&path, &text)
             .map_err(|e| crate::error::Error::io("write", &path, e))?,
-        None => std::io::stdout()
-            .write_all(&text)
-            .map_err(|e| Usage(format!("standard output: {e}")))?,
+        None => crate::output::bytes(&text),
     }
     Ok(0)
 }
@@ -400,7 +397,7 @@ fn speed(names: &[String], limit: u64, program: &str) -> Result<i32, crate::erro
         if row.error.is_some() || row.differ.is_some_and(|d| d > 0) {
             status = 1;
         }
-        println!(
+        crate::out!(
             "{}",
             serde_json::to_string(&row).map_err(|e| Usage(e.to_string()))?
         );
@@ -470,7 +467,7 @@ fn name_causes(census: &mut Census, oracles: &mut [Box<dyn Oracle>]) {
 /// The as-written figures first (the headline pairs, then the pairs most
 /// often apart), the probes' after: what a reader repeats comes first.
 fn print_headline(c: &Census, out: &Path) {
-    println!(
+    crate::out!(
         "census: {} files, {} as-written questions and {} probes, {} oracles -> {}",
         c.written.tally.files,
         c.written.tally.queries,
@@ -478,10 +475,12 @@ fn print_headline(c: &Census, out: &Path) {
         c.oracles.len(),
         out.join("census.md").display()
     );
-    println!("  real sites on which a widely used pair disagrees on `/` or a path the rules name:");
+    crate::out!(
+        "  real sites on which a widely used pair disagrees on `/` or a path the rules name:"
+    );
     for p in &c.written.summary.headline {
         let hosts: Vec<&str> = p.examples.iter().map(|e| e.example.host.as_str()).collect();
-        println!(
+        crate::out!(
             "    {} vs {}: {} of {} sites (e.g. {})",
             p.a,
             p.b,
@@ -491,12 +490,12 @@ fn print_headline(c: &Census, out: &Path) {
         );
     }
     for view in census::render::sections(c) {
-        println!(
+        crate::out!(
             "  {}, the pairs most often apart:",
             view.title.to_lowercase()
         );
         for p in view.section.summary.pairs.iter().take(5) {
-            println!(
+            crate::out!(
                 "    {} vs {}: {:.1}% of queries, {:.1}% of files",
                 p.a,
                 p.b,

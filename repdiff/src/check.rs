@@ -393,7 +393,7 @@ fn print_json(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &J
     if let Some(usage) = usage_of(job) {
         doc["usage"] = serde_json::json!({"draft": aipref::DRAFT, "queries": usage});
     }
-    println!("{doc}");
+    crate::out!("{doc}");
 }
 
 /// The usage preference of each can_fetch question (`None` for the
@@ -403,10 +403,10 @@ fn usage_of(job: &Job) -> Option<Vec<Option<UsageOutcome>>> {
 }
 
 fn print_human(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &Job) {
-    println!("{}", job.title);
+    crate::out!("{}", job.title);
     let usage = usage_of(job);
     for (i, q) in job.queries.iter().enumerate() {
-        println!(
+        crate::out!(
             "\n{} agent={:?} url={:?}{}",
             q.ask.as_str(),
             q.agent,
@@ -427,20 +427,20 @@ fn print_human(rows: &[Row], unavailable: &[engine::oracle::Unavailable], job: &
             let a = &answers[i];
             // The ledger's spelling (`error:ValueError`), ready to pin.
             let outcome = a.outcome.pin().to_string();
-            println!("  {name:<16} {outcome:<11} {version}");
+            crate::out!("  {name:<16} {outcome:<11} {version}");
             let detail = a.outcome.detail();
             if !detail.is_empty() {
-                println!("  {:<16} {}", "", detail);
+                crate::out!("  {:<16} {}", "", detail);
             }
             if !a.explain.is_empty() {
-                println!("  {:<16} why: {}", "", a.explain);
+                crate::out!("  {:<16} why: {}", "", a.explain);
             }
             if let Some(found) = &deciding[i] {
-                println!("  {:<16} {}", "", found.describe(&job.body));
+                crate::out!("  {:<16} {}", "", found.describe(&job.body));
             }
         }
         if let Some(u) = usage.as_ref().and_then(|u| u[i].as_ref()) {
-            println!("  usage preference ({}): {}", aipref::DRAFT, u.describe());
+            crate::out!("  usage preference ({}): {}", aipref::DRAFT, u.describe());
         }
     }
     for u in unavailable {

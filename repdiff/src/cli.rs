@@ -173,14 +173,16 @@ impl Product {
     }
 }
 
-/// Print an error the way clap prints its own, and give the status of its
-/// kind ([`Error::exit_code`]): the one place either binary maps an error
-/// to an exit status.
+/// Say an error the way clap prints its own (`error: …`, the logger's
+/// error line, shown under `-q` too), and give the status of its kind
+/// ([`Error::exit_code`]): the one place either binary maps an error to
+/// an exit status. The binaries install the logger before a command runs
+/// ([`Global::apply`] does, first of all).
 pub fn exit_code(result: Result<i32, Error>) -> i32 {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e}");
+            log::error!("{e}");
             e.exit_code()
         }
     }

@@ -246,12 +246,12 @@ fn write_reports(
 fn print_untriaged(result: &RunResult) -> usize {
     let untriaged: Vec<_> = result.untriaged().collect();
     if !untriaged.is_empty() {
-        println!(
+        crate::out!(
             "\nUNTRIAGED: {} cell(s) not explained by cases/divergences.yaml:",
             untriaged.len()
         );
         for c in &untriaged {
-            println!(
+            crate::out!(
                 "  {:<28} {:<14} {:<11} {:?}   {}",
                 c.query_ref(),
                 c.oracle,
@@ -268,7 +268,7 @@ fn print_stale(result: &RunResult, strict: bool) {
     if result.stale.is_empty() {
         return;
     }
-    println!(
+    crate::out!(
         "\n{}: {} ledger entr{} explain nothing in this run: {}",
         if strict { "STALE" } else { "warning" },
         result.stale.len(),
@@ -293,27 +293,27 @@ fn print_drifted(result: &RunResult, ledger: &Ledger, strict: bool) -> usize {
     if drifted.is_empty() {
         return 0;
     }
-    println!(
+    crate::out!(
         "\n{}: {} ledger pin{} no longer say what the oracle answered:",
         if strict { "DRIFTED" } else { "warning" },
         drifted.len(),
         if drifted.len() == 1 { "" } else { "s" },
     );
     for d in &drifted {
-        println!("  {d}");
+        crate::out!("  {d}");
     }
     drifted.len()
 }
 
 fn print_next_step(result: &RunResult, out_dir: &Path, host: &Host) {
-    println!("\nreport: {}", out_dir.join("compat.md").display());
+    crate::out!("\nreport: {}", out_dir.join("compat.md").display());
     if !result.unavailable.is_empty() {
-        println!(
+        crate::out!(
             "not publishable: {} oracle(s) could not run",
             result.unavailable.len()
         );
     } else if out_dir == paths::run_dir().join("latest") {
-        println!(
+        crate::out!(
             "publish it (snapshot, site, history, results page): {} report --publish",
             host.program
         );
@@ -327,21 +327,21 @@ fn print_profile_matrix(report: &report::compat::Report) {
     if profiles.is_empty() {
         return;
     }
-    print!("\n{:<16}", "oracle x profile");
+    crate::output::part(format_args!("\n{:<16}", "oracle x profile"));
     for p in &profiles {
-        print!(" {p:>12}");
+        crate::output::part(format_args!(" {p:>12}"));
     }
-    println!("  closest");
+    crate::out!("  closest");
     for o in &report.oracles {
-        print!("{:<16}", o.name);
+        crate::output::part(format_args!("{:<16}", o.name));
         let row = report.profile_matrix.get(&o.name);
         for p in &profiles {
             match row.and_then(|r| r.get(p)).and_then(|s| s.share()) {
-                Some(v) => print!(" {:>11.1}%", v),
-                None => print!(" {:>12}", "-"),
+                Some(v) => crate::output::part(format_args!(" {:>11.1}%", v)),
+                None => crate::output::part(format_args!(" {:>12}", "-")),
             }
         }
-        println!(
+        crate::out!(
             "  {}",
             report
                 .closest_profile
@@ -358,26 +358,34 @@ fn print_slowest(result: &RunResult) {
     if slow.is_empty() {
         return;
     }
-    println!("\nslowest cases (oracles over 1 s):");
+    crate::out!("\nslowest cases (oracles over 1 s):");
     for o in slow {
         let cases: Vec<String> = o
             .slowest
             .iter()
             .map(|(case, took)| format!("{case} {} ms", took.as_millis()))
             .collect();
-        println!("  {:<16} {}", o.name, cases.join(", "));
+        crate::out!("  {:<16} {}", o.name, cases.join(", "));
     }
 }
 
 fn print_summary(result: &report::compat::Report, program: &str) {
     let cards = report::score::cards(result);
-    println!(
+    crate::out!(
         "\n{:<16} {:>6} {:>7} {:>6} {:>5} {:>6} {:>7} {:>9} {:>8}  version",
-        "oracle", "match", "deviate", "failed", "split", "unsup", "score", "untriaged", "ms"
+        "oracle",
+        "match",
+        "deviate",
+        "failed",
+        "split",
+        "unsup",
+        "score",
+        "untriaged",
+        "ms"
     );
     for o in &result.oracles {
         if let Some(s) = cards.get(&o.name).map(|c| c.all) {
-            println!(
+            crate::out!(
                 "{:<16} {:>6} {:>7} {:>6} {:>5} {:>6} {:>6.1}% {:>9} {:>8}  {}",
                 o.name,
                 s.matched,
@@ -393,7 +401,7 @@ fn print_summary(result: &report::compat::Report, program: &str) {
         }
     }
     for u in &result.unavailable {
-        println!(
+        crate::out!(
             "{:<16} NOT RUN: {} (fix: {})",
             u.oracle,
             u.reason,

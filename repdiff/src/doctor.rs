@@ -180,13 +180,13 @@ pub fn main(opts: Opts, program: &'static str) -> Result<i32, crate::error::Erro
     if opts.json {
         let json = serde_json::to_string(&rows)
             .map_err(|e| Usage(format!("cannot write the report as JSON: {e}")))?;
-        println!("{json}");
+        crate::out!("{json}");
         log::info!("{}", python_line());
     } else {
         print_text(&rows, &externals, &root, &missing);
-        println!("{ready} of {} oracles ready", rows.len());
+        crate::out!("{ready} of {} oracles ready", rows.len());
         if ready < rows.len() {
-            println!(
+            crate::out!(
                 "doctor installs nothing: run the fixes above (`{program} setup` installs the \
                  runtimes from Debian's packages when run as root)"
             );
@@ -204,26 +204,30 @@ fn print_text(rows: &[Row], externals: &[External], root: &Path, missing: &[runt
         .unwrap_or(0)
         .max(7);
     let program_w = rows.iter().map(|r| r.shown.len()).max().unwrap_or(0).max(7);
-    println!(
+    crate::out!(
         "{:<name_w$}  {:<runtime_w$}  {:<program_w$}  status",
-        "oracle", "runtime", "program"
+        "oracle",
+        "runtime",
+        "program"
     );
     for r in rows {
         let status = match &r.reason {
             None => "ready".to_string(),
             Some(reason) => format!("missing: {reason}"),
         };
-        println!(
+        crate::out!(
             "{:<name_w$}  {:<runtime_w$}  {:<program_w$}  {status}",
-            r.name, r.runtime, r.shown
+            r.name,
+            r.runtime,
+            r.shown
         );
         if let Some(fix) = &r.fix {
             let indent = name_w + runtime_w + program_w + 6;
-            println!("{:indent$}fix: {fix}", "");
+            crate::out!("{:indent$}fix: {fix}", "");
         }
     }
-    println!();
-    println!("runtime programs (the oracles' and setup's):");
+    crate::out!();
+    crate::out!("runtime programs (the oracles' and setup's):");
     let required_go = runtimes::go_required(root, externals);
     for need in runtimes::needed(externals) {
         let found = runtimes::which(&need.program);
@@ -252,10 +256,10 @@ fn print_text(rows: &[Row], externals: &[External], root: &Path, missing: &[runt
             }
         }
         line.push_str(&format!(" (for {})", need.oracles.join(", ")));
-        println!("{line}");
+        crate::out!("{line}");
     }
-    println!();
-    println!("{}", python_line());
+    crate::out!();
+    crate::out!("{}", python_line());
 }
 
 /// The first `python3` on PATH against the interpreter this binary embeds

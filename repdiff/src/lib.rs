@@ -20,6 +20,7 @@ pub mod findings;
 pub mod http;
 pub mod lint;
 pub mod logging;
+pub mod output;
 pub mod paths;
 pub mod progress;
 pub mod registry;

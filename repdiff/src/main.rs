@@ -29,17 +29,19 @@ const HOST: Host = Host {
 };
 
 fn main() {
+    // The logger before anything can say something (the signal handler's
+    // warning, an error of the global flags): the default level until
+    // `--quiet`/`--verbose` are applied.
+    repdiff::logging::init(repdiff::logging::level(false, 0));
     engine::worker::stop_workers_on_signal();
     let cli = Cli::parse();
     let result = cli.global.apply().and_then(|()| match cli.command {
         Command::Product(p) => p.run(&HOST),
         Command::Completions { shell } => {
-            clap_complete::generate(
-                shell,
-                &mut Cli::command(),
-                "repdiff",
-                &mut std::io::stdout(),
-            );
+            // Into a buffer, then out: clap_complete panics on a closed pipe.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "repdiff", &mut script);
+            repdiff::output::bytes(&script);
             Ok(0)
         }
     });

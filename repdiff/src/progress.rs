@@ -14,6 +14,44 @@ const TEMPLATE: &str = "  {bar:30} {pos:>6}/{len} oracle-cases  {rate:>8}  ETA {
 /// How often the plain fallback reports while nothing finishes.
 const PLAIN_EVERY: Duration = Duration::from_secs(5);
 
+/// A progress note at most every few seconds, for a loop whose steps are
+/// too many or too quick to report each (lint's stages, the census naming
+/// causes): a whole line through `log` (so `-q` hides it and a log file
+/// stays readable), never one redrawn with `\r`. Every two seconds on a
+/// terminal, every [`PLAIN_EVERY`] elsewhere, as the census's own progress.
+pub struct Every {
+    last: Option<Instant>,
+    every: Duration,
+}
+
+impl Every {
+    /// The first call to [`Every::due`] is due.
+    pub fn new() -> Every {
+        let every = if std::io::stderr().is_terminal() {
+            Duration::from_secs(2)
+        } else {
+            PLAIN_EVERY
+        };
+        Every { last: None, every }
+    }
+
+    /// Is a line due now? If so, the next is due a period later.
+    pub fn due(&mut self) -> bool {
+        let now = Instant::now();
+        if self.last.is_some_and(|l| now - l < self.every) {
+            return false;
+        }
+        self.last = Some(now);
+        true
+    }
+}
+
+impl Default for Every {
+    fn default() -> Every {
+        Every::new()
+    }
+}
+
 pub struct Reporter {
     total: usize,
     done: usize,
@@ -121,6 +159,13 @@ impl Reporter {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_is_due_first_then_not_within_its_period() {
+        let mut e = Every::new();
+        assert!(e.due());
+        assert!(!e.due());
+    }
 
     #[test]
     fn the_bar_template_parses() {

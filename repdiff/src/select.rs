@@ -146,7 +146,7 @@ pub fn worker(name: &str) -> i32 {
     match result {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("worker {name}: {e}");
+            log::error!("worker {name}: {e}");
             1
         }
     }
@@ -188,14 +188,14 @@ pub fn list(opts: &ListOpts) -> Result<i32, Usage> {
         }));
     }
     if opts.json {
-        println!("{}", serde_json::Value::Array(rows));
+        crate::out!("{}", serde_json::Value::Array(rows));
     } else {
         for r in &rows {
             let argv: Vec<&str> = r["command"]
                 .as_array()
                 .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
                 .unwrap_or_default();
-            println!(
+            crate::out!(
                 "{:<16} {:<9} {}",
                 r["name"].as_str().unwrap_or(""),
                 r["kind"].as_str().unwrap_or(""),

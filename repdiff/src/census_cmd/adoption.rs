@@ -51,7 +51,7 @@ pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, crate::error::Error> 
         let dir = json.parent().unwrap_or(std::path::Path::new("."));
         census::adoption::write_outputs(dir, &adoption)
             .map_err(|e| crate::error::Error::io("write", dir, e))?;
-        println!("report: {}", dir.join("adoption.md").display());
+        crate::out!("report: {}", dir.join("adoption.md").display());
         return Ok(0);
     }
     select::validate(&args.oracles, &[])?;
@@ -111,12 +111,14 @@ pub fn run(args: AdoptionOpts, host: &Host) -> Result<i32, crate::error::Error> 
         .map_err(|e| crate::error::Error::io("write", &out, e))?;
     drop(pending);
     for e in &adoption.edits {
-        println!(
+        crate::out!(
             "{:<36} {} of {} sites change a verdict for some parser",
-            e.edit.id, e.sites_any, adoption.files
+            e.edit.id,
+            e.sites_any,
+            adoption.files
         );
     }
-    println!("report: {}", out.join("adoption.md").display());
+    crate::out!("report: {}", out.join("adoption.md").display());
     Ok(if sel.unavailable.is_empty() {
         0
     } else {

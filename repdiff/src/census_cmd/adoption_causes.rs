@@ -19,13 +19,16 @@ pub fn name(ran: &mut Ran, edits: &[Edit], oracles: &mut [Box<dyn Oracle>], ledg
     let reference = ran.adoption.reference.clone();
     let total: usize = ran.adoption.rows.iter().map(|r| r.examples.len()).sum();
     let mut done = 0;
+    let mut every = crate::progress::Every::new();
     for row in &mut ran.adoption.rows {
         let Some(edit) = edits.iter().find(|e| e.id == row.edit) else {
             continue;
         };
         for flip in &mut row.examples {
             done += 1;
-            eprint!("\r  naming causes: adoption example {done}/{total}   ");
+            if every.due() {
+                log::info!("  naming causes: adoption example {done}/{total}");
+            }
             let Some(body) = ran.bodies.get(&flip.host) else {
                 continue;
             };
@@ -39,9 +42,6 @@ pub fn name(ran: &mut Ran, edits: &[Edit], oracles: &mut [Box<dyn Oracle>], ledg
             let cause = asked.cause(oracles, ledger);
             flip.cause = Some(cause);
         }
-    }
-    if total > 0 {
-        log::info!("");
     }
 }
 

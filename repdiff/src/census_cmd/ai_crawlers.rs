@@ -129,6 +129,6 @@ pub fn run(args: AiCrawlersOpts, host: &Host) -> Result<i32, crate::error::Error
 fn write(dir: &Path, report: &census::ai_crawlers::AiCrawlers) -> Result<i32, crate::error::Error> {
     census::ai_crawlers::write_outputs(dir, report, &not_product_tokens(report))
         .map_err(|e| crate::error::Error::io("write", dir, e))?;
-    println!("report: {}", dir.join("ai-crawlers.md").display());
+    crate::out!("report: {}", dir.join("ai-crawlers.md").display());
     Ok(0)
 }

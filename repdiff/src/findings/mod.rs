@@ -83,7 +83,7 @@ pub fn main(opts: Opts, program: &str) -> Result<i32, crate::error::Error> {
     let stale = differences(&dir, &files);
     if opts.check {
         if stale.is_empty() {
-            println!("{} is up to date ({} files)", dir.display(), files.len());
+            crate::out!("{} is up to date ({} files)", dir.display(), files.len());
             return Ok(0);
         }
         for s in &stale {
@@ -93,7 +93,7 @@ pub fn main(opts: Opts, program: &str) -> Result<i32, crate::error::Error> {
         return Ok(1);
     }
     write_files(&dir, &files, &stale)?;
-    println!(
+    crate::out!(
         "{}: {} write-ups, {} file(s) changed",
         dir.display(),
         files.len() - 1,
@@ -168,12 +168,14 @@ fn verify_main(only: &[String]) -> Result<i32, crate::error::Error> {
             Ok(p) => format!("printed {p}"),
             Err(e) => format!("did not run: {e}"),
         };
-        println!(
+        crate::out!(
             "DIFF {} {}: {printed}; the ledger pins {}",
-            v.repro.write_up, v.repro.oracle, v.repro.pinned
+            v.repro.write_up,
+            v.repro.oracle,
+            v.repro.pinned
         );
     }
-    println!(
+    crate::out!(
         "{} direct reproducers run, {} print their pinned outcome, {bad} do not",
         verdicts.len(),
         verdicts.len() - bad
@@ -181,7 +183,7 @@ fn verify_main(only: &[String]) -> Result<i32, crate::error::Error> {
     if bad == 0 {
         let _ = std::fs::remove_dir_all(&work);
     } else {
-        println!("the programs are in {}", work.display());
+        crate::out!("the programs are in {}", work.display());
     }
     Ok(i32::from(bad > 0))
 }

@@ -296,32 +296,32 @@ fn read_arg(arg: &str) -> Result<Result<input::File, fetch::Fetched>, Usage> {
 /// parser's fetcher did with that status in the corpus. Exit 1: there is
 /// no robots.txt a crawler would parse.
 fn no_file(fetched: &fetch::Fetched) -> i32 {
-    println!("{}", fetched.summary());
+    crate::out!("{}", fetched.summary());
     for h in fetched.hops.iter().rev().skip(1).rev() {
-        println!("  redirect: HTTP {} at {}", h.status, h.url);
+        crate::out!("  redirect: HTTP {} at {}", h.status, h.url);
     }
-    println!("RFC 9309: {}", fetched.decision.reason());
+    crate::out!("RFC 9309: {}", fetched.decision.reason());
     if let Some(status) = fetched.status() {
         let verdicts = fetch::corpus_verdicts(status);
         let (unsupported, known): (Vec<_>, Vec<_>) =
             verdicts.into_iter().partition(|(_, o)| o == "unsupported");
         if !known.is_empty() {
-            println!(
+            crate::out!(
                 "What the parsers that fetch for themselves did with HTTP {status} (corpus case \
                  http-{status}, first question):"
             );
             for (oracle, outcome) in known {
-                println!("  {oracle:<26} {outcome}");
+                crate::out!("  {oracle:<26} {outcome}");
             }
         }
         if !unsupported.is_empty() {
-            println!(
+            crate::out!(
                 "  ({} parser(s) have no fetcher of their own: their crawler decides)",
                 unsupported.len()
             );
         }
     }
-    println!("No robots.txt to lint at this URL.");
+    crate::out!("No robots.txt to lint at this URL.");
     1
 }
 
@@ -438,7 +438,6 @@ pub fn examine(
         progress.say(&format!("looking for a rewrite of group {}/{total}", n + 1));
         g.rewrite = rewrite::suggest(panel, &file.body, g, &mut base);
     }
-    progress.done();
     Report {
         hazards: hazards::hazards(&file.body),
         lines: cause::lines(&file.body),
@@ -523,12 +522,13 @@ fn failures(panel: &panel::Panel, questions: &[Question], splits: &[panel::Split
 }
 
 /// Progress on stderr, for long runs only: nothing in the first two
-/// seconds, then one line at most every half second.
+/// seconds, then a note through `log` every few seconds
+/// ([`crate::progress::Every`]).
 pub struct Progress {
     /// False: say nothing at all.
     enabled: bool,
     started: Instant,
-    last: Option<Instant>,
+    every: crate::progress::Every,
 }
 
 impl Progress {
@@ -536,29 +536,13 @@ impl Progress {
         Progress {
             enabled,
             started: Instant::now(),
-            last: None,
+            every: crate::progress::Every::new(),
         }
     }
 
     pub fn say(&mut self, what: &str) {
-        let now = Instant::now();
-        let quiet = !self.enabled
-            || now - self.started < Duration::from_secs(2)
-            || self
-                .last
-                .is_some_and(|l| now - l < Duration::from_millis(500));
-        if !quiet {
-            eprint!(
-                "\r  lint: {what} ({} s)\x1b[K",
-                self.started.elapsed().as_secs()
-            );
-            self.last = Some(now);
-        }
-    }
-
-    fn done(&self) {
-        if self.last.is_some() {
-            log::info!("");
+        if self.enabled && self.started.elapsed() >= Duration::from_secs(2) && self.every.due() {
+            log::info!("  lint: {what} ({} s)", self.started.elapsed().as_secs());
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Lint's two outputs: text for a terminal and one JSON object for
 //! scripts (its shape is docs/lint.md's). Both are made from the
 //! [`Report`] through the same view types, so they cannot say different
-//! things.
+//! things. Both are written through the binary's output module
+//! ([`crate::output`]), like every command's answer.
 
 use super::group::Disagreement;
 use super::group::LineGroup;
@@ -361,7 +362,7 @@ pub fn value(r: &Report, program: &str) -> serde_json::Value {
 /// `--json`: exactly one object on stdout.
 pub fn json(r: &Report, program: &str) {
     match serde_json::to_string(&view(r, program)) {
-        Ok(s) => println!("{s}"),
+        Ok(s) => crate::out!("{s}"),
         Err(e) => log::error!("cannot write the JSON report: {e}"),
     }
 }
@@ -372,7 +373,7 @@ const SHOWN: usize = 4;
 /// The terminal report.
 pub fn text(r: &Report, program: &str) {
     let v = view(r, program);
-    println!(
+    crate::out!(
         "{}: {} line(s), {} question(s), asked of {} parser(s)",
         v.file.name,
         v.file.lines,
@@ -380,33 +381,33 @@ pub fn text(r: &Report, program: &str) {
         v.oracles.len()
     );
     if let Some(f) = v.file.fetched {
-        println!("  fetched: {f}");
+        crate::out!("  fetched: {f}");
     }
     for u in &v.unavailable {
-        println!("  not asked: {} ({}; fix: {})", u.oracle, u.reason, u.fix);
+        crate::out!("  not asked: {} ({}; fix: {})", u.oracle, u.reason, u.fix);
     }
     if !v.skipped.agents.is_empty() {
-        println!(
+        crate::out!(
             "  not asked: {} more agent(s) the file names, past --max-agents: {}",
             v.skipped.agents.len(),
             v.skipped.agents.join(", ")
         );
     }
     if v.skipped.questions > 0 {
-        println!(
+        crate::out!(
             "  not asked: {} question(s) past the {} a lint asks",
             v.skipped.questions,
             super::questions::MAX_QUESTIONS
         );
     }
     if let Some(p) = v.file.not_utf8 {
-        println!(
+        crate::out!(
             "note: the file is not valid UTF-8 (line {}, column {}): RFC 9309 wants UTF-8, and parsers read such bytes differently",
             p.line, p.column
         );
     }
     if let Some(o) = v.file.oversize {
-        println!(
+        crate::out!(
             "\nwarning: the file is {} bytes, past {} KiB. Google ignores what follows (\"Content \
              after 500 KiB is ignored\"), here from line {} on ({} allow/disallow line(s)), and \
              RFC 9309 §2.5 lets every crawler stop there. The parsers below were given the whole \
@@ -420,16 +421,16 @@ pub fn text(r: &Report, program: &str) {
         );
     }
     for h in v.hazards {
-        println!("\nline {} `{}`: {}", h.line, h.key, h.what);
+        crate::out!("\nline {} `{}`: {}", h.line, h.key, h.what);
         if let Some(rw) = &h.rewrite {
-            println!("  rewrite: {rw}");
+            crate::out!("  rewrite: {rw}");
         }
     }
     for g in &v.groups {
         print_group(g);
     }
     if !v.unexamined.is_empty() {
-        println!(
+        crate::out!(
             "\n{} more disagreement(s) not traced to lines (the --budget ran out):",
             v.unexamined.len()
         );
@@ -437,11 +438,11 @@ pub fn text(r: &Report, program: &str) {
     }
     print_failures(&v.failures);
     print_ai_crawlers(v.ai_crawlers, v.oracles.len());
-    println!();
+    crate::out!();
     if v.agree {
-        println!("Every parser agrees on every question.");
+        crate::out!("Every parser agrees on every question.");
     } else {
-        println!(
+        crate::out!(
             "Parsers disagree on {} of {} question(s), from {} line group(s).",
             v.disagreements,
             v.questions,
@@ -456,7 +457,7 @@ fn print_ai_crawlers(verdicts: &[super::AiVerdict], parsers: usize) {
     if verdicts.is_empty() {
         return;
     }
-    println!(
+    crate::out!(
         "\nAI crawlers ({} of the pinned list) asked for `/`:",
         verdicts.len()
     );
@@ -464,9 +465,9 @@ fn print_ai_crawlers(verdicts: &[super::AiVerdict], parsers: usize) {
     for v in verdicts {
         match v.disallowed_by.len() {
             0 if v.allowed_by == parsers => open += 1,
-            0 => println!("  {:<28} no verdict from some parser", v.token),
-            n if n == parsers => println!("  {:<28} kept out by every parser", v.token),
-            n => println!(
+            0 => crate::out!("  {:<28} no verdict from some parser", v.token),
+            n if n == parsers => crate::out!("  {:<28} kept out by every parser", v.token),
+            n => crate::out!(
                 "  {:<28} kept out by {n} of {parsers}: {}",
                 v.token,
                 v.disallowed_by.join(", ")
@@ -474,17 +475,17 @@ fn print_ai_crawlers(verdicts: &[super::AiVerdict], parsers: usize) {
         }
     }
     if open > 0 {
-        println!("  {open} more: let in by every parser");
+        crate::out!("  {open} more: let in by every parser");
     }
 }
 
 fn print_group(g: &GroupView<'_>) {
-    println!();
+    crate::out!();
     for l in &g.lines {
-        println!("line {}: {}", l.number, l.text);
+        crate::out!("line {}: {}", l.number, l.text);
     }
     let numbers: Vec<String> = g.minimal.iter().map(|l| l.number.to_string()).collect();
-    println!(
+    crate::out!(
         "  smallest file that still splits them: line(s) {}{}",
         numbers.join(", "),
         if g.minimised {
@@ -511,17 +512,17 @@ fn print_causes(g: &GroupView<'_>) {
         }
     }
     if by_cause.is_empty() {
-        println!("  cause: {} ({})", g.cause.plain, g.cause.name);
+        crate::out!("  cause: {} ({})", g.cause.plain, g.cause.name);
         return;
     }
     let indent = if by_cause.len() > 1 {
-        println!("  causes, per parser apart:");
+        crate::out!("  causes, per parser apart:");
         "    "
     } else {
         "  cause of "
     };
     for (a, names) in by_cause {
-        println!("{indent}{}", apart_sentence(a, &names));
+        crate::out!("{indent}{}", apart_sentence(a, &names));
     }
 }
 
@@ -560,29 +561,29 @@ fn print_questions(qs: &[QuestionView<'_>]) {
             done[j] = true;
         }
         for &j in same.iter().take(SHOWN) {
-            println!("  agent {:?}, {}", qs[j].agent, qs[j].url);
+            crate::out!("  agent {:?}, {}", qs[j].agent, qs[j].url);
         }
         if same.len() > SHOWN {
-            println!(
+            crate::out!(
                 "  ... and {} more question(s) read the same way",
                 same.len() - SHOWN
             );
         }
-        println!(
+        crate::out!(
             "    allowed ({}):    {}",
             qs[i].allowed.len(),
             qs[i].allowed.join(", ")
         );
-        println!(
+        crate::out!(
             "    disallowed ({}): {}",
             qs[i].disallowed.len(),
             qs[i].disallowed.join(", ")
         );
         for f in &qs[i].failed {
-            println!("    failed:     {} ({})", f.oracle, f.outcome);
+            crate::out!("    failed:     {} ({})", f.oracle, f.outcome);
         }
         for line in deciding_lines(&qs[i].deciding) {
-            println!("    {line}");
+            crate::out!("    {line}");
         }
     }
 }
@@ -642,7 +643,7 @@ fn deciding_lines(found: &[DecidingView<'_>]) -> Vec<String> {
 
 fn print_rewrite(s: Option<&RewriteView>, questions: usize) {
     let Some(s) = s else {
-        println!(
+        crate::out!(
             "  rewrite: none found that makes every parser agree without changing what the file means under RFC 9309"
         );
         return;
@@ -661,7 +662,7 @@ fn print_rewrite(s: Option<&RewriteView>, questions: usize) {
             if s.remaining.len() == 1 { "s" } else { "" }
         )
     };
-    println!(
+    crate::out!(
         "  rewrite ({}), after which {on}{}:",
         s.transformation,
         if s.changes_reference {
@@ -671,7 +672,7 @@ fn print_rewrite(s: Option<&RewriteView>, questions: usize) {
         }
     );
     for a in &s.apart {
-        println!("    still apart: {}", apart_sentence(a, &[&a.oracle]));
+        crate::out!("    still apart: {}", apart_sentence(a, &[&a.oracle]));
     }
     for h in &s.hunks {
         let place = if h.old.is_empty() {
@@ -679,12 +680,12 @@ fn print_rewrite(s: Option<&RewriteView>, questions: usize) {
         } else {
             "line"
         };
-        println!("    {place} {}:", h.line);
+        crate::out!("    {place} {}:", h.line);
         for l in &h.old {
-            println!("    - {l}");
+            crate::out!("    - {l}");
         }
         for l in &h.new {
-            println!("    + {l}");
+            crate::out!("    + {l}");
         }
     }
 }
@@ -693,18 +694,21 @@ fn print_failures(fs: &[FailureView<'_>]) {
     if fs.is_empty() {
         return;
     }
-    println!(
+    crate::out!(
         "\n{} answer(s) were errors, not verdicts (not counted as disagreements):",
         fs.len()
     );
     for f in fs.iter().take(10) {
-        println!(
+        crate::out!(
             "  {}: agent {:?}, {}: {}",
-            f.oracle, f.agent, f.url, f.outcome
+            f.oracle,
+            f.agent,
+            f.url,
+            f.outcome
         );
     }
     if fs.len() > 10 {
-        println!("  ... and {} more", fs.len() - 10);
+        crate::out!("  ... and {} more", fs.len() - 10);
     }
 }
 

@@ -165,7 +165,7 @@ const SHOWN: usize = 5;
 /// The terminal report: the lines that changed, then every changed
 /// question with the parsers it moved for.
 pub fn text(r: &Review) {
-    println!(
+    crate::out!(
         "{} -> {}: {} question(s) asked of {} parser(s) on both versions",
         r.before,
         r.after,
@@ -173,15 +173,15 @@ pub fn text(r: &Review) {
         r.oracles.len()
     );
     if r.diff.is_empty() {
-        println!("\nThe two files have the same lines.");
+        crate::out!("\nThe two files have the same lines.");
     } else {
-        println!(
+        crate::out!(
             "\nChanged lines (old line numbers with -, new with +):\n{}",
             r.diff.trim_end()
         );
     }
     if r.changes.is_empty() {
-        println!("\nNo verdict changes for any parser.");
+        crate::out!("\nNo verdict changes for any parser.");
         return;
     }
     // Questions that moved the same way for the same parsers are one item.
@@ -205,23 +205,23 @@ pub fn text(r: &Review) {
         }
     }
     for (moves, expected, list) in &items {
-        println!(
+        crate::out!(
             "\n{} {}: {} question(s)",
             if *expected { "expected:" } else { "CHANGED:" },
             moves,
             list.len()
         );
         for c in list.iter().take(SHOWN) {
-            println!("  {} {}", c.agent, c.url);
+            crate::out!("  {} {}", c.agent, c.url);
         }
         if list.len() > SHOWN {
-            println!(
+            crate::out!(
                 "  … and {} more (--json lists every one)",
                 list.len() - SHOWN
             );
         }
     }
-    println!(
+    crate::out!(
         "\n{} question(s) change for some parser, {} of them not named by --expect-change.",
         r.changes.len(),
         r.unexpected
@@ -231,7 +231,7 @@ pub fn text(r: &Review) {
 /// `--json`: exactly one object.
 pub fn json(r: &Review) {
     match serde_json::to_string(r) {
-        Ok(s) => println!("{s}"),
+        Ok(s) => crate::out!("{s}"),
         Err(e) => log::error!("cannot write the JSON review: {e}"),
     }
 }

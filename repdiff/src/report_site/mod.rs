@@ -169,7 +169,7 @@ pub fn main(opts: Opts, program: &str) -> Result<i32, crate::error::Error> {
         log::error!("cannot swap the new site into {}: {e}", out.display());
         return Ok(1);
     }
-    println!("{said}");
+    crate::out!("{said}");
     Ok(0)
 }
 
@@ -464,9 +464,9 @@ fn diff_main(
     let new = load_report(new, program)?;
     let d = diff::diff(&old, &new);
     if markdown {
-        print!("{}", d.markdown());
+        crate::output::text(&d.markdown());
     } else {
-        print!("{}", d.text());
+        crate::output::text(&d.text());
     }
     Ok(0)
 }

@@ -169,7 +169,9 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, crate::error::Error> {
         .to_ip()
         .map(|a| a.to_string())
         .unwrap_or_else(|| format!("{}:{}", opts.bind, opts.port));
-    println!("repdiff serve: http://{address}/");
+    // The address is the answer (docs/serve.md: the first line on stdout,
+    // what scripts and tests read, under `-q` too), not a note.
+    crate::out!("repdiff serve: http://{address}/");
     let _ = std::io::stdout().flush();
     log::info!(
         "serving {} oracles in {} panel(s); Ctrl-C stops",

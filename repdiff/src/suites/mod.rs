@@ -122,7 +122,7 @@ pub fn main(opts: Opts, host: &Host) -> Result<i32, crate::error::Error> {
         log::error!("--publish refused: the scoreboard is incomplete (see below)");
     }
     if opts.json {
-        println!("{}", serde_json::to_string(&report).unwrap_or_default());
+        crate::out!("{}", serde_json::to_string(&report).unwrap_or_default());
     } else {
         print_human(&suites, &columns, &report);
     }
@@ -348,35 +348,38 @@ fn print_human(suites: &[Suite], columns: &[Column], report: &SuitesReport) {
         .max()
         .unwrap_or(5)
         .max(5);
-    print!("{:<label$} {:>7} {:>5}", "suite", "asserts", "skip");
+    crate::output::part(format_args!(
+        "{:<label$} {:>7} {:>5}",
+        "suite", "asserts", "skip"
+    ));
     for c in columns {
-        print!(" {:>width$}", c.oracle);
+        crate::output::part(format_args!(" {:>width$}", c.oracle));
     }
-    println!();
+    crate::out!();
     for suite in suites {
-        print!(
+        crate::output::part(format_args!(
             "{:<label$} {:>7} {:>5}",
             suite.suite,
             suite.assertions.len(),
             suite.skipped.len()
-        );
+        ));
         let row = report.suites.get(&suite.suite);
         for c in columns {
             let passed = row.and_then(|r| r.scores.get(&c.oracle)).copied();
             let own = if c.oracle == suite.oracle { "*" } else { "" };
             let cell = format!("{own}{}/{}", passed.unwrap_or(0), suite.assertions.len());
-            print!(" {cell:>width$}");
+            crate::output::part(format_args!(" {cell:>width$}"));
         }
-        println!();
+        crate::out!();
     }
-    println!(
+    crate::out!(
         "\n* = the parser's own suite; asserts = allow/disallow calls made by passing tests; skip = calls the protocol cannot express."
     );
     for (name, row) in &report.suites {
         if row.own_misses.is_empty() {
             continue;
         }
-        println!(
+        crate::out!(
             "\n{} on its own suite `{name}`: {} miss(es)",
             row.own_oracle,
             row.own_misses.len()
@@ -387,20 +390,28 @@ fn print_human(suites: &[Suite], columns: &[Column], report: &SuitesReport) {
                 .as_ref()
                 .map(|n| format!(" ({n})"))
                 .unwrap_or_default();
-            println!(
+            crate::out!(
                 "  {}  {} {}: expected {}, got {}{note}",
-                m.id, m.agent, m.url, m.expected, m.got
+                m.id,
+                m.agent,
+                m.url,
+                m.expected,
+                m.got
             );
         }
     }
-    println!(
+    crate::out!(
         "\n{} contradiction(s) between suites",
         report.contradictions.len()
     );
     for c in &report.contradictions {
-        println!(
+        crate::out!(
             "  agent {:?} url {}: allowed by {:?}, disallowed by {:?}\n    body {:?}",
-            c.agent, c.url, c.allowed, c.disallowed, c.body
+            c.agent,
+            c.url,
+            c.allowed,
+            c.disallowed,
+            c.body
         );
     }
 }

@@ -103,7 +103,7 @@ fn classify_entry(
                 None => CellCause::Agrees { oracle },
                 Some(n) => {
                     if verbose {
-                        println!(
+                        crate::out!(
                             "  {oracle} {case_id}#{} {}->{} => {}  [min: {:?} agent {:?} url {:?}]",
                             qi + 1,
                             n.answers.0,
@@ -238,10 +238,10 @@ pub fn main(opts: &Opts, program: &'static str) -> Result<i32, crate::error::Err
     }
     let mut all = sel.oracles;
     for e in wanted {
-        println!("{}", e.id);
+        crate::out!("{}", e.id);
         let tally = classify_entry(e, &corpus, &mut all, verbose);
         for (k, n) in tally {
-            println!("  = {k} x{n}");
+            crate::out!("  = {k} x{n}");
         }
     }
     Ok(0)

@@ -64,7 +64,7 @@ fn minimize_cmd(which: &str, exact: bool) -> Result<i32, crate::error::Error> {
     fuzzed::write_known(&known);
     match minimize::minimize(&dir, &known, exact) {
         Ok(summary) => {
-            println!("{summary}");
+            crate::out!("{summary}");
             Ok(0)
         }
         Err(e) => {
@@ -78,7 +78,7 @@ fn minimize_cmd(which: &str, exact: bool) -> Result<i32, crate::error::Error> {
 fn known_cmd() -> Result<i32, crate::error::Error> {
     let known = fuzzed::derive_known().map_err(Usage)?;
     fuzzed::write_known(&known);
-    println!(
+    crate::out!(
         "{}: {} signatures, {} cell keys from {} corpus queries ({} left out: unexplained cells)",
         fuzzed::known_path().display(),
         known.signatures.len(),

@@ -192,7 +192,7 @@ pub fn main(o: &Opts, program: &'static str) -> Result<i32, crate::error::Error>
     let (slow, unconfirmed) = slow_findings(&mut s, &inputs);
     let mut md = markdown(&s, &names, &reasons, program);
     md += &slow_markdown(&slow, unconfirmed);
-    print!("{md}");
+    crate::output::text(&md);
     let json = serde_json::json!({
         "format": "repdiff-fuzz-sweep/1",
         "oracles": names,

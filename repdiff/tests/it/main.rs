@@ -5,6 +5,7 @@
 
 mod common;
 
+mod broken_pipe;
 mod causes_catalogue;
 mod causes_external;
 mod census_adoption;
