@@ -16,6 +16,7 @@ mod circles;
 mod doc_paths;
 mod fuzz;
 mod gen_metamorphic;
+mod lockfiles;
 mod output;
 #[cfg(test)]
 mod prints;
