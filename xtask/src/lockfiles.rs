@@ -17,7 +17,13 @@ mod tests {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         for manifest in NESTED {
             let out = Command::new(env!("CARGO"))
-                .args(["metadata", "--locked", "--format-version", "1", "--manifest-path"])
+                .args([
+                    "metadata",
+                    "--locked",
+                    "--format-version",
+                    "1",
+                    "--manifest-path",
+                ])
                 .arg(root.join(manifest))
                 .output()
                 .expect("cargo metadata runs");
