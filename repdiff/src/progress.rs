@@ -18,7 +18,7 @@ const PLAIN_EVERY: Duration = Duration::from_secs(5);
 /// too many or too quick to report each (lint's stages, the census naming
 /// causes): a whole line through `log` (so `-q` hides it and a log file
 /// stays readable), never one redrawn with `\r`. Every two seconds on a
-/// terminal, every [`PLAIN_EVERY`] elsewhere, as the census's own progress.
+/// terminal, every five elsewhere, as the census's own progress.
 pub struct Every {
     last: Option<Instant>,
     every: Duration,
