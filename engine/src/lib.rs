@@ -14,6 +14,7 @@ pub mod ledger;
 pub mod oracle;
 pub mod output;
 pub mod query_ref;
+pub mod read_error;
 pub mod rng;
 pub mod run;
 pub mod signature;

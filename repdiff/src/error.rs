@@ -123,38 +123,12 @@ impl From<Usage> for Error {
     }
 }
 
-/// A census file read back (`census.json`, `adoption.json`, the AI-crawler
-/// list): the machine's failure or a bad file, as the library says.
-impl From<census::error::ReadError> for Error {
-    fn from(e: census::error::ReadError) -> Error {
-        use census::error::ReadError as R;
-        match e {
-            R::Io {
-                doing,
-                path,
-                source,
-            } => Error::Io {
-                doing,
-                path,
-                source,
-            },
-            R::Invalid {
-                path,
-                line,
-                message,
-            } => Error::Input {
-                path,
-                line,
-                message,
-            },
-        }
-    }
-}
-
-/// A report file read back (`compat.json`, `suites.json`, the history).
-impl From<report::error::ReadError> for Error {
-    fn from(e: report::error::ReadError) -> Error {
-        use report::error::ReadError as R;
+/// A file read back by the census or the report (`census.json`,
+/// `adoption.json`, the AI-crawler list, `compat.json`, `suites.json`, the
+/// history): the machine's failure or a bad file, as the library says.
+impl From<engine::read_error::ReadError> for Error {
+    fn from(e: engine::read_error::ReadError) -> Error {
+        use engine::read_error::ReadError as R;
         match e {
             R::Io {
                 doing,
