@@ -174,7 +174,9 @@ def list_answer(items)
   answer
 end
 
-def answer(robots, query)
+# `explain`: the request's (docs/protocol.md); false when the parent will not
+# read the account (the census), so the second lookup it needs is skipped.
+def answer(robots, query, explain)
   ask = query['ask'].to_s
   url = query['url'].to_s
   result =
@@ -190,6 +192,8 @@ def answer(robots, query)
     else
       return { outcome: 'unsupported', reason: "webrobots has no #{ask} API" }
     end
+  return result unless explain
+
   note = error_note(robots, url)
   result[:explain] = [result[:explain], note].compact.reject(&:empty?).join('; ') unless note.empty?
   result[:explain] = clean_text(result[:explain]) if result[:explain]
@@ -198,14 +202,14 @@ rescue StandardError, SystemStackError => e
   error_answer(e)
 end
 
-def run_case(body, queries)
+def run_case(body, queries, explain)
   body = body.b # ASCII-8BIT, as Mechanize's get_robots returns it
   per_agent = {}
   queries.map do |query|
     agent = query['agent'].to_s
     robots = per_agent[agent] ||=
       WebRobots.new(agent, http_get: ->(_uri) { body.dup }, crawl_delay: :ignore)
-    answer(robots, query)
+    answer(robots, query, explain)
   end
 end
 
@@ -226,7 +230,7 @@ while (line = $stdin.gets)
   queries = request['queries'] || []
   answers =
     if request['op'] == 'run'
-      run_case(read_body(request['body_len'].to_i), queries)
+      run_case(read_body(request['body_len'].to_i), queries, request['explain'] != false)
     else
       # `fetch` is never sent: the greeting does not announce http_fetch.
       queries.map { { outcome: 'unsupported', reason: 'no HTTP fetcher in this harness' } }

@@ -261,12 +261,18 @@ public final class Crawler4jOracle {
         /** One request: the body decoded once, parsed once per agent. */
         static final class Run {
             final String content;
+            /**
+             * The request's `explain` (docs/protocol.md): false when the parent
+             * will not read the accounts (the census), so none is built.
+             */
+            final boolean explain;
             final Map<String, HostDirectives> parsed = new HashMap<>();
             final Map<String, Throwable> failed = new HashMap<>();
 
-            Run(byte[] body) {
+            Run(byte[] body, boolean explain) {
                 // RobotstxtServer.fetchDirectives: a text/plain 200 without a charset.
                 this.content = new String(body);
+                this.explain = explain;
             }
 
             /** The directives RobotstxtServer would cache for this agent. */
@@ -311,14 +317,20 @@ public final class Crawler4jOracle {
                 }
                 String path = u.getPath();
                 HostDirectives d = directives(agent);
-                boolean allowed = d.allows(path);
-                JsonObject o = outcome(allowed ? "allowed" : "disallowed");
+                // HostDirectives.allows(path) is `checkAccess(path) != DISALLOWED`
+                // (its only other effect: the last-access time), so one
+                // checkAccess gives both the verdict and the account: the rules
+                // are matched once per question, as crawler4j matches them.
+                int access = d.checkAccess(path);
+                JsonObject o = outcome(access != HostDirectives.DISALLOWED ? "allowed" : "disallowed");
+                if (!explain) {
+                    return o;
+                }
                 Throwable t = failed.get(agent);
                 if (t != null) {
                     o.addProperty("explain", "RobotstxtParser.parse threw " + t.getClass().getName() + " ("
                             + t.getMessage() + "): RobotstxtServer keeps an empty HostDirectives");
                 } else {
-                    int access = d.checkAccess(path);
                     o.addProperty("explain", "checkAccess(" + path + ") = "
                             + (access == HostDirectives.ALLOWED ? "ALLOWED"
                                     : access == HostDirectives.DISALLOWED ? "DISALLOWED" : "UNDEFINED")
@@ -383,7 +395,7 @@ public final class Crawler4jOracle {
                         System.err.println(NAME + ": stdin ended inside a body");
                         System.exit(1);
                     }
-                    Run run = new Run(body);
+                    Run run = new Run(body, !request.has("explain") || request.get("explain").getAsBoolean());
                     for (JsonElement q : queries) {
                         answers.add(run.answer(q.getAsJsonObject()));
                     }

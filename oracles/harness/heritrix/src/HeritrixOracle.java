@@ -198,7 +198,9 @@ public final class HeritrixOracle {
                     System.err.println(NAME + ": stdin ended inside a body");
                     System.exit(1);
                 }
-                send(out, run(body, queries, extractor, userAgents));
+                // `explain` false (the census): the parent will not read the accounts.
+                boolean explain = request.optBoolean("explain", true);
+                send(out, run(body, queries, extractor, userAgents, explain));
             } else if (op.equals("fetch")) {
                 StringBuilder s = new StringBuilder("{\"answers\":[");
                 for (int i = 0; i < queries.length(); i++) {
@@ -229,7 +231,7 @@ public final class HeritrixOracle {
     // ------------------------------------------------------------------ run
 
     static String run(byte[] body, JSONArray queries, ExtractorRobotsTxt extractor,
-                      Map<String, String> userAgents) {
+                      Map<String, String> userAgents, boolean explain) {
         int n = queries.length();
         List<String> answers = new ArrayList<>(n);
         Robotstxt robots;
@@ -253,7 +255,7 @@ public final class HeritrixOracle {
             try {
                 switch (ask) {
                     case "can_fetch":
-                        a = canFetch(robots, userAgent(agent, userAgents), url);
+                        a = canFetch(robots, userAgent(agent, userAgents), url, explain);
                         break;
                     case "crawl_delay":
                         a = crawlDelay(robots, userAgent(agent, userAgents));
@@ -299,7 +301,7 @@ public final class HeritrixOracle {
         return ua;
     }
 
-    static String canFetch(Robotstxt robots, String ua, String url) {
+    static String canFetch(Robotstxt robots, String ua, String url, boolean explain) {
         UURI uuri;
         try {
             uuri = UURIFactory.getInstance(url);
@@ -329,6 +331,10 @@ public final class HeritrixOracle {
         }
         RobotsDirectives directives = robots.getDirectivesFor(ua);
         boolean allowed = directives.allows(pathQuery);
+        if (!explain) {
+            // groupName walks every named agent again: only its account needs it.
+            return verdict(allowed, null);
+        }
         return verdict(allowed, "UA " + ua + " -> group " + groupName(robots, ua)
             + "; getPathQuery " + pathQuery);
     }
@@ -368,8 +374,8 @@ public final class HeritrixOracle {
     // -------------------------------------------------------------- answers
 
     static String verdict(boolean allowed, String explain) {
-        return "{\"outcome\":\"" + (allowed ? "allowed" : "disallowed") + "\",\"explain\":"
-            + str(explain) + "}";
+        String outcome = "{\"outcome\":\"" + (allowed ? "allowed" : "disallowed") + "\"";
+        return explain == null ? outcome + "}" : outcome + ",\"explain\":" + str(explain) + "}";
     }
 
     static String unsupported(String reason) {
