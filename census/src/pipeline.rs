@@ -272,6 +272,7 @@ mod tests {
             },
             kind: crate::queries::Kind::Root,
             whole_site: false,
+            unrequested: false,
         };
         Work {
             files: vec![Record {
