@@ -619,3 +619,67 @@ fn as_written_near_misses_and_probes_are_counted_apart() {
         "{md}"
     );
 }
+
+/// The questions over the default census data, by origin, before every
+/// rule was asked (the first part alone) and now, and how long deriving
+/// takes: `cargo test --release -p repdiff-census --test census --
+/// --ignored --nocapture questions_over_the_default_data` (needs `repdiff
+/// setup`'s census data, or REPDIFF_CENSUS_DATA naming an input).
+#[test]
+#[ignore = "reads the default census data; a measurement, not a check"]
+fn questions_over_the_default_data() {
+    let dir = std::env::var_os("REPDIFF_CENSUS_DATA").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../.cache/census/protego-0.7.0-test-data"),
+        PathBuf::from,
+    );
+    let records: Vec<Record> = input::open(std::slice::from_ref(&dir))
+        .expect("open the census data")
+        .map(|r| r.expect("a record"))
+        .filter(|r| r.status.is_none_or(|s| (200..300).contains(&s)))
+        .collect();
+    let started = std::time::Instant::now();
+    let asked: Vec<_> = records
+        .iter()
+        .map(|r| census::queries::derive(&r.host, &r.body))
+        .collect();
+    let took = started.elapsed();
+    // Before: the first part alone, `derive` as it was (every path of
+    // the first 24 rules for every agent, cut at 160).
+    let mut before = std::collections::BTreeMap::<String, (u64, u64)>::new();
+    for r in &records {
+        let d = census::queries::read(&r.host, &r.body);
+        let crossed = d.urls.iter().flat_map(|u| d.agents.iter().map(move |_| u));
+        for u in crossed.take(census::queries::MAX_QUERIES) {
+            let e = before.entry(format!("{:?}", u.kind.origin())).or_default();
+            e.0 += 1;
+            e.1 += u64::from(u.unrequested);
+        }
+    }
+    let mut now = std::collections::BTreeMap::<String, (u64, u64)>::new();
+    for q in asked.iter().flatten() {
+        let e = now.entry(format!("{:?}", q.kind.origin())).or_default();
+        e.0 += 1;
+        e.1 += u64::from(q.unrequested);
+    }
+    let max = asked.iter().map(Vec::len).max().unwrap_or(0);
+    println!(
+        "{} files; derived in {:.3} s; most questions in one file: {max}",
+        records.len(),
+        took.as_secs_f64()
+    );
+    println!("before (origin: (questions, unrequested)): {before:?}");
+    println!("now: {now:?}");
+    let mut big: Vec<(usize, &str)> = asked
+        .iter()
+        .zip(&records)
+        .map(|(a, r)| (a.len(), r.name.as_str()))
+        .collect();
+    big.sort_unstable_by(|x, y| y.cmp(x));
+    let over = |n: usize| big.iter().filter(|b| b.0 > n).count();
+    println!(
+        "largest: {:?}; files over 1,000 questions: {}, over 10,000: {}",
+        &big[..big.len().min(5)],
+        over(1_000),
+        over(10_000)
+    );
+}
