@@ -668,8 +668,8 @@ impl Progress {
 pub use engine::write_atomic;
 
 /// Write `census.json`, `census.md`, `heatmap.svg` (as-written),
-/// `heatmap-near-misses.svg`, `heatmap-probes.svg` and (when given) `speed.json` into `dir` as one
-/// switch ([`engine::output::Switch`]): a failure or a signal part way
+/// `heatmap-near-misses.svg`, `heatmap-probes.svg` and (when given)
+/// `speed.json` into `dir` as one switch ([`engine::output::Switch`]): a failure or a signal part way
 /// leaves the folder's previous set whole (for `census --publish`, the
 /// committed snapshot), never a new census.json beside an old census.md.
 pub fn write_outputs(dir: &Path, census: &Census, speed: Option<&Speed>) -> std::io::Result<()> {
