@@ -72,7 +72,13 @@ def by_hand(path):
     with open(path, encoding="utf-8") as f:
         for line in f:
             rec = json.loads(line)
-            queries = [q for q in rec["queries"] if not q["probe"]]
+            # `origin` since repdiff-census/3 (near misses apart); `probe`
+            # alone before.
+            queries = [
+                q
+                for q in rec["queries"]
+                if q.get("origin", "probe" if q["probe"] else "written") == "written"
+            ]
             body = bytes.fromhex(rec["body_hex"])
             a, b = cpython(body, queries), protego(body, queries)
             both = [(x, y) for x, y in zip(a, b) if x is not None and y is not None]
@@ -85,6 +91,7 @@ def by_hand(path):
                 x != y
                 for q, x, y in zip(queries, a, b)
                 if q["kind"] in HEADLINE_KINDS
+                and not q.get("unrequested", False)
                 and q["agent"] in HEADLINE_AGENTS
                 and x is not None
                 and y is not None

@@ -276,8 +276,8 @@ pub struct Adoption {
     #[serde(default = "default_reference")]
     pub reference: String,
     pub files: u64,
-    /// As-written questions asked per version of the files (probes are
-    /// not asked here).
+    /// As-written questions asked per version of the files (near misses
+    /// and probes are not asked here).
     pub questions: u64,
     pub oracles: Vec<OracleId>,
     pub edits: Vec<EditSummary>,
@@ -446,7 +446,7 @@ impl<I: Iterator<Item = Result<Record, InputError>>> Iterator for Versions<'_, I
             };
             let written: Vec<queries::Asked> = queries::derive(&r.host, &r.body)
                 .into_iter()
-                .filter(|a| !a.kind.probe())
+                .filter(|a| a.kind.origin() == queries::Origin::Written)
                 .collect();
             for e in self.edits {
                 asked.push(written.clone());
@@ -713,6 +713,7 @@ mod tests {
             },
             kind: queries::Kind::Root,
             whole_site: false,
+            unrequested: false,
         };
         let asked = [q("https://h/"), q("https://h/a"), q("https://h/b")];
         let ans = |o: Outcome| Answer::from(o);

@@ -256,6 +256,7 @@ impl<I: Iterator<Item = Result<Record, InputError>>> Iterator for Batches<'_, I>
                         },
                         kind: queries::Kind::Root,
                         whole_site: true,
+                        unrequested: false,
                     })
                     .collect(),
             );

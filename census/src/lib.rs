@@ -32,9 +32,19 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 use tally::{FileInput, Tally};
 
-/// 2: the tally and summary split into the as-written questions and the
-/// probes (`written`, `probes`), and the headline pairs.
-pub const FORMAT: &str = "repdiff-census/2";
+/// 3: every rule asked, the near misses in a section of their own
+/// (`written`, `near_misses`, `probes`), `unrequested` counted in each
+/// tally. (2: the as-written questions and the probes, the near misses
+/// among the as-written ones.)
+pub const FORMAT: &str = "repdiff-census/3";
+
+/// The formats [`read_census`] reads: a census of format 2 (the published
+/// snapshot until the next `--publish`) still renders, with its near
+/// misses inside its as-written section as it counted them.
+pub const READABLE: &[&str] = &[FORMAT, LEGACY_FORMAT];
+
+/// The last format without a near-miss section.
+pub const LEGACY_FORMAT: &str = "repdiff-census/2";
 
 /// Files handed to the oracles at once: each oracle runs a batch on its own
 /// thread, so a batch bounds memory and keeps every worker busy.
@@ -118,9 +128,9 @@ pub struct OracleId {
     pub version: String,
 }
 
-/// `census.json`: the run's identity and, for the as-written questions and
-/// for the probes apart, the tally (what merge adds up) and the figures
-/// derived from it (what readers want).
+/// `census.json`: the run's identity and, for the as-written questions, the
+/// near misses and the probes apart, the tally (what merge adds up) and
+/// the figures derived from it (what readers want).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Census {
     pub format: String,
@@ -131,6 +141,11 @@ pub struct Census {
     /// The questions a crawler following the site's own links asks
     /// (`queries::Kind`): every file, the statuses skipped, the headline.
     pub written: Section,
+    /// Each rule's match minus its last character (`queries::Origin`): a
+    /// URL the site need not have; only the files that have one. Empty in
+    /// a census of [`LEGACY_FORMAT`], which counted them as written.
+    #[serde(default)]
+    pub near_misses: Section,
     /// The questions we invent (the %-encoded variants): only the files
     /// that have one.
     pub probes: Section,
@@ -242,6 +257,17 @@ pub struct OracleSpeed {
 }
 
 impl Census {
+    /// Whether the near misses are counted apart (not a census of
+    /// [`LEGACY_FORMAT`]): what the pages say of the as-written section.
+    pub fn has_near_misses(&self) -> bool {
+        self.format != LEGACY_FORMAT
+    }
+
+    /// Every question asked, whatever its section.
+    pub fn queries(&self) -> u64 {
+        self.written.tally.queries + self.near_misses.tally.queries + self.probes.tally.queries
+    }
+
     pub fn new(opts: &Options, oracles: Vec<OracleId>, tallies: Tallies) -> Census {
         Census {
             format: FORMAT.into(),
@@ -249,6 +275,7 @@ impl Census {
             limit: opts.limit,
             reference: opts.reference.clone(),
             written: Section::new(tallies.written, &oracles, &opts.reference),
+            near_misses: Section::new(tallies.near_misses, &oracles, &opts.reference),
             probes: Section::new(tallies.probes, &oracles, &opts.reference),
             oracles,
         }
@@ -262,9 +289,24 @@ impl Census {
         let first = it.next().ok_or("nothing to merge")?;
         let mut tallies = Tallies {
             written: first.written.tally.clone(),
+            near_misses: first.near_misses.tally.clone(),
             probes: first.probes.tally.clone(),
         };
+        // Shards of another format asked other questions: re-run them.
+        let stale = |c: &Census| c.format != FORMAT;
+        if stale(&first) {
+            return Err(format!(
+                "cannot merge: a shard has format {:?}, expected {FORMAT:?} (re-run it)",
+                first.format
+            ));
+        }
         for p in it {
+            if stale(&p) {
+                return Err(format!(
+                    "cannot merge: a shard has format {:?}, expected {FORMAT:?} (re-run it)",
+                    p.format
+                ));
+            }
             if p.input != first.input
                 || p.limit != first.limit
                 || p.reference != first.reference
@@ -277,6 +319,7 @@ impl Census {
                 ));
             }
             tallies.written.merge(p.written.tally);
+            tallies.near_misses.merge(p.near_misses.tally);
             tallies.probes.merge(p.probes.tally);
         }
         let opts = Options {
@@ -291,17 +334,21 @@ impl Census {
     }
 }
 
-/// What a run adds up: the two sections' tallies.
+/// What a run adds up: the three sections' tallies.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Tallies {
     pub written: Tally,
+    pub near_misses: Tally,
     pub probes: Tally,
 }
 
 impl Tallies {
-    fn add(&mut self, (written, probes): (Tally, Option<Tally>)) {
-        self.written.merge(written);
-        if let Some(p) = probes {
+    fn add(&mut self, f: tally::FileTallies) {
+        self.written.merge(f.written);
+        if let Some(n) = f.near_misses {
+            self.near_misses.merge(n);
+        }
+        if let Some(p) = f.probes {
             self.probes.merge(p);
         }
     }
@@ -517,7 +564,8 @@ fn speed(
     worker_cpu: &[Option<Duration>],
     wall: Duration,
 ) -> Speed {
-    let (files, queries) = (t.written.files, t.written.queries + t.probes.queries);
+    let queries = t.written.queries + t.near_misses.queries + t.probes.queries;
+    let files = t.written.files;
     let rate = |n: u64, d: Duration| {
         if d.as_secs_f64() > 0.0 {
             n as f64 / d.as_secs_f64()
@@ -620,8 +668,8 @@ impl Progress {
 pub use engine::write_atomic;
 
 /// Write `census.json`, `census.md`, `heatmap.svg` (as-written),
-/// `heatmap-probes.svg` and (when given) `speed.json` into `dir` as one
-/// switch ([`engine::output::Switch`]): a failure or a signal part way
+/// `heatmap-near-misses.svg`, `heatmap-probes.svg` and (when given)
+/// `speed.json` into `dir` as one switch ([`engine::output::Switch`]): a failure or a signal part way
 /// leaves the folder's previous set whole (for `census --publish`, the
 /// committed snapshot), never a new census.json beside an old census.md.
 pub fn write_outputs(dir: &Path, census: &Census, speed: Option<&Speed>) -> std::io::Result<()> {
@@ -652,7 +700,7 @@ pub fn read_census(path: &Path) -> Result<Census, ReadError> {
     let text = std::fs::read_to_string(path).map_err(|e| ReadError::read(path, e))?;
     let c: Census = serde_json::from_str(&text)
         .map_err(|e| ReadError::invalid(path, format!("not a census.json: {e}")))?;
-    if c.format != FORMAT {
+    if !READABLE.contains(&c.format.as_str()) {
         let message = format!("format {:?}, expected {FORMAT:?}", c.format);
         return Err(ReadError::invalid(path, message));
     }

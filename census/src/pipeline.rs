@@ -330,6 +330,7 @@ mod tests {
             },
             kind: crate::queries::Kind::Root,
             whole_site: false,
+            unrequested: false,
         };
         Work {
             files: vec![Record {

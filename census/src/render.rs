@@ -281,10 +281,21 @@ pub struct SectionView<'a> {
     pub section: &'a Section,
 }
 
-/// The as-written questions first, then the probes: every reader meets
-/// the figures a crawler's own questions give before the ones we invent.
-pub fn sections(c: &Census) -> [SectionView<'_>; 2] {
-    [
+/// The as-written questions first, then the near misses, then the probes:
+/// every reader meets the figures a crawler's own questions give before
+/// the ones we derive or invent. A census of [`crate::LEGACY_FORMAT`]
+/// counted its near misses as written, and says so.
+pub fn sections(c: &Census) -> Vec<SectionView<'_>> {
+    let written = if c.has_near_misses() {
+        SectionView {
+            title: "As-written questions",
+            heatmap: "heatmap.svg",
+            about: "`/`, the common paths, each rule's path as written and its query-string \
+                    variant (every rule, for the agents of its groups): questions a crawler \
+                    following the site's own links asks.",
+            section: &c.written,
+        }
+    } else {
         SectionView {
             title: "As-written questions",
             heatmap: "heatmap.svg",
@@ -292,23 +303,40 @@ pub fn sections(c: &Census) -> [SectionView<'_>; 2] {
                     its query-string variant: questions a crawler following the site's own \
                     links asks.",
             section: &c.written,
-        },
-        SectionView {
-            title: "Probes",
-            heatmap: "heatmap-probes.svg",
-            about: "Questions we invent: each rule's path with its first letter or digit \
+        }
+    };
+    let mut out = vec![written];
+    if c.has_near_misses() {
+        out.push(SectionView {
+            title: "Near misses",
+            heatmap: "heatmap-near-misses.svg",
+            about: "Each rule's path minus its last character (`/x.pdf` -> `/x.pd`), for the \
+                    first 24 rules: a URL the site need not have and no link asks, which \
+                    finds parsers that match a character short or long.",
+            section: &c.near_misses,
+        });
+    }
+    out.push(SectionView {
+        title: "Probes",
+        heatmap: "heatmap-probes.svg",
+        about: "Questions we invent: each rule's path with its first letter or digit \
                     %-encoded (`/admin` -> `/%61dmin`), a URL no link on the site contains. \
                     They find differences in URL normalisation; no crawler asks them by itself.",
-            section: &c.probes,
-        },
-    ]
+        section: &c.probes,
+    });
+    out
 }
 
 pub fn markdown(c: &Census, speed: Option<&Speed>) -> String {
     let t = &c.written.tally;
+    let near = if c.has_near_misses() {
+        format!(", {} near misses", c.near_misses.tally.queries)
+    } else {
+        String::new()
+    };
     let mut out = format!(
         "# Census of real robots.txt files\n\n\
-         Input: `{}`{}; {} files asked, {} as-written questions and {} probes ({} oracles). \
+         Input: `{}`{}; {} files asked, {} as-written questions{near} and {} probes ({} oracles). \
          Queries are derived from each file (see docs/census.md). \
          A pair *disagrees* on a query when both answer with a verdict and the verdicts differ.\n\n",
         c.input,
@@ -318,6 +346,9 @@ pub fn markdown(c: &Census, speed: Option<&Speed>) -> String {
         c.probes.tally.queries,
         c.oracles.len()
     );
+    if c.has_near_misses() {
+        out.push_str(&unrequested_line(c));
+    }
     if !t.skipped_status.is_empty() {
         let s: Vec<String> = t
             .skipped_status
@@ -411,6 +442,17 @@ pub fn speed_table(sp: &Speed) -> String {
         sp.wall_seconds / floor.max(1e-9)
     ));
     out
+}
+
+/// The questions on URLs no crawler requests, counted in their sections
+/// and left out of the headline: said, so the headline's reader knows.
+pub fn unrequested_line(c: &Census) -> String {
+    let n =
+        c.written.tally.unrequested + c.near_misses.tally.unrequested + c.probes.tally.unrequested;
+    format!(
+        "Unrequested: {n} questions on URLs no crawler requests (`/robots.txt`, a bare `?`) \
+         are asked but left out of the headline.\n\n"
+    )
 }
 
 /// What the headline counts, in words every page repeats.

@@ -7,7 +7,7 @@
 //! of their tallies, byte for byte, in any order.
 
 use crate::pair::Pair;
-use crate::queries::{Asked, GENERIC_AGENTS};
+use crate::queries::{Asked, Origin, GENERIC_AGENTS};
 use engine::oracle::{Answer, Outcome};
 use engine::signature::Signature;
 use serde::{Deserialize, Serialize};
@@ -25,6 +25,11 @@ pub struct Tally {
     /// Files whose queries were put to the oracles.
     pub files: u64,
     pub queries: u64,
+    /// Of `queries`, those on a URL no crawler requests (`/robots.txt`, a
+    /// bare `?`: [`crate::queries::unrequested`]): asked and counted here,
+    /// left out of the headline.
+    #[serde(default)]
+    pub unrequested: u64,
     /// Files not asked because their HTTP status was not 2xx, by status.
     pub skipped_status: BTreeMap<u16, u64>,
     pub pairs: BTreeMap<Pair, PairTally>,
@@ -41,7 +46,8 @@ pub struct Tally {
 /// One widely used pair on `/` and on the paths the file's own rules name
 /// ([`crate::queries::Kind::named_by_file`]), for the agents no file
 /// chooses ([`GENERIC_AGENTS`]: Googlebot and a crawler the file does not
-/// name): "they disagree on N real sites" with nothing invented in it.
+/// name), on URLs a crawler requests (not `/robots.txt` nor a bare `?`):
+/// "they disagree on N real sites" with nothing invented in it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Headline {
     /// Files on which both answered such a question with a verdict.
@@ -142,6 +148,7 @@ impl Tally {
     pub fn merge(&mut self, other: Tally) {
         self.files += other.files;
         self.queries += other.queries;
+        self.unrequested += other.unrequested;
         for (k, v) in other.skipped_status {
             *self.skipped_status.entry(k).or_default() += v;
         }
@@ -227,6 +234,7 @@ pub fn file_tally(f: &FileInput) -> Tally {
     let mut t = Tally {
         files: 1,
         queries: f.asked.len() as u64,
+        unrequested: f.asked.iter().filter(|a| a.unrequested).count() as u64,
         ..Tally::default()
     };
     let n = f.names.len();
@@ -254,12 +262,24 @@ pub fn file_tally(f: &FileInput) -> Tally {
     t
 }
 
-/// The file's tally over its as-written questions, and over its probes
-/// when it has any: the two are reported apart (a figure says what was
-/// asked), so they are counted apart.
-pub fn file_tallies(f: &FileInput) -> (Tally, Option<Tally>) {
-    let (written, probes): (Vec<usize>, Vec<usize>) =
-        (0..f.asked.len()).partition(|&i| !f.asked[i].kind.probe());
+/// One file's tallies, one per [`Origin`]: each is reported apart (a
+/// figure says what was asked), so each is counted apart.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FileTallies {
+    pub written: Tally,
+    /// `None` when the file asked no near miss (nor probe, below).
+    pub near_misses: Option<Tally>,
+    pub probes: Option<Tally>,
+}
+
+/// The file's tally over its as-written questions, and over its near
+/// misses and its probes when it has any.
+pub fn file_tallies(f: &FileInput) -> FileTallies {
+    let of = |origin: Origin| -> Vec<usize> {
+        (0..f.asked.len())
+            .filter(|&i| f.asked[i].kind.origin() == origin)
+            .collect()
+    };
     let only = |idx: &[usize]| {
         let pick = |all: &[Vec<Answer>]| -> Vec<Vec<Answer>> {
             all.iter()
@@ -275,8 +295,13 @@ pub fn file_tallies(f: &FileInput) -> (Tally, Option<Tally>) {
             ..*f
         })
     };
-    // Every file asks `/`, so every file is in the as-written section.
-    (only(&written), (!probes.is_empty()).then(|| only(&probes)))
+    let some = |idx: Vec<usize>| (!idx.is_empty()).then(|| only(&idx));
+    FileTallies {
+        // Every file asks `/`, so every file is in the as-written section.
+        written: only(&of(Origin::Written)),
+        near_misses: some(of(Origin::NearMiss)),
+        probes: some(of(Origin::Probe)),
+    }
 }
 
 fn oracle_tally(f: &FileInput, k: usize) -> OracleTally {
@@ -383,7 +408,7 @@ fn high_impact(f: &FileInput, t: &mut Tally) {
 fn headline(f: &FileInput, t: &mut Tally) {
     let asks = |i: usize| {
         let q = &f.asked[i];
-        q.kind.named_by_file() && GENERIC_AGENTS.contains(&q.query.agent.as_str())
+        q.kind.named_by_file() && !q.unrequested && GENERIC_AGENTS.contains(&q.query.agent.as_str())
     };
     for &(a, b) in f.impact {
         let both = |i: &usize| {

@@ -4,6 +4,7 @@
 
 use census::input::{self, Record};
 use census::pair::Pair;
+use census::queries::Origin;
 use census::{Census, Options, Shard};
 use engine::oracle::{About, Answer, Capabilities, Oracle, Outcome, Query};
 use std::path::{Path, PathBuf};
@@ -198,7 +199,118 @@ fn merge_refuses_shards_of_different_censuses() {
     let a = run_dir(&dir, None);
     let mut b = a.clone();
     b.input = "other".into();
-    assert!(Census::merge(vec![a, b]).is_err());
+    assert!(Census::merge(vec![a.clone(), b]).is_err());
+    // A shard of the format before every rule was asked asked other
+    // questions.
+    let mut old = a.clone();
+    old.format = census::LEGACY_FORMAT.into();
+    let e = Census::merge(vec![a, old]).expect_err("stale shard");
+    assert!(e.contains("repdiff-census/2"), "{e}");
+}
+
+/// A census.json of the format before near misses were counted apart
+/// still reads (the published snapshot until the next publish) and
+/// renders as it did: no near-miss section, none claimed.
+#[test]
+fn a_census_of_the_previous_format_reads_and_renders_as_it_did() {
+    let dir = scratch("legacy");
+    std::fs::write(dir.join("a.test"), "User-agent: *\nDisallow: /admin\n").expect("write");
+    let c = run_dir(&dir, None);
+    let mut doc: serde_json::Value = serde_json::from_str(&json(&c)).expect("json");
+    doc["format"] = census::LEGACY_FORMAT.into();
+    let map = doc.as_object_mut().expect("object");
+    map.remove("near_misses");
+    let path = dir.join("census.json");
+    std::fs::write(&path, serde_json::to_string(&doc).expect("writes")).expect("write");
+    let old = census::read_census(&path).expect("reads");
+    assert!(!old.has_near_misses());
+    let md = census::render::markdown(&old, None);
+    assert!(
+        !md.contains("Near misses") && !md.contains("near misses"),
+        "{md}"
+    );
+    assert_eq!(census::render::sections(&old).len(), 2);
+    doc["format"] = "repdiff-census/1".into();
+    std::fs::write(&path, serde_json::to_string(&doc).expect("writes")).expect("write");
+    assert!(census::read_census(&path).is_err());
+}
+
+/// Disallows the URLs no crawler requests (`/robots.txt`, a bare `?`)
+/// and allows the rest: it parts from `fake-open` on those alone.
+struct FakeUnrequested;
+
+impl Oracle for FakeUnrequested {
+    fn name(&self) -> &str {
+        "fake-unrequested"
+    }
+    fn about(&self) -> About {
+        about("fake-unrequested")
+    }
+    fn capabilities(&self) -> Capabilities {
+        Capabilities {
+            can_fetch: true,
+            ..Capabilities::default()
+        }
+    }
+    fn run(&mut self, _body: &[u8], queries: &[Query]) -> Vec<Answer> {
+        queries
+            .iter()
+            .map(|q| {
+                if q.url.ends_with("/robots.txt") || q.url.ends_with('?') {
+                    Outcome::Disallowed.into()
+                } else {
+                    Outcome::Allowed.into()
+                }
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn unrequested_urls_are_tallied_but_not_in_the_headline() {
+    let dir = scratch("unrequested");
+    let body = "User-agent: *\nDisallow: /robots.txt\nDisallow: /search?\n";
+    std::fs::write(dir.join("a.test"), body).expect("write");
+    let mut oracles: Vec<Box<dyn Oracle>> = vec![Box::new(FakeOpen), Box::new(FakeUnrequested)];
+    let mut o = opts("test-data", None);
+    o.impact_pairs = vec![("fake-open".into(), "fake-unrequested".into())];
+    let (c, _) = census::run(
+        input::open(std::slice::from_ref(&dir)).expect("open"),
+        &mut oracles,
+        &mut [],
+        &mut [],
+        &o,
+    )
+    .expect("run");
+    let key = &Pair::new("fake-open", "fake-unrequested");
+    // `/robots.txt` and `/search?` for ExampleBot and Googlebot: asked and
+    // counted in the as-written section...
+    let asked = census::queries::derive("a.test", body.as_bytes());
+    let marked: Vec<&str> = asked
+        .iter()
+        .filter(|q| q.unrequested && q.query.agent == "ExampleBot")
+        .map(|q| q.query.url.as_str())
+        .collect();
+    assert!(marked.contains(&"https://a.test/robots.txt"), "{marked:?}");
+    assert!(marked.contains(&"https://a.test/search?"), "{marked:?}");
+    assert_eq!(c.written.tally.pairs[key].queries_disagree, 4);
+    let unrequested = asked
+        .iter()
+        .filter(|q| q.unrequested && q.kind.origin() == Origin::Written)
+        .count() as u64;
+    assert_eq!(c.written.tally.unrequested, unrequested);
+    // ... but not in the headline: the pair is compared there, and agrees.
+    let h = &c.written.tally.headline[key];
+    assert_eq!((h.files_compared, h.files_disagree), (1, 0));
+    let md = census::render::markdown(&c, None);
+    let all =
+        c.written.tally.unrequested + c.near_misses.tally.unrequested + c.probes.tally.unrequested;
+    assert!(
+        md.contains(&format!(
+            "Unrequested: {all} questions on URLs no crawler requests"
+        )),
+        "{md}"
+    );
 }
 
 #[test]
@@ -430,7 +542,7 @@ impl Oracle for FakeEscape {
 }
 
 #[test]
-fn as_written_questions_and_probes_are_counted_apart() {
+fn as_written_near_misses_and_probes_are_counted_apart() {
     let dir = scratch("sections");
     for (name, body) in bodies() {
         std::fs::write(dir.join(name), body).expect("write");
@@ -451,22 +563,27 @@ fn as_written_questions_and_probes_are_counted_apart() {
         &o,
     )
     .expect("run");
-    // Every query is in exactly one section.
-    let (mut written, mut probes) = (0u64, 0u64);
+    // Every query is in exactly one section, its origin's.
+    let (mut written, mut near, mut probes) = (0u64, 0u64, 0u64);
     for (name, body) in bodies() {
         for q in census::queries::derive(&name, body.as_bytes()) {
-            *if q.kind.probe() {
-                &mut probes
-            } else {
-                &mut written
+            *match q.kind.origin() {
+                Origin::Written => &mut written,
+                Origin::NearMiss => &mut near,
+                Origin::Probe => &mut probes,
             } += 1;
         }
     }
     assert_eq!(
-        (c.written.tally.queries, c.probes.tally.queries),
-        (written, probes)
+        (
+            c.written.tally.queries,
+            c.near_misses.tally.queries,
+            c.probes.tally.queries
+        ),
+        (written, near, probes)
     );
-    assert!(probes > 0);
+    assert!(probes > 0 && near > 0);
+    assert_eq!(c.queries(), written + near + probes);
     assert_eq!(c.written.tally.files, 40);
     // `fake-escape` parts from `fake-open` on probes only.
     let key = &Pair::new("fake-open", "fake-escape");
@@ -494,9 +611,75 @@ fn as_written_questions_and_probes_are_counted_apart() {
     let md = census::render::markdown(&c, None);
     let at = |s: &str| md.find(s).unwrap_or_else(|| panic!("no {s:?} in {md}"));
     assert!(at("## Headline") < at("## As-written questions"));
-    assert!(at("## As-written questions") < at("## Probes"));
+    assert!(at("## As-written questions") < at("## Near misses"));
+    assert!(at("## Near misses") < at("## Probes"));
+    assert!(md.contains("![pairwise disagreement heatmap](heatmap-near-misses.svg)"));
     assert!(
         md.contains("| `fake-open` vs `fake-strict` | 30 of 30 (100.0%) |"),
         "{md}"
+    );
+}
+
+/// The questions over the default census data, by origin, before every
+/// rule was asked (the first part alone) and now, and how long deriving
+/// takes: `cargo test --release -p repdiff-census --test census --
+/// --ignored --nocapture questions_over_the_default_data` (needs `repdiff
+/// setup`'s census data, or REPDIFF_CENSUS_DATA naming an input).
+#[test]
+#[ignore = "reads the default census data; a measurement, not a check"]
+fn questions_over_the_default_data() {
+    let dir = std::env::var_os("REPDIFF_CENSUS_DATA").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../.cache/census/protego-0.7.0-test-data"),
+        PathBuf::from,
+    );
+    let records: Vec<Record> = input::open(std::slice::from_ref(&dir))
+        .expect("open the census data")
+        .map(|r| r.expect("a record"))
+        .filter(|r| r.status.is_none_or(|s| (200..300).contains(&s)))
+        .collect();
+    let started = std::time::Instant::now();
+    let asked: Vec<_> = records
+        .iter()
+        .map(|r| census::queries::derive(&r.host, &r.body))
+        .collect();
+    let took = started.elapsed();
+    // Before: the first part alone, `derive` as it was (every path of
+    // the first 24 rules for every agent, cut at 160).
+    let mut before = std::collections::BTreeMap::<String, (u64, u64)>::new();
+    for r in &records {
+        let d = census::queries::read(&r.host, &r.body);
+        let crossed = d.urls.iter().flat_map(|u| d.agents.iter().map(move |_| u));
+        for u in crossed.take(census::queries::MAX_QUERIES) {
+            let e = before.entry(format!("{:?}", u.kind.origin())).or_default();
+            e.0 += 1;
+            e.1 += u64::from(u.unrequested);
+        }
+    }
+    let mut now = std::collections::BTreeMap::<String, (u64, u64)>::new();
+    for q in asked.iter().flatten() {
+        let e = now.entry(format!("{:?}", q.kind.origin())).or_default();
+        e.0 += 1;
+        e.1 += u64::from(q.unrequested);
+    }
+    let max = asked.iter().map(Vec::len).max().unwrap_or(0);
+    println!(
+        "{} files; derived in {:.3} s; most questions in one file: {max}",
+        records.len(),
+        took.as_secs_f64()
+    );
+    println!("before (origin: (questions, unrequested)): {before:?}");
+    println!("now: {now:?}");
+    let mut big: Vec<(usize, &str)> = asked
+        .iter()
+        .zip(&records)
+        .map(|(a, r)| (a.len(), r.name.as_str()))
+        .collect();
+    big.sort_unstable_by(|x, y| y.cmp(x));
+    let over = |n: usize| big.iter().filter(|b| b.0 > n).count();
+    println!(
+        "largest: {:?}; files over 1,000 questions: {}, over 10,000: {}",
+        &big[..big.len().min(5)],
+        over(1_000),
+        over(10_000)
     );
 }

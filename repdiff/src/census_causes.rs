@@ -23,12 +23,16 @@ fn exact_body(e: &census::tally::Example) -> Option<Vec<u8>> {
         .then(|| e.body.as_bytes().to_vec())
 }
 
-/// Fill `causes` of every top signature of both sections, and the cause
+/// Fill `causes` of every top signature of every section, and the cause
 /// of every headline example. `oracles` must hold the reference and the
 /// oracles of the census (those missing are reported as such).
 pub fn triage(census: &mut Census, oracles: &mut [Box<dyn Oracle>], ledger: &Ledger) {
     let reference = census.reference.clone();
-    for section in [&mut census.written, &mut census.probes] {
+    for section in [
+        &mut census.written,
+        &mut census.near_misses,
+        &mut census.probes,
+    ] {
         signatures(
             &mut section.summary.top_signatures,
             &reference,

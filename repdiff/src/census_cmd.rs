@@ -21,9 +21,9 @@ mod floor;
 pub const HELP: &str = "\
 Asks every available oracle (or those named) the queries derived from each
 robots.txt of INPUT (docs/census.md) and writes census.json, census.md,
-heatmap.svg, heatmap-probes.svg and speed.json into DIR (default
-reports/run/census/, ignored): the questions a crawler asks as written
-first, the probes we invent apart. INPUT: a directory of files, a .tar/.tar.gz, or .warc/.warc.gz files
+heatmap.svg, heatmap-near-misses.svg, heatmap-probes.svg and speed.json
+into DIR (default reports/run/census/, ignored): the questions a crawler
+asks as written first, the near misses and the probes we invent apart. INPUT: a directory of files, a .tar/.tar.gz, or .warc/.warc.gz files
 (response records; non-2xx responses are counted, not asked). Without
 INPUT: the 4,231 files of protego 0.7.0's sdist tests/test_data/ (fetched
 by `repdiff setup`). `census merge DIR...` combines shard outputs into
@@ -452,7 +452,10 @@ fn name_causes(census: &mut Census, oracles: &mut [Box<dyn Oracle>]) {
     crate::census_causes::triage(census, oracles, &ledger);
     log::info!(
         "census: named the causes of {} top signatures and {} headline examples in {:.1} s",
-        census.written.summary.top_signatures.len() + census.probes.summary.top_signatures.len(),
+        [&census.written, &census.near_misses, &census.probes]
+            .iter()
+            .map(|s| s.summary.top_signatures.len())
+            .sum::<usize>(),
         census
             .written
             .summary
@@ -468,9 +471,10 @@ fn name_causes(census: &mut Census, oracles: &mut [Box<dyn Oracle>]) {
 /// often apart), the probes' after: what a reader repeats comes first.
 fn print_headline(c: &Census, out: &Path) {
     crate::out!(
-        "census: {} files, {} as-written questions and {} probes, {} oracles -> {}",
+        "census: {} files, {} as-written questions, {} near misses and {} probes, {} oracles -> {}",
         c.written.tally.files,
         c.written.tally.queries,
+        c.near_misses.tally.queries,
         c.probes.tally.queries,
         c.oracles.len(),
         out.join("census.md").display()

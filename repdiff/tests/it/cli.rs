@@ -357,6 +357,17 @@ fn census_names_the_cause_of_a_top_signature_and_links_the_ledger() {
     );
     let text = std::fs::read_to_string(out.join("census.json")).expect("census.json");
     let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    // Three sections, each with its heatmap; the near misses (`/~joe`,
+    // `/tmp`) apart from the as-written questions.
+    assert_eq!(doc["format"], "repdiff-census/3");
+    assert!(doc["near_misses"]["tally"]["queries"].as_u64() > Some(0));
+    for svg in [
+        "heatmap.svg",
+        "heatmap-near-misses.svg",
+        "heatmap-probes.svg",
+    ] {
+        assert!(out.join(svg).is_file(), "{svg}");
+    }
     // `/%61dmin` is a probe: its signature is in the probes' section.
     let tops = doc["probes"]["summary"]["top_signatures"]
         .as_array()

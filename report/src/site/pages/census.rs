@@ -24,10 +24,15 @@ protego 0.7.0's test data), then <code>repdiff report --publish</code>.</p>";
         return crate::site::html::page("census", "", &cx.footer, b);
     };
     let mut b = String::new();
+    let near = if c.has_near_misses() {
+        format!(", {} near misses", c.near_misses.tally.queries)
+    } else {
+        String::new()
+    };
     let _ = write!(
         b,
         "<h1>Census of real robots.txt files</h1><p>Input: <code>{}</code>{}; {} files asked, {} \
-as-written questions and {} probes, {} oracles. The queries are derived from each file \
+as-written questions{near} and {} probes, {} oracles. The queries are derived from each file \
 (<code>docs/census.md</code>): each agent it names (as the product token a crawler sends) plus \
 <code>ExampleBot</code> and <code>Googlebot</code>, on <code>/</code>, common paths and paths \
 built from its own rules. A pair <em>disagrees</em> on a query when both answer with a verdict \
@@ -41,6 +46,13 @@ and the verdicts differ.</p>",
         c.probes.tally.queries,
         c.oracles.len()
     );
+    if c.has_near_misses() {
+        let _ = write!(
+            b,
+            "<p>{}</p>",
+            markdown_code(::census::render::unrequested_line(c).trim_end())
+        );
+    }
     ai_era(&mut b, cx.inp.ai_era);
     headline(&mut b, &c.written.summary.headline);
     for view in sections(c) {
