@@ -134,8 +134,11 @@ function thrown(e) {
   return { outcome: 'error', kind: typeof e, message: String(e) };
 }
 
-/** Answer the queries of one `run` request. */
-async function run(lib, body, queries) {
+/**
+ * Answer the queries of one `run` request; `explain` false (the census)
+ * when the parent will not read the accounts, so none is built.
+ */
+async function run(lib, body, queries, explain) {
   let robots;
   let failure = null;
   try {
@@ -163,7 +166,9 @@ async function run(lib, body, queries) {
       if (typeof verdict !== 'boolean') {
         return { outcome: 'error', kind: typeof verdict, message: `isAllowed returned ${String(verdict)}` };
       }
-      return { outcome: verdict ? 'allowed' : 'disallowed', explain: `isAllowed(agent, ${JSON.stringify(pathname)})` };
+      const answer = { outcome: verdict ? 'allowed' : 'disallowed' };
+      if (explain) answer.explain = `isAllowed(agent, ${JSON.stringify(pathname)})`;
+      return answer;
     } catch (e) {
       return thrown(e);
     }
@@ -213,8 +218,9 @@ function serve(lib) {
         if (buffered < header.body_len) return;
         const body = Buffer.from(consume(header.body_len));
         const queries = header.queries;
+        const explain = header.explain !== false;
         header = null;
-        busy = busy.then(async () => send({ answers: await run(lib, body, queries) }));
+        busy = busy.then(async () => send({ answers: await run(lib, body, queries, explain) }));
       }
     }
   });
