@@ -139,7 +139,7 @@ fn the_census_and_suites_pages_show_their_snapshots() {
             .filter(|q| q.signature == *sig)
             .count()
     };
-    let (seen, unseen): (Vec<_>, Vec<_>) = [&census.written, &census.probes]
+    let (seen, unseen): (Vec<_>, Vec<_>) = [&census.written, &census.near_misses, &census.probes]
         .into_iter()
         .flat_map(|s| &s.summary.top_signatures)
         .partition(|s| in_corpus(&s.signature) > 0);
