@@ -235,43 +235,12 @@ fn a_census_of_the_previous_format_reads_and_renders_as_it_did() {
     assert!(census::read_census(&path).is_err());
 }
 
-/// Disallows the URLs no crawler requests (`/robots.txt`, a bare `?`)
-/// and allows the rest: it parts from `fake-open` on those alone.
-struct FakeUnrequested;
-
-impl Oracle for FakeUnrequested {
-    fn name(&self) -> &str {
-        "fake-unrequested"
-    }
-    fn about(&self) -> About {
-        about("fake-unrequested")
-    }
-    fn capabilities(&self) -> Capabilities {
-        Capabilities {
-            can_fetch: true,
-            ..Capabilities::default()
-        }
-    }
-    fn run(&mut self, _body: &[u8], queries: &[Query]) -> Vec<Answer> {
-        queries
-            .iter()
-            .map(|q| {
-                if q.url.ends_with("/robots.txt") || q.url.ends_with('?') {
-                    Outcome::Disallowed.into()
-                } else {
-                    Outcome::Allowed.into()
-                }
-            })
-            .collect()
-    }
-}
-
 #[test]
 fn unrequested_urls_are_tallied_but_not_in_the_headline() {
     let dir = scratch("unrequested");
     let body = "User-agent: *\nDisallow: /robots.txt\nDisallow: /search?\n";
     std::fs::write(dir.join("a.test"), body).expect("write");
-    let mut oracles: Vec<Box<dyn Oracle>> = vec![Box::new(FakeOpen), Box::new(FakeUnrequested)];
+    let mut oracles: Vec<Box<dyn Oracle>> = vec![Box::new(FakeOpen), Box::new(FAKE_UNREQUESTED)];
     let mut o = opts("test-data", None);
     o.impact_pairs = vec![("fake-open".into(), "fake-unrequested".into())];
     let (c, _) = census::run(
@@ -510,16 +479,32 @@ fn each_oracle_is_measured_against_each_profile() {
     assert!(md.contains("departs from profile `fake-open`"), "{md}");
 }
 
+/// Disallows the URLs `url` picks and allows the rest: it parts from
+/// `fake-open` on those alone.
+struct FakeDisallowing {
+    name: &'static str,
+    url: fn(&str) -> bool,
+}
+
 /// Disallows exactly the URLs holding a `%`: it parts from `fake-open` on
 /// probes (`/admin` -> `/%61dmin`) and on nothing a site's links ask.
-struct FakeEscape;
+const FAKE_ESCAPE: FakeDisallowing = FakeDisallowing {
+    name: "fake-escape",
+    url: |u| u.contains('%'),
+};
 
-impl Oracle for FakeEscape {
+/// Disallows the URLs no crawler requests (`/robots.txt`, a bare `?`).
+const FAKE_UNREQUESTED: FakeDisallowing = FakeDisallowing {
+    name: "fake-unrequested",
+    url: |u| u.ends_with("/robots.txt") || u.ends_with('?'),
+};
+
+impl Oracle for FakeDisallowing {
     fn name(&self) -> &str {
-        "fake-escape"
+        self.name
     }
     fn about(&self) -> About {
-        about("fake-escape")
+        about(self.name)
     }
     fn capabilities(&self) -> Capabilities {
         Capabilities {
@@ -531,7 +516,7 @@ impl Oracle for FakeEscape {
         queries
             .iter()
             .map(|q| {
-                if q.url.contains('%') {
+                if (self.url)(&q.url) {
                     Outcome::Disallowed.into()
                 } else {
                     Outcome::Allowed.into()
@@ -550,7 +535,7 @@ fn as_written_near_misses_and_probes_are_counted_apart() {
     let mut oracles: Vec<Box<dyn Oracle>> = vec![
         Box::new(FakeOpen),
         Box::new(FakeStrict),
-        Box::new(FakeEscape),
+        Box::new(FAKE_ESCAPE),
     ];
     let mut o = opts("test-data", None);
     o.impact_pairs

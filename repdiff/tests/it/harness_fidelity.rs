@@ -7,7 +7,7 @@
 
 use crate::common;
 
-use engine::oracle::{Answer, Oracle};
+use engine::oracle::{Answer, Capabilities, Oracle, Query};
 use oracles::python::crosscheck;
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -29,6 +29,16 @@ fn plain(a: &Answer) -> serde_json::Value {
     v
 }
 
+/// The queries a worker can answer: asks it cannot are left out on both
+/// sides, as a run leaves them out.
+fn supported(queries: &[Query], caps: &Capabilities) -> Vec<Query> {
+    queries
+        .iter()
+        .filter(|q| caps.supports(q.ask))
+        .cloned()
+        .collect()
+}
+
 #[test]
 fn every_external_harness_answers_as_its_library_called_directly() {
     let cases = crosscheck::generate(0x5eed_f1de, CASES);
@@ -41,12 +51,7 @@ fn every_external_harness_answers_as_its_library_called_directly() {
         let mut ours = Vec::new();
         let mut input = String::new();
         for case in &cases {
-            let queries: Vec<_> = case
-                .queries
-                .iter()
-                .filter(|q| caps.supports(q.ask))
-                .cloned()
-                .collect();
+            let queries = supported(&case.queries, &caps);
             ours.push(
                 worker
                     .run(&case.body, &queries)
@@ -150,12 +155,7 @@ fn every_harness_answers_alike_without_explanations() {
         let caps = with.capabilities();
         let mut differences = 0;
         for (i, case) in cases.iter().enumerate() {
-            let queries: Vec<_> = case
-                .queries
-                .iter()
-                .filter(|q| caps.supports(q.ask))
-                .cloned()
-                .collect();
+            let queries = supported(&case.queries, &caps);
             let a: Vec<_> = with.run(&case.body, &queries).iter().map(plain).collect();
             let b: Vec<_> = without
                 .run(&case.body, &queries)
