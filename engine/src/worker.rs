@@ -95,6 +95,9 @@ enum RequestRef<'a> {
         /// `false` when the parent will not read `explain` (protocol §2).
         #[serde(skip_serializing_if = "is_true")]
         explain: bool,
+        /// [`Limits::question_cpu`] in ms (protocol §2), when set.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        cpu_ms: Option<u64>,
     },
     Fetch {
         url: &'a str,
@@ -315,6 +318,14 @@ pub struct Limits {
     pub max_restarts_total: u32,
     /// First backoff before a restart; doubles on consecutive failures.
     pub backoff: Duration,
+    /// The CPU one question may use, told to the worker as `cpu_ms` on
+    /// each `run` request (protocol §2; `None`: not sent). A harness that
+    /// can stop its library's call (crawler4j's) answers `timeout` for the
+    /// question past it and lives on; the others ignore it, and `timeout`
+    /// stays the backstop. Why: a worker killed at the wall-clock timeout
+    /// costs the whole timeout plus a restart (a JVM start), which the fuzz
+    /// loop paid hundreds of times a run on crawler4j's backtracking regex.
+    pub question_cpu: Option<Duration>,
 }
 
 impl Default for Limits {
@@ -327,6 +338,7 @@ impl Default for Limits {
             max_restarts: 20,
             max_restarts_total: 1000,
             backoff: Duration::from_millis(20),
+            question_cpu: None,
         }
     }
 }
@@ -813,6 +825,13 @@ impl Supervised {
         outcome
     }
 
+    /// [`Limits::question_cpu`] as a request's `cpu_ms` (at least 1).
+    fn cpu_ms(&self) -> Option<u64> {
+        self.limits
+            .question_cpu
+            .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX).max(1))
+    }
+
     /// Stop the worker, if one runs: dropping [`Live`] stops its group.
     fn kill(&mut self) {
         if let Some(live) = self.live.take() {
@@ -826,11 +845,13 @@ impl Supervised {
     /// answer cut off at the message limit (each re-ask would flood again).
     fn batch(&mut self, fetch: Option<&str>, body: &[u8], queries: &[Query]) -> Vec<Answer> {
         let explain = self.explain;
+        let cpu_ms = self.cpu_ms();
         let make = |queries| match fetch {
             None => RequestRef::Run {
                 body_len: body.len(),
                 queries,
                 explain,
+                cpu_ms,
             },
             Some(url) => RequestRef::Fetch {
                 url,
@@ -1214,12 +1235,31 @@ mod tests {
     }
 
     #[test]
+    fn cpu_ms_is_written_only_when_a_question_cpu_is_set() {
+        let line = |cpu_ms| {
+            serde_json::to_string(&RequestRef::Run {
+                body_len: 0,
+                queries: &[],
+                explain: true,
+                cpu_ms,
+            })
+            .unwrap()
+        };
+        assert_eq!(line(None), r#"{"op":"run","body_len":0,"queries":[]}"#);
+        assert_eq!(
+            line(Some(40)),
+            r#"{"op":"run","body_len":0,"queries":[],"cpu_ms":40}"#
+        );
+    }
+
+    #[test]
     fn explain_false_is_written_only_when_explanations_are_skipped() {
         let line = |explain| {
             serde_json::to_string(&RequestRef::Run {
                 body_len: 3,
                 queries: &[],
                 explain,
+                cpu_ms: None,
             })
             .unwrap()
         };

@@ -127,6 +127,7 @@ pub fn lineup(settings: &Settings, want: Option<&[&str]>) -> (Lineup, Vec<String
         builtins: oracles::roster::Builtins::InProcess,
         limits: engine::worker::Limits {
             timeout: settings.worker_timeout,
+            question_cpu: settings.question_cpu,
             ..engine::worker::Limits::default()
         },
         workers_skip_explanations: true,

@@ -51,6 +51,10 @@ pub struct Settings {
     /// `REPDIFF_FUZZ_WORKER_TIMEOUT_MS` (default [`WORKER_TIMEOUT`]): how
     /// long a worker may take on one fuzz input.
     pub worker_timeout: Duration,
+    /// `REPDIFF_FUZZ_QUESTION_CPU_MS` (default [`QUESTION_CPU`]; `0`: off):
+    /// the CPU one question may use in a worker that can stop its library's
+    /// call (`engine::worker::Limits::question_cpu`).
+    pub question_cpu: Option<Duration>,
     /// `REPDIFF_FUZZ_DOWNWEIGHT=0` (default on): turn down-weighting off,
     /// to measure it ([`crate::downweight`]).
     pub down_weighting: bool,
@@ -73,6 +77,17 @@ pub const ORACLE_VAR: &str = "REPDIFF_FUZZ_ORACLE";
 /// (engine::worker::starved, up to 4 times the timeout), so a loaded
 /// machine is not mistaken for a slow parser.
 pub const WORKER_TIMEOUT: Duration = Duration::from_millis(250);
+
+/// The CPU one question may use in a worker that can stop its library's
+/// call and live on (crawler4j's harness; protocol §2 `cpu_ms`), unless
+/// `REPDIFF_FUZZ_QUESTION_CPU_MS` says otherwise. A hundred times the
+/// slowest worker's median, as [`WORKER_TIMEOUT`] is, but counted in the
+/// question's own CPU time, so load cannot trigger it and it can be short:
+/// each of crawler4j's backtracking-regex timeouts cost the 16-minute
+/// nightly of 2026-12-07 about 0.4 s of CPU (the wall timeout, then a JVM
+/// start), 559 of them most of the gap between the whole run and its speed
+/// mode.
+pub const QUESTION_CPU: Duration = Duration::from_millis(50);
 
 impl Settings {
     /// The settings of this process. A packaged run (ClusterFuzzLite) first
@@ -111,6 +126,7 @@ impl Settings {
                 .map(str::to_string)
                 .collect(),
             worker_timeout: worker_timeout()?,
+            question_cpu: question_cpu()?,
             down_weighting: on_unless_zero("REPDIFF_FUZZ_DOWNWEIGHT"),
         })
     }
@@ -150,6 +166,21 @@ fn worker_timeout() -> Result<Duration, String> {
         Ok(ms) if ms > 0 => Ok(Duration::from_millis(ms)),
         _ => Err(format!(
             "REPDIFF_FUZZ_WORKER_TIMEOUT_MS=`{v}` is not a positive number of milliseconds"
+        )),
+    }
+}
+
+/// [`QUESTION_CPU`], or `REPDIFF_FUZZ_QUESTION_CPU_MS` (`0`: none).
+// String: a fuzz target's startup failure, printed as it is.
+fn question_cpu() -> Result<Option<Duration>, String> {
+    let Ok(v) = std::env::var("REPDIFF_FUZZ_QUESTION_CPU_MS") else {
+        return Ok(Some(QUESTION_CPU));
+    };
+    match v.trim().parse::<u64>() {
+        Ok(0) => Ok(None),
+        Ok(ms) => Ok(Some(Duration::from_millis(ms))),
+        Err(_) => Err(format!(
+            "REPDIFF_FUZZ_QUESTION_CPU_MS=`{v}` is not a number of milliseconds (0: off)"
         )),
     }
 }

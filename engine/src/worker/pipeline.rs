@@ -70,6 +70,7 @@ impl Supervised {
             failed: None,
         };
         let explain = self.explain;
+        let cpu_ms = self.cpu_ms();
         let mut message = Vec::with_capacity(GROUP_BYTES);
         let mut sent = 0;
         for (body, queries) in inputs {
@@ -78,6 +79,7 @@ impl Supervised {
                 body_len: body.len(),
                 queries,
                 explain,
+                cpu_ms,
             };
             if serde_json::to_writer(&mut message, &header).is_err() {
                 return nothing(sent.max(1));

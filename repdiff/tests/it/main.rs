@@ -26,6 +26,7 @@ mod one_directory;
 mod oracle_contract;
 mod profile_http_pins;
 mod protocol_schema;
+mod question_cpu;
 mod reference_consistency;
 mod reproducers;
 mod results_page;

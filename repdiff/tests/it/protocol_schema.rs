@@ -82,6 +82,14 @@ fn real_traffic_of_every_oracle_validates_against_the_schemas() {
     assert!(!greeting.is_valid(&v1), "a v1 greeting is not v2");
     let crash = serde_json::json!({"answers": [{"outcome": "crash", "detail": "x"}]});
     assert!(!response.is_valid(&crash), "a worker never sends crash");
+    // ... but may send timeout, for a question past a request's cpu_ms.
+    let stopped = serde_json::json!({"answers": [{"outcome": "timeout", "explain": "x"}]});
+    assert!(response.is_valid(&stopped));
+    let request = &validators[1].1;
+    let budget = serde_json::json!({"op": "run", "body_len": 0, "queries": [], "cpu_ms": 50});
+    assert!(request.is_valid(&budget));
+    let zero = serde_json::json!({"op": "run", "body_len": 0, "queries": [], "cpu_ms": 0});
+    assert!(!request.is_valid(&zero), "cpu_ms is at least 1");
     let bad_value = serde_json::json!({"answers": [{"outcome": "value", "value": {"type": "int", "value": 1.5}}]});
     assert!(!response.is_valid(&bad_value));
 }

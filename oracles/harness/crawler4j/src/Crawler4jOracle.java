@@ -63,6 +63,11 @@
  *   and Sitemap in UserAgentDirectives, but HostDirectives keeps its groups
  *   private and has no getter, and crawler4j never reads them.
  *
+ * - cpu_ms (docs/protocol.md section 2, sent by the fuzz loop): each question of such a
+ *   request runs on a watched thread, and one whose call uses more CPU than that is
+ *   stopped and answered `timeout` (Server.Guard): PathRule's `.*` regexes backtrack
+ *   without end on some rules, and the worker then lives on instead of being killed.
+ *
  * No suite capture: the Maven Central artifact ships no tests (crawler4j's
  * RobotstxtParserTest is a Groovy/Spock file of the git repository only).
  *
@@ -91,6 +96,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.net.MalformedURLException;
 import java.net.URL;
 import java.nio.charset.Charset;
@@ -102,6 +109,12 @@ import java.security.MessageDigest;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 
@@ -192,6 +205,7 @@ public final class Crawler4jOracle {
 
         final Gson gson = new GsonBuilder().disableHtmlEscaping().serializeNulls().create();
         final OutputStream out;
+        final Guard guard = new Guard();
 
         static Server create(OutputStream out) throws Throwable {
             Server server = new Server(out);
@@ -298,6 +312,8 @@ public final class Crawler4jOracle {
                 String canonical;
                 try {
                     canonical = URLCanonicalizer.getCanonicalURL(url);
+                } catch (ThreadDeath d) {
+                    throw d;
                 } catch (Throwable t) {
                     return error(t.getClass().getName(), t.getMessage());
                 }
@@ -354,8 +370,134 @@ public final class Crawler4jOracle {
                         default:
                             return unsupported("unknown ask " + ask);
                     }
+                } catch (ThreadDeath d) {
+                    // Guard.stop: the question used up its CPU budget.
+                    throw d;
                 } catch (Throwable t) {
                     return error(t.getClass().getName(), t.getMessage());
+                }
+            }
+        }
+
+        /**
+         * Answers a request whose parent set `cpu_ms` (docs/protocol.md section 2, the
+         * fuzz loop does): the questions run on a thread of their own whose CPU time is
+         * watched, and one that uses more than `cpu_ms` is stopped and answered
+         * `timeout` while the worker lives on. Why: PathRule turns each `*` into `.*`
+         * and matches with java.util.regex, which tries every way of splitting a
+         * non-matching path among them, so a rule with a dozen stars does not end; the
+         * parent's wall-clock timeout then killed the JVM, and the fuzz loop paid the
+         * whole timeout plus a JVM start (about 0.4 s of CPU) for each such input, the
+         * largest share of its lost time (reports/fuzz/2026-12-07T221634.md). CPU, not
+         * wall time, so a busy machine delays a question without making it a timeout.
+         * Thread.stop works up to Java 19 (the harness runs on Debian 12's Java 17);
+         * on a later JVM the guard is off and the parent's timeout applies as before.
+         */
+        static final class Guard {
+            static final boolean CAN_STOP = Runtime.version().feature() < 20;
+            final ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+            ExecutorService pool;
+            Thread thread;
+            /** The question the guarded thread is on (-1: none) and its CPU time when it began. */
+            volatile int at = -1;
+            volatile long since;
+
+            ExecutorService pool() {
+                if (pool == null) {
+                    pool = Executors.newSingleThreadExecutor(r -> {
+                        Thread t = new Thread(r, "crawler4j-guarded");
+                        t.setDaemon(true);
+                        thread = t;
+                        return t;
+                    });
+                    // Load crawler4j's, the URL and the regex classes on this thread before
+                    // any question is timed: the first question is not charged for them.
+                    byte[] warm = "User-agent: *\nDisallow: /a*b$\n".getBytes(StandardCharsets.UTF_8);
+                    try {
+                        pool.submit(() -> new Run(warm, false).canFetch("warm-up", "http://example.com/a/x")).get();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } catch (ExecutionException e) {
+                        System.err.println(NAME + ": warm-up failed: " + e.getCause());
+                    }
+                }
+                return pool;
+            }
+
+            void answer(Run run, JsonArray queries, long cpuMs, JsonArray out) {
+                int n = queries.size();
+                JsonObject[] answers = new JsonObject[n];
+                long budget = cpuMs * 1_000_000L;
+                int next = 0;
+                while (next < n) {
+                    int from = next;
+                    at = -1;
+                    Future<?> f = pool().submit(() -> {
+                        for (int i = from; i < n; i++) {
+                            since = mx.getCurrentThreadCpuTime();
+                            at = i;
+                            answers[i] = run.answer(queries.get(i).getAsJsonObject());
+                        }
+                        at = -1;
+                    });
+                    int stopped = watch(f, budget);
+                    if (stopped >= 0 && answers[stopped] == null) {
+                        JsonObject o = outcome("timeout");
+                        o.addProperty("explain", "crawler4j used more than " + cpuMs
+                                + " ms of CPU on this question (the request's cpu_ms); its thread was stopped");
+                        answers[stopped] = o;
+                    }
+                    // A stop can land just after the question it was meant for ended:
+                    // then the question it did land on is asked again.
+                    next = from;
+                    while (next < n && answers[next] != null) next++;
+                }
+                for (JsonObject a : answers) out.add(a);
+            }
+
+            /** Wait for the questions; the one stopped for its CPU, or -1 when all were answered. */
+            int watch(Future<?> f, long budget) {
+                long wait = budget;
+                while (true) {
+                    try {
+                        f.get(Math.max(1_000_000L, wait), TimeUnit.NANOSECONDS);
+                        return -1;
+                    } catch (TimeoutException e) {
+                        int q = at;
+                        long used = mx.getThreadCpuTime(thread.getId()) - since;
+                        if (q >= 0 && used > budget) {
+                            stop();
+                            return q;
+                        }
+                        wait = budget - used;
+                    } catch (ExecutionException e) {
+                        // Only a stop ends the task abnormally (answer() turns the rest into
+                        // errors); be safe: treat it as one on the current question.
+                        int q = at;
+                        stop();
+                        return q;
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return -1;
+                    }
+                }
+            }
+
+            @SuppressWarnings("removal")
+            void stop() {
+                Thread t = thread;
+                pool.shutdownNow();
+                pool = null;
+                t.stop();
+                try {
+                    t.join(2000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                if (t.isAlive()) {
+                    // It would go on writing answers: leave, and the parent restarts us.
+                    System.err.println(NAME + ": a stopped question did not end within 2 s; exiting");
+                    System.exit(1);
                 }
             }
         }
@@ -396,8 +538,13 @@ public final class Crawler4jOracle {
                         System.exit(1);
                     }
                     Run run = new Run(body, !request.has("explain") || request.get("explain").getAsBoolean());
-                    for (JsonElement q : queries) {
-                        answers.add(run.answer(q.getAsJsonObject()));
+                    long cpuMs = request.has("cpu_ms") ? request.get("cpu_ms").getAsLong() : 0;
+                    if (cpuMs > 0 && Guard.CAN_STOP) {
+                        guard.answer(run, queries, cpuMs, answers);
+                    } else {
+                        for (JsonElement q : queries) {
+                            answers.add(run.answer(q.getAsJsonObject()));
+                        }
                     }
                 } else if (op.equals("fetch")) {
                     for (int i = 0; i < queries.size(); i++) {

@@ -54,14 +54,17 @@ pub fn all() -> Vec<Registered> {
 
 /// Its worker, with a generous per-query limit (the 500 KiB body).
 pub fn start(o: &Registered, timeout: Duration) -> Supervised {
-    Supervised::start_with_env(
-        &o.name,
-        o.command.clone(),
-        o.env.clone(),
+    start_with(
+        o,
         Limits {
             timeout,
             ..Limits::default()
         },
     )
-    .unwrap_or_else(|u| panic!("{u}\n=> run `repdiff setup` first"))
+}
+
+/// [`start`] with limits of the caller's.
+pub fn start_with(o: &Registered, limits: Limits) -> Supervised {
+    Supervised::start_with_env(&o.name, o.command.clone(), o.env.clone(), limits)
+        .unwrap_or_else(|u| panic!("{u}\n=> run `repdiff setup` first"))
 }
