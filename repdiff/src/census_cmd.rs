@@ -16,7 +16,7 @@ use std::time::Duration;
 pub mod adoption;
 mod adoption_causes;
 pub mod ai_crawlers;
-mod floor;
+pub mod floor;
 
 pub const HELP: &str = "\
 Asks every available oracle (or those named) the queries derived from each

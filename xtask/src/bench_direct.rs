@@ -1,7 +1,7 @@
 //! The parsers' own speed in `cargo xtask bench` (repdiff's `speed`
 //! module measures): every oracle over the census row's files, its direct
-//! CPU beside its CPU through repdiff, and the floor a census run of those
-//! files has against the census row's wall time.
+//! CPU beside its CPU through repdiff. The census row's floor from these
+//! loops is bench/floor.rs's section.
 
 use repdiff::speed::{measure_one, sample, DirectRow};
 use serde_json::{json, Value};
@@ -55,10 +55,9 @@ fn secs(s: Option<f64>) -> String {
     s.map_or("-".into(), |s| format!("{s:.3} s"))
 }
 
-/// The table, then the floor a census run of these files has: the direct
-/// CPU (or, for an oracle without a direct side, its CPU through repdiff)
-/// summed and spread over the cores, against the census row's wall time.
-pub fn to_markdown(t: &DirectTable, census_wall: Option<f64>) -> String {
+/// The table; the census row's floor from these loops is the next section
+/// (bench/floor.rs, by `census --floor`'s rule), not worked out here again.
+pub fn to_markdown(t: &DirectTable) -> String {
     let mut md = String::from("\n## The parsers' own speed\n\n");
     let (files, questions, rows) = match t {
         DirectTable::Skipped(why) => {
@@ -83,16 +82,8 @@ pub fn to_markdown(t: &DirectTable, census_wall: Option<f64>) -> String {
         "| oracle | direct | direct CPU | worker CPU | driver CPU | overhead | < 1.5x | differ |\n\
          |---|---|---:|---:|---:|---:|---|---:|\n",
     );
-    let (mut floor_cpu, mut stand_ins) = (0.0, Vec::new());
     for r in rows {
         let through = r.worker_cpu.unwrap_or(0.0) + r.driver_cpu.unwrap_or(0.0);
-        match r.direct_cpu {
-            Some(d) => floor_cpu += d,
-            None => {
-                floor_cpu += through;
-                stand_ins.push(format!("`{}`", r.oracle));
-            }
-        }
         let overhead = r.direct_cpu.filter(|d| *d > 0.0).map(|d| through / d);
         let _ = writeln!(
             md,
@@ -110,29 +101,9 @@ pub fn to_markdown(t: &DirectTable, census_wall: Option<f64>) -> String {
             r.differ.map_or("-".into(), |d| d.to_string()),
         );
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let floor = floor_cpu / cores as f64;
-    let _ = write!(
-        md,
-        "\nFloor of a census run of these files: {floor_cpu:.2} s of CPU over {cores} core(s) = {floor:.2} s"
+    md.push_str(
+        "\nThe census sample against these loops, its wall time over their floor: *Census vs floor* below.\n",
     );
-    if !stand_ins.is_empty() {
-        let _ = write!(
-            md,
-            " (for {}, which have no direct side yet, their CPU through repdiff stands in)",
-            stand_ins.join(", ")
-        );
-    }
-    match census_wall {
-        Some(w) => {
-            let _ = writeln!(
-                md,
-                "; the census row took {w:.2} s of wall, {:.2}x that floor (target: at most 1.25x).",
-                w / floor.max(1e-9)
-            );
-        }
-        None => md.push_str(".\n"),
-    }
     md
 }
 

@@ -13,12 +13,14 @@ pub mod protego_sdist;
 pub mod python;
 pub mod runtimes;
 pub mod suites;
+pub mod timings;
 pub mod tools;
 pub mod warc_sample;
 
 use crate::shared::Needs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
 /// A setup failure, phrased for the person who has to fix it.
 #[derive(Debug)]
@@ -157,11 +159,17 @@ pub const SKIP_VAR: &str = "REPDIFF_SETUP_SKIP";
 /// Every setup step, in order. Each prints what it fetched; a step with
 /// nothing to do prints nothing unless `verbose`.
 pub fn run_all(ctx: &Ctx, verbose: bool) -> Vec<SetupError> {
-    run_steps(ctx, verbose, &|_| true)
+    run_steps(ctx, verbose, "setup (every step)", &|_| true)
 }
 
 /// The steps `wanted` keeps, in order.
-fn run_steps(ctx: &Ctx, verbose: bool, wanted: &dyn Fn(For) -> bool) -> Vec<SetupError> {
+/// `label` names the run in the step record ([`timings`]).
+fn run_steps(
+    ctx: &Ctx,
+    verbose: bool,
+    label: &str,
+    wanted: &dyn Fn(For) -> bool,
+) -> Vec<SetupError> {
     let skip_list = std::env::var(SKIP_VAR).unwrap_or_default();
     let skip: Vec<&str> = skip_list
         .split(',')
@@ -178,6 +186,11 @@ fn run_steps(ctx: &Ctx, verbose: bool, wanted: &dyn Fn(For) -> bool) -> Vec<Setu
         )];
     }
     let mut errors = Vec::new();
+    let mut times = timings::SetupTimes {
+        started: engine::calendar::stamps(std::time::SystemTime::now()).1,
+        run: label.to_string(),
+        steps: Vec::new(),
+    };
     for (name, step, who) in steps {
         if !wanted(who) {
             continue;
@@ -186,28 +199,42 @@ fn run_steps(ctx: &Ctx, verbose: bool, wanted: &dyn Fn(For) -> bool) -> Vec<Setu
             if verbose {
                 log::info!("setup: {name} skipped ({SKIP_VAR})");
             }
+            times.steps.push(step_time(name, Duration::ZERO, "skipped"));
             continue;
         }
         if verbose {
             log::info!("setup: {name}");
         }
         let started = std::time::Instant::now();
-        if let Err(e) = step(ctx, verbose) {
-            errors.push(e);
-        }
+        let outcome = match step(ctx, verbose) {
+            Ok(()) => "ok",
+            Err(e) => {
+                errors.push(e);
+                "failed"
+            }
+        };
         // A step that had work to do says how long it took, so a first run
         // shows where its minutes went; one with nothing to do stays quiet.
         let took = started.elapsed();
-        if verbose || took >= SLOW_STEP {
+        if verbose || took >= timings::SLOW_STEP {
             log::info!("setup: {name} done in {:.1} s", took.as_secs_f64());
         }
+        times.steps.push(step_time(name, took, outcome));
     }
+    timings::record(&times);
     errors
 }
 
-/// A step that takes this long or more reports its time even when quiet
-/// (a step with nothing to do takes milliseconds).
-const SLOW_STEP: std::time::Duration = std::time::Duration::from_secs(2);
+/// One step's line in the record, its work judged by its time (the steps
+/// themselves do not say whether they found their pieces cached).
+fn step_time(name: &str, took: Duration, outcome: &str) -> timings::StepTime {
+    timings::StepTime {
+        name: name.to_string(),
+        seconds: took.as_secs_f64(),
+        outcome: outcome.to_string(),
+        did_work: took >= timings::SLOW_STEP,
+    }
+}
 
 /// Who a step is for: the commands that need it ([`Needs::Oracles`]: every
 /// command that starts oracles), or only `setup` itself (the tools and
@@ -277,7 +304,8 @@ pub fn ensure(needs: Needs) {
 pub fn ensure_as(program: &'static str, needs: Needs) {
     let ctx = Ctx::for_program(program);
     let wanted = |f: For| f == For::Needs(Needs::Oracles) || f == For::Needs(needs);
-    for e in run_steps(&ctx, crate::logging::debug(), &wanted) {
+    let label = format!("before a command, the steps it needs ({needs:?})");
+    for e in run_steps(&ctx, crate::logging::debug(), &label, &wanted) {
         log::error!("{e}");
     }
 }

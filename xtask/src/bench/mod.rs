@@ -20,10 +20,13 @@ use std::time::{Duration, Instant};
 
 mod bodies;
 mod external;
+mod floor;
 mod measure;
+mod nightly;
 mod one_cpu;
 mod output;
 mod sampling;
+mod setup_steps;
 
 pub use bodies::*;
 use measure::*;
@@ -46,9 +49,15 @@ call each. Then the
 external oracles, direct script vs protocol (full runs only), and a census
 sample: the first 200 files of the census's default input (20 with --quick)
 through every oracle as `cargo xtask census` runs them, in files/s and
-queries/s. Last, `repdiff serve` under wrk on loopback at 8 and 64
-connections (requests/s, p50, p99, failed requests) and its memory over a
-60 s run (4 s with --quick).
+queries/s, then each oracle's own loop over the same files and questions
+and the census sample's wall time over their floor (census vs floor, as
+`census --floor` works it out). Then `repdiff serve` under wrk on loopback
+at 8 and 64 connections (requests/s, p50, p99, failed requests) and its
+memory over a 60 s run (4 s with --quick). Last, two sections read from
+other runs, never measured here, each naming its file and time: setup's
+steps as shares of the whole (reports/run/setup/, written by every setup
+run) and the fuzz nightly's whole run over its speed mode (the newest
+nightly report in reports/run/fuzz/ or reports/fuzz/).
 
 A full run writes reports/run/bench/latest.md and latest.json (ignored by
 git); a --quick or --oracle-filtered run writes partial.md and partial.json
@@ -143,6 +152,9 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     let filtered = !opts.oracles.is_empty();
     let quick = opts.quick;
     let plan = if quick { Plan::quick() } else { Plan::full() };
+    // Read before this command's own setup, which would record a run that
+    // found everything cached.
+    let steps = setup_steps::read();
     if !opts.no_setup {
         setup::ensure(repdiff::shared::Needs::Census);
     }
@@ -182,13 +194,18 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         log::info!("bench: external oracles, direct script vs protocol");
         external::measure(&bodies, &names)
     };
-    let census_row = crate::bench_census::measure(&names, quick);
+    let census = crate::bench_census::measure(&names, quick);
     let direct = crate::bench_direct::measure(&names, crate::bench_census::files(quick));
-    let census_wall = match &census_row {
-        crate::bench_census::CensusRow::Ran { speed, .. } => Some(speed.wall_seconds),
-        crate::bench_census::CensusRow::Skipped(_) => None,
+    let sections = Sections {
+        floor: floor::of(&census, &direct),
+        serve: crate::bench_serve::measure(&names, quick),
+        one_cpu,
+        external,
+        census,
+        direct,
+        steps,
+        nightly: nightly::read(),
     };
-    let serve_row = crate::bench_serve::measure(&names, quick);
     let meta = Meta {
         quick,
         filtered,
@@ -200,19 +217,11 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
         command: opts.command(),
     };
     let mut md = to_markdown(&meta, &bodies, &mix, &rows, &h2h, &unavailable);
-    md.push_str(&one_cpu::to_markdown(&one_cpu, &rows));
-    md.push_str(&external::to_markdown(&external));
-    md.push_str(&crate::bench_census::to_markdown(&census_row));
-    md.push_str(&crate::bench_direct::to_markdown(&direct, census_wall));
-    md.push_str(&crate::bench_serve::to_markdown(&serve_row));
+    md.push_str(&sections.markdown(&rows));
     let json = to_json(&meta, &bodies, &mix, &rows, &h2h, &unavailable);
     let json = match serde_json::from_str::<Value>(&json) {
         Ok(mut doc) => {
-            doc["one_cpu"] = one_cpu::to_json(&one_cpu);
-            doc["external"] = external::to_json(&external);
-            doc["census"] = crate::bench_census::to_json(&census_row);
-            doc["direct"] = crate::bench_direct::to_json(&direct);
-            doc["serve"] = crate::bench_serve::to_json(&serve_row);
+            sections.add_json(&mut doc);
             serde_json::to_string_pretty(&doc).unwrap_or(json) + "\n"
         }
         Err(_) => json,
@@ -228,6 +237,47 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
     } else {
         1
     })
+}
+
+/// The sections after the overhead and head-to-head tables: measured in
+/// this run (one CPU, external, census, direct, floor, serve) or read from
+/// a named file of another run (setup's steps, the fuzz nightly).
+struct Sections {
+    one_cpu: Vec<one_cpu::OneCpuRow>,
+    external: Vec<external::ExtRow>,
+    census: crate::bench_census::CensusRow,
+    direct: crate::bench_direct::DirectTable,
+    floor: floor::FloorRow,
+    serve: crate::bench_serve::ServeRow,
+    steps: setup_steps::StepsRow,
+    nightly: nightly::NightlyRow,
+}
+
+impl Sections {
+    fn markdown(&self, rows: &[Row]) -> String {
+        [
+            one_cpu::to_markdown(&self.one_cpu, rows),
+            external::to_markdown(&self.external),
+            crate::bench_census::to_markdown(&self.census),
+            crate::bench_direct::to_markdown(&self.direct),
+            floor::to_markdown(&self.floor),
+            crate::bench_serve::to_markdown(&self.serve),
+            setup_steps::to_markdown(&self.steps),
+            nightly::to_markdown(&self.nightly),
+        ]
+        .concat()
+    }
+
+    fn add_json(&self, doc: &mut Value) {
+        doc["one_cpu"] = one_cpu::to_json(&self.one_cpu);
+        doc["external"] = external::to_json(&self.external);
+        doc["census"] = crate::bench_census::to_json(&self.census);
+        doc["direct"] = crate::bench_direct::to_json(&self.direct);
+        doc["census_vs_floor"] = floor::to_json(&self.floor);
+        doc["serve"] = crate::bench_serve::to_json(&self.serve);
+        doc["first_command_steps"] = setup_steps::to_json(&self.steps);
+        doc["nightly_vs_speed_mode"] = nightly::to_json(&self.nightly);
+    }
 }
 
 /// The oracles to bench: those named (checked as `check` checks them),
