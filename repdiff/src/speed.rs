@@ -15,7 +15,7 @@
 //! work. `cargo xtask bench` tabulates it; `tests/it/speed_loops.rs` holds
 //! every loop to its harness's answers.
 
-use engine::oracle::{Oracle, Outcome, Query};
+use engine::oracle::{Ask, Oracle, Outcome, Query};
 use engine::worker::{cpu, Limits};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -87,13 +87,56 @@ pub fn sample_for(program: &str, limit: u64) -> Result<Sample, String> {
 // String error: xtask's bench shares it and prints the message as is.
 pub fn sample_of(inputs: &[PathBuf], limit: Option<u64>) -> Result<Sample, String> {
     let (text, files) = queries(inputs, limit)?;
-    let jsonl = std::env::temp_dir().join(format!(
-        "repdiff-speed-queries-{}-{}.jsonl",
-        std::process::id(),
-        SAMPLES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-    ));
-    std::fs::write(&jsonl, &text).map_err(|e| format!("{}: {e}", jsonl.display()))?;
-    Ok(Sample { files, jsonl })
+    Sample::written(text, files)
+}
+
+impl Sample {
+    /// A sample of any files and questions, not only the census's (the
+    /// fuzzer's generated inputs, for `cargo xtask fuzz lane-cost`): the
+    /// loops get them in the census's format, each file named by its
+    /// position. Only can_fetch questions are kept, the only ask the loops
+    /// answer; every line says `rule-match` as its census kind, which no
+    /// loop reads (they read `body_hex`, `agent` and `url`).
+    // String error: xtask prints the message as is.
+    pub fn from_pairs(pairs: Vec<(Vec<u8>, Vec<Query>)>) -> Result<Sample, String> {
+        let mut text = Vec::new();
+        let mut files = Vec::with_capacity(pairs.len());
+        for (i, (body, queries)) in pairs.into_iter().enumerate() {
+            let asked: Vec<census::queries::Asked> = queries
+                .into_iter()
+                .filter(|q| q.ask == Ask::CanFetch)
+                .map(|query| census::queries::Asked {
+                    query,
+                    kind: census::queries::Kind::RuleMatch,
+                    whole_site: false,
+                    unrequested: false,
+                })
+                .collect();
+            let name = format!("input-{i}");
+            let line = census::queries::FileQueries::new(&name, "example.com", &body, &asked);
+            serde_json::to_writer(&mut text, &line).map_err(|e| e.to_string())?;
+            text.push(b'\n');
+            files.push((body, asked.into_iter().map(|a| a.query).collect()));
+        }
+        Sample::written(text, files)
+    }
+
+    /// `files` in memory and `text` (their JSON lines) in a temporary file
+    /// of their own, removed on drop.
+    fn written(text: Vec<u8>, files: Vec<(Vec<u8>, Vec<Query>)>) -> Result<Sample, String> {
+        let jsonl = std::env::temp_dir().join(format!(
+            "repdiff-speed-queries-{}-{}.jsonl",
+            std::process::id(),
+            SAMPLES.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        ));
+        std::fs::write(&jsonl, &text).map_err(|e| format!("{}: {e}", jsonl.display()))?;
+        Ok(Sample { files, jsonl })
+    }
+
+    /// Questions over all files.
+    pub fn questions(&self) -> usize {
+        self.files.iter().map(|(_, q)| q.len()).sum()
+    }
 }
 
 /// The census's questions for the first `limit` records of `inputs` that
@@ -128,14 +171,40 @@ fn letter(outcome: &Outcome) -> char {
     }
 }
 
+/// How the worker side is asked: as the census asks (built-ins in workers
+/// of their own, one call per file), or as the fuzz loop asks (built-ins in
+/// this process, as the fuzz targets run them inline or on the Python
+/// lane; an external worker given [`Oracle::run_many`] over `n` files at a
+/// time, as fuzzcore's lanes hand on `lane::BATCH` inputs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Calls {
+    Census,
+    FuzzLane(usize),
+}
+
 /// Every file through `o`: the letters, and the CPU of this thread and of
 /// the oracle's processes over the calls.
-fn through(o: &mut dyn Oracle, s: &Sample) -> (String, Duration, Option<Duration>) {
+fn through(o: &mut dyn Oracle, s: &Sample, calls: Calls) -> (String, Duration, Option<Duration>) {
     let worker0 = o.process_cpu();
     let driver0 = cpu::of_this_thread();
     let mut letters = String::new();
-    for (body, queries) in &s.files {
-        letters.extend(o.run(body, queries).iter().map(|a| letter(&a.outcome)));
+    match calls {
+        Calls::Census => {
+            for (body, queries) in &s.files {
+                letters.extend(o.run(body, queries).iter().map(|a| letter(&a.outcome)));
+            }
+        }
+        Calls::FuzzLane(n) => {
+            for chunk in s.files.chunks(n.max(1)) {
+                let inputs: Vec<(&[u8], &[Query])> = chunk
+                    .iter()
+                    .map(|(b, q)| (b.as_slice(), q.as_slice()))
+                    .collect();
+                for answers in o.run_many(&inputs) {
+                    letters.extend(answers.iter().map(|a| letter(&a.outcome)));
+                }
+            }
+        }
     }
     let driver = cpu::of_this_thread().saturating_sub(driver0);
     let worker = o
@@ -147,6 +216,11 @@ fn through(o: &mut dyn Oracle, s: &Sample) -> (String, Duration, Option<Duration
 
 /// Both sides of `name` over `s`, one after the other.
 pub fn measure_one(name: &str, s: &Sample) -> DirectRow {
+    measure_with(name, s, Calls::Census)
+}
+
+/// [`measure_one`], the worker asked as `calls` says.
+pub fn measure_with(name: &str, s: &Sample, calls: Calls) -> DirectRow {
     let mut row = DirectRow {
         oracle: name.to_string(),
         direct_how: None,
@@ -156,13 +230,14 @@ pub fn measure_one(name: &str, s: &Sample) -> DirectRow {
         differ: None,
         error: None,
     };
-    let mut sel = crate::select::start(&[name.to_string()], &[], false, Limits::default());
+    let in_process = matches!(calls, Calls::FuzzLane(_));
+    let mut sel = crate::select::start(&[name.to_string()], &[], in_process, Limits::default());
     let Some(worker) = sel.oracles.first_mut() else {
         row.error = Some(format!("{name} did not start"));
         return row;
     };
     worker.skip_explanations(); // as the census asks
-    let (theirs, driver, worker_cpu) = through(worker.as_mut(), s);
+    let (theirs, driver, worker_cpu) = through(worker.as_mut(), s, calls);
     drop(sel);
     row.driver_cpu = Some(driver.as_secs_f64());
     row.worker_cpu = worker_cpu.map(|w| w.as_secs_f64());
@@ -227,7 +302,7 @@ fn direct_side(name: &str, s: &Sample) -> Result<Option<Direct>, String> {
     }
     let mut o = (entry.make)().map_err(|u| u.reason)?;
     o.skip_explanations(); // as its worker is asked to: outcomes only
-    let (letters, cpu, _) = through(o.as_mut(), s);
+    let (letters, cpu, _) = through(o.as_mut(), s, Calls::Census);
     Ok(Some(Direct {
         how: "its adapter in this process".into(),
         cpu: cpu.as_secs_f64(),

@@ -11,6 +11,8 @@
 //!   whole run's rate against its speed mode's and each against its
 //!   ceiling); exit 1 on a new untriaged signature.
 //! - `cargo xtask fuzz setup | build | speed | coverage`: the pieces alone.
+//! - `cargo xtask fuzz lane-cost`: every lane's added cost per input, the
+//!   library's own loop against its worker over fuzz-shaped inputs.
 //!
 //! What reads the fuzzers' output without their toolchain (the corpus
 //! sweep, minimisation, the known list, the findings folder) is the
@@ -18,6 +20,7 @@
 
 mod build;
 mod figures;
+mod lane_cost;
 mod nightly;
 mod report;
 mod runner;
@@ -40,12 +43,13 @@ on fuzz/corpus/ (`differential` as J plain libFuzzer processes, each started
 again for the time left after a crash, timeout or OOM; the other targets
 with libFuzzer -fork=J), merge, minimise new findings and write
 reports/run/fuzz/<date>.md and .json, with the whole run's rate against its
-speed mode's and both against their ceiling; exit 1 when a finding is new
-and untriaged. (`repdiff triage causes` names the root cause of every
+speed mode's and both against their ceiling, and every lane's added cost per
+input (its worker's CPU minus its library's own loop's, over the merged
+corpus); exit 1 when a finding is new and untriaged. (`repdiff triage causes` names the root cause of every
 ledger entry's cells with the catalogue of neutralising transformations,
 docs/causes.md.) `speed` measures exec/s in five modes (every oracle, then
 the built-ins with the Python lane, without it, -jobs=2, Rust/C++ oracles
-only); `targets` lists the differential targets, then robust_<oracle> for
+only); `lane-cost` measures the added cost alone; `targets` lists the differential targets, then robust_<oracle> for
 each registered oracle (the `robust` binary with
 REPDIFF_FUZZ_ORACLE=<oracle>).";
 
@@ -98,6 +102,17 @@ enum Sub {
     Coverage,
     /// Every fuzzing run, one per line (differential targets, then `robust_<oracle>`)
     Targets,
+    /// Every lane's added cost per input: each oracle's own loop against its
+    /// worker over fuzz-shaped inputs (the corpus, else generated ones);
+    /// prints the table and writes reports/run/fuzz/lane-cost-<time>.json
+    LaneCost {
+        /// Fuzz-shaped inputs to time
+        #[arg(long, default_value_t = 2000)]
+        inputs: usize,
+        /// Only these oracles (repeatable) [default: every registered one]
+        #[arg(long, value_name = "X")]
+        oracle: Vec<String>,
+    },
 }
 
 fn positive_minutes(s: &str) -> Result<f64, String> {
@@ -149,6 +164,19 @@ pub fn main(opts: Opts) -> Result<i32, Usage> {
             for (t, _) in fuzzcore::robust_runs() {
                 crate::output::line(format_args!("{t}"));
             }
+            Ok(0)
+        }
+        Sub::LaneCost { inputs, oracle } => {
+            repdiff::select::validate(&oracle, &[])?;
+            let names = if oracle.is_empty() {
+                repdiff::select::known_names()
+            } else {
+                oracle
+            };
+            let t = lane_cost::measure(&names, inputs).map_err(Usage)?;
+            crate::output::text(&t.to_markdown());
+            let path = lane_cost::save(&t).map_err(Usage)?;
+            log::info!("wrote {}", path.display());
             Ok(0)
         }
         Sub::Seed => {

@@ -567,6 +567,18 @@ fn run_job(o: &Options) -> Result<i32, String> {
         }
     };
     let minimised = minimise_new(&known)?;
+    // After the merge: the corpus the lanes' costs are measured over is
+    // the one the next night starts from.
+    let lane_cost = match super::lane_cost::measure(
+        &repdiff::select::known_names(),
+        super::lane_cost::NIGHTLY_INPUTS,
+    ) {
+        Ok(t) => Some(t),
+        Err(e) => {
+            log::warn!("fuzz: lane cost not measured: {e}");
+            None
+        }
+    };
     let r = Report {
         started,
         wall_seconds: t0.elapsed().as_secs_f64(),
@@ -583,6 +595,7 @@ fn run_job(o: &Options) -> Result<i32, String> {
         minimised,
         stats_dir: stats_dir(),
         artifacts: artifact_counts(started),
+        lane_cost,
     };
     let (code, paths) = report::write(&r)?;
     for p in paths {

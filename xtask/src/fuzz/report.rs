@@ -29,6 +29,9 @@ pub struct Report {
     pub stats_dir: PathBuf,
     /// (target, oracle it isolates or "", (crash, timeout, oom) artifacts new this run)
     pub artifacts: Vec<(String, String, (u64, u64, u64))>,
+    /// Every lane's added cost per input over the merged corpus, `None`
+    /// when it was not measured.
+    pub lane_cost: Option<super::lane_cost::Table>,
 }
 
 /// (hits of known signatures, distinct new signatures) so far, for progress.
@@ -317,6 +320,7 @@ pub fn write(r: &Report) -> Result<(i32, Vec<PathBuf>), String> {
         md_header(r, &judged, (&day, &stamp)),
         md_speed(r),
         md_rates(r, whole.as_ref()),
+        md_lane_cost(r),
         md_coverage(r),
         md_targets(r, &t),
         md_per_oracle(&t, &per_oracle),
@@ -425,6 +429,7 @@ fn report_json(
         "untriaged": judged.untriaged.iter().map(|f| f.hash.clone()).collect::<Vec<_>>(),
         "minimised_this_run": r.minimised,
         "exit": judged.exit_code(),
+        "lane_cost": r.lane_cost.as_ref().map(super::lane_cost::Table::to_json),
     }))
 }
 
@@ -608,6 +613,15 @@ fn md_lanes(whole: &Throughput, r: &Report) -> String {
     }
     md.push('\n');
     md
+}
+
+/// The "Added cost per lane" table: what each lane's harness adds to its
+/// library's own loop, so a slow lane's cost is known to be ours or not.
+fn md_lane_cost(r: &Report) -> String {
+    match &r.lane_cost {
+        Some(t) => t.to_markdown(),
+        None => String::new(),
+    }
 }
 
 fn md_coverage(r: &Report) -> String {
@@ -1064,6 +1078,39 @@ mod tests {
                 ("differential".into(), String::new(), (0, 0, 0)),
                 ("robust_google".into(), "google".into(), (1, 2, 0)),
                 ("robust_rfc9309".into(), "rfc9309".into(), (0, 0, 0)),
+            ],
+            lane_cost: Some(lane_cost()),
+        }
+    }
+
+    /// Two lanes over 1,000 inputs: one measured, one with no loop.
+    fn lane_cost() -> crate::fuzz::lane_cost::Table {
+        use crate::fuzz::lane_cost::{Cost, Source, Table};
+        let row = |oracle: &str, how: Option<&str>, direct: Option<f64>, worker: f64| {
+            Cost::of(
+                &repdiff::speed::DirectRow {
+                    oracle: oracle.into(),
+                    direct_how: how.map(Into::into),
+                    direct_cpu: direct,
+                    worker_cpu: Some(worker),
+                    driver_cpu: Some(0.05),
+                    differ: direct.map(|_| 0),
+                    error: None,
+                },
+                1000,
+            )
+        };
+        Table {
+            source: Source::Generated {
+                seed: 51,
+                tried: 1200,
+            },
+            inputs: 1000,
+            questions: 5000,
+            batch: 16,
+            rows: vec![
+                row("webrobots", Some("loop.rb"), Some(0.1), 0.25),
+                row("cpython-3.11", None, None, 0.0),
             ],
         }
     }
