@@ -35,7 +35,7 @@ pub mod triage;
 
 pub use harness::Harness;
 pub use oracles::roster::Place;
-pub use settings::{Settings, WORKER_TIMEOUT};
+pub use settings::{Settings, QUESTION_CPU, WORKER_TIMEOUT};
 pub use stderr_log::log_to_stderr;
 
 use engine::oracle::Oracle;

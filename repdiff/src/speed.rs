@@ -133,6 +133,19 @@ impl Sample {
         Ok(Sample { files, jsonl })
     }
 
+    /// The same sample without the files whose indices are in `drop`.
+    // String error: xtask's bench shares it and prints the message as is.
+    pub fn without(&self, drop: &std::collections::BTreeSet<usize>) -> Result<Sample, String> {
+        let kept = self
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !drop.contains(i))
+            .map(|(_, f)| f.clone())
+            .collect();
+        Sample::from_pairs(kept)
+    }
+
     /// Questions over all files.
     pub fn questions(&self) -> usize {
         self.files.iter().map(|(_, q)| q.len()).sum()
@@ -219,8 +232,49 @@ pub fn measure_one(name: &str, s: &Sample) -> DirectRow {
     measure_with(name, s, Calls::Census)
 }
 
+/// The files of `s` on which `name`'s worker, under `limits`, answered
+/// some question `timeout`. A library that does not end on an input
+/// (crawler4j's and webrobots' backtracking regexes, met by the fuzz
+/// corpus) holds its own loop, which has no time limit, for good: such
+/// inputs are left out of a measurement (and said to be).
+pub fn hanging_inputs(
+    name: &str,
+    s: &Sample,
+    calls: Calls,
+    limits: Limits,
+) -> std::collections::BTreeSet<usize> {
+    let in_process = matches!(calls, Calls::FuzzLane(_));
+    let mut sel = crate::select::start(&[name.to_string()], &[], in_process, limits);
+    let mut hang = std::collections::BTreeSet::new();
+    let Some(worker) = sel.oracles.first_mut() else {
+        return hang;
+    };
+    worker.skip_explanations();
+    let n = match calls {
+        Calls::Census => 1,
+        Calls::FuzzLane(n) => n.max(1),
+    };
+    for (c, chunk) in s.files.chunks(n).enumerate() {
+        let inputs: Vec<(&[u8], &[Query])> = chunk
+            .iter()
+            .map(|(b, q)| (b.as_slice(), q.as_slice()))
+            .collect();
+        for (i, answers) in worker.run_many(&inputs).iter().enumerate() {
+            if answers.iter().any(|a| a.outcome == Outcome::Timeout) {
+                hang.insert(c * n + i);
+            }
+        }
+    }
+    hang
+}
+
 /// [`measure_one`], the worker asked as `calls` says.
 pub fn measure_with(name: &str, s: &Sample, calls: Calls) -> DirectRow {
+    measure_with_limits(name, s, calls, Limits::default())
+}
+
+/// [`measure_with`], the worker started with `limits`.
+pub fn measure_with_limits(name: &str, s: &Sample, calls: Calls, limits: Limits) -> DirectRow {
     let mut row = DirectRow {
         oracle: name.to_string(),
         direct_how: None,
@@ -231,7 +285,7 @@ pub fn measure_with(name: &str, s: &Sample, calls: Calls) -> DirectRow {
         error: None,
     };
     let in_process = matches!(calls, Calls::FuzzLane(_));
-    let mut sel = crate::select::start(&[name.to_string()], &[], in_process, Limits::default());
+    let mut sel = crate::select::start(&[name.to_string()], &[], in_process, limits);
     let Some(worker) = sel.oracles.first_mut() else {
         row.error = Some(format!("{name} did not start"));
         return row;
@@ -258,6 +312,66 @@ pub fn measure_with(name: &str, s: &Sample, calls: Calls) -> DirectRow {
 fn differences(a: &str, b: &str) -> usize {
     let common = a.chars().zip(b.chars()).filter(|(x, y)| x != y).count();
     common + a.chars().count().abs_diff(b.chars().count())
+}
+
+/// The longest a library's own loop may run: the longest census sample
+/// takes a few minutes; a loop past this is stuck on an input its library
+/// does not end on (its process is killed, SIGKILL: Ruby's regexp ignores
+/// SIGTERM), so a nightly is never held by it.
+const LOOP_DEADLINE: Duration = Duration::from_secs(900);
+
+/// `cmd`'s output, or `None` when it ran past `deadline` (then killed).
+/// Its stdout and stderr are read on threads of their own, so a chatty
+/// child never blocks on a full pipe while we wait.
+fn output_within(
+    cmd: &mut Command,
+    deadline: Duration,
+) -> std::io::Result<Option<std::process::Output>> {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    let read = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_end(&mut buf);
+            }
+            buf
+        })
+    };
+    let out = read(
+        child
+            .stdout
+            .take()
+            .map(|r| Box::new(r) as Box<dyn Read + Send>),
+    );
+    let err = read(
+        child
+            .stderr
+            .take()
+            .map(|r| Box::new(r) as Box<dyn Read + Send>),
+    );
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        if start.elapsed() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (stdout, stderr) = (
+        out.join().unwrap_or_default(),
+        err.join().unwrap_or_default(),
+    );
+    Ok(status.map(|status| std::process::Output {
+        status,
+        stdout,
+        stderr,
+    }))
 }
 
 struct Direct {
@@ -339,13 +453,21 @@ fn program_name(argv: &[String]) -> String {
 
 // String error: the message becomes the row's `error` field in speed.json.
 fn run_loop(argv: &[String], envs: &[(String, String)], jsonl: &Path) -> Result<Direct, String> {
-    let out = Command::new(&argv[0])
-        .args(&argv[1..])
-        .arg(jsonl)
-        .envs(envs.iter().cloned())
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", argv[0]))?;
+    let out = output_within(
+        Command::new(&argv[0])
+            .args(&argv[1..])
+            .arg(jsonl)
+            .envs(envs.iter().cloned()),
+        LOOP_DEADLINE,
+    )
+    .map_err(|e| format!("cannot run {}: {e}", argv[0]))?;
     let program = program_name(argv);
+    let Some(out) = out else {
+        return Err(format!(
+            "{program} did not finish within {} s (an input on which the library does not end?); stopped",
+            LOOP_DEADLINE.as_secs()
+        ));
+    };
     if !out.status.success() {
         return Err(format!(
             "{program} failed ({}): {}",
@@ -367,4 +489,25 @@ fn run_loop(argv: &[String], envs: &[(String, String)], jsonl: &Path) -> Result<
         cpu,
         letters,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_past_its_deadline_is_stopped_and_one_within_it_is_read() {
+        let slow =
+            output_within(Command::new("sleep").arg("30"), Duration::from_millis(200)).unwrap();
+        assert!(slow.is_none(), "sleep 30 ran to its end");
+        let quick = output_within(
+            Command::new("sh").args(["-c", "echo out; echo err >&2"]),
+            Duration::from_secs(60),
+        )
+        .unwrap()
+        .expect("within the deadline");
+        assert!(quick.status.success());
+        assert_eq!(quick.stdout, b"out\n");
+        assert_eq!(quick.stderr, b"err\n");
+    }
 }

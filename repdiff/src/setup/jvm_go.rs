@@ -88,7 +88,12 @@ fn source_stamp(project: &Path) -> String {
         all.extend(std::fs::read(project.join(name)).unwrap_or_default());
     }
     for src in java_sources(project) {
-        all.extend(src.display().to_string().into_bytes());
+        // The name within the project, not the whole path: two checkouts
+        // sharing one cache (a worktree beside the main one) would
+        // otherwise rebuild the classes for each other on every setup,
+        // leaving whichever ran last in the cache.
+        let name = src.strip_prefix(project).unwrap_or(&src);
+        all.extend(name.display().to_string().into_bytes());
         all.extend(std::fs::read(&src).unwrap_or_default());
     }
     sha256_hex(&all)
@@ -233,4 +238,30 @@ pub fn ensure_go(ctx: &Ctx, verbose: bool, name: &str, pin: &GoPin) -> Result<()
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source_stamp;
+    use std::path::Path;
+
+    fn project(root: &Path, java: &str) {
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(root.join("pom.xml"), "<project/>").unwrap();
+        std::fs::write(root.join("jars.sha256"), "").unwrap();
+        std::fs::write(root.join("src/Oracle.java"), java).unwrap();
+    }
+
+    #[test]
+    fn the_stamp_follows_the_sources_not_the_checkout_path() {
+        let base = std::env::temp_dir().join(format!("repdiff-stamp-{}", std::process::id()));
+        let (a, b, c) = (base.join("a/h"), base.join("b/h"), base.join("c/h"));
+        project(&a, "class Oracle {}");
+        project(&b, "class Oracle {}");
+        project(&c, "class Oracle { int x; }");
+        let (sa, sb, sc) = (source_stamp(&a), source_stamp(&b), source_stamp(&c));
+        let _ = std::fs::remove_dir_all(&base);
+        assert_eq!(sa, sb, "same sources at two paths: one stamp");
+        assert_ne!(sa, sc, "an edited source: another stamp");
+    }
 }

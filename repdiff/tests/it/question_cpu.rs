@@ -83,3 +83,30 @@ fn without_a_budget_the_same_question_costs_the_worker() {
     assert_eq!(next[0].outcome, Outcome::Disallowed);
     assert_eq!(w.restarts(), 1, "the wall-clock timeout killed the JVM");
 }
+
+/// What `cargo xtask fuzz lane-cost` leans on: the inputs a worker does not
+/// answer within the fuzz loop's limits are found and left out, since the
+/// library's own loop (no limit) would never end on them.
+#[test]
+fn an_input_crawler4j_does_not_end_on_is_found_and_left_out() {
+    use repdiff::speed::{hanging_inputs, Calls, Sample};
+    let slow = format!("http://example.test/{}", "a".repeat(60));
+    let pairs = vec![
+        (b"User-agent: *\nDisallow: /x\n".to_vec(), vec![q("x")]),
+        (body().into_bytes(), vec![q("ok"), q(&slow[20..])]),
+        (b"User-agent: *\nAllow: /\n".to_vec(), vec![q("y")]),
+    ];
+    let sample = Sample::from_pairs(pairs).expect("a sample");
+    let limits = Limits {
+        timeout: Duration::from_secs(60),
+        question_cpu: Some(Duration::from_millis(50)),
+        ..Limits::default()
+    };
+    let hang = hanging_inputs("crawler4j", &sample, Calls::FuzzLane(16), limits);
+    assert_eq!(hang.into_iter().collect::<Vec<_>>(), [1]);
+    let kept = sample
+        .without(&[1].into_iter().collect())
+        .expect("a sample");
+    assert_eq!(kept.files.len(), 2);
+    assert_eq!(kept.files[1].0, b"User-agent: *\nAllow: /\n");
+}

@@ -16,8 +16,10 @@
 //! corpus); the output says which.
 
 use engine::oracle::Query;
-use repdiff::speed::{measure_with, Calls, DirectRow, Sample};
+use engine::worker::Limits;
+use repdiff::speed::{hanging_inputs, measure_with_limits, Calls, DirectRow, Sample};
 use serde_json::{json, Value};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -165,6 +167,9 @@ impl Cost {
 pub struct Table {
     pub source: Source,
     pub inputs: usize,
+    /// Inputs left out because some oracle did not answer them within the
+    /// fuzz loop's limits (its own loop would never end on them).
+    pub left_out: usize,
     pub questions: usize,
     pub batch: usize,
     pub rows: Vec<Cost>,
@@ -187,6 +192,7 @@ impl Table {
         json!({
             "source": self.source.describe(),
             "inputs": self.inputs,
+            "left_out": self.left_out,
             "questions": self.questions,
             "batch": self.batch,
             "largest_added": self.largest().map(|r| r.oracle.clone()),
@@ -197,7 +203,7 @@ impl Table {
     /// The "Added cost per lane" table, with what it measured over.
     pub fn to_markdown(&self) -> String {
         let mut md = format!(
-            "Added cost per lane ({} inputs, {} can_fetch questions; {}). library: CPU of the \
+            "Added cost per lane ({} inputs, {} can_fetch questions; {}{}). library: CPU of the \
              library's own loop; worker: CPU of the oracle as the fuzz loop runs it (an external \
              one's repdiff worker given {} inputs per exchange, and the thread driving it; a \
              built-in's adapter in this process); added = worker - library, the harness's part \
@@ -207,6 +213,15 @@ impl Table {
             self.inputs,
             self.questions,
             self.source.describe(),
+            if self.left_out == 0 {
+                String::new()
+            } else {
+                format!(
+                    "; {} more left out, on which some oracle did not answer within the fuzz \
+                     loop's limits (its own loop would not end)",
+                    self.left_out
+                )
+            },
             self.batch,
         );
         let us = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1}"));
@@ -215,10 +230,12 @@ impl Table {
                 md,
                 "| {} | {} | {} | {} | {} | {} | {} |",
                 r.oracle,
-                r.error
-                    .as_deref()
-                    .or(r.how.as_deref())
-                    .unwrap_or("no speed loop yet"),
+                cell(
+                    r.error
+                        .as_deref()
+                        .or(r.how.as_deref())
+                        .unwrap_or("no speed loop yet")
+                ),
                 us(r.library_us),
                 us(r.worker_us),
                 us(r.added_us),
@@ -239,22 +256,54 @@ impl Table {
     }
 }
 
+/// `text` as one table cell: a loop's error carries its stderr, lines and
+/// all (a JVM's SLF4J notice), which would break the table's row.
+fn cell(text: &str) -> String {
+    let one: String = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace('|', "\\|");
+    match one.char_indices().nth(160) {
+        Some((i, _)) => format!("{}…", &one[..i]),
+        None => one,
+    }
+}
+
 /// Measure `names` over `n` inputs.
 // String error: the command prints it as is.
 pub fn measure(names: &[String], n: usize) -> Result<Table, String> {
     let (pairs, source) = inputs(n);
-    let sample = Sample::from_pairs(pairs)?;
+    let all = Sample::from_pairs(pairs)?;
+    let batch = fuzzcore::lane::BATCH;
+    // The fuzz loop's limits: a hang costs its worker 250 ms (crawler4j's
+    // harness stops its own call at 50 ms of CPU) instead of 5 s.
+    let limits = Limits {
+        timeout: fuzzcore::WORKER_TIMEOUT,
+        question_cpu: Some(fuzzcore::QUESTION_CPU),
+        ..Limits::default()
+    };
+    // The corpus holds inputs some libraries never finish (crawler4j's and
+    // webrobots' backtracking regexes): their own loops have no limit and
+    // would run for good, so such inputs are left out for every oracle.
+    let mut hanging = BTreeSet::new();
+    for name in names {
+        hanging.extend(hanging_inputs(name, &all, Calls::FuzzLane(batch), limits));
+    }
+    let sample = all.without(&hanging)?;
     let inputs = sample.files.len();
     let questions = sample.questions();
-    let batch = fuzzcore::lane::BATCH;
     log::info!(
-        "lane-cost: {inputs} inputs, {questions} questions, {} oracles",
+        "lane-cost: {inputs} inputs ({} left out: some oracle did not answer them in time), \
+         {questions} questions, {} oracles",
+        hanging.len(),
         names.len()
     );
     let rows = names
         .iter()
         .map(|name| {
-            let cost = Cost::of(&measure_with(name, &sample, Calls::FuzzLane(batch)), inputs);
+            let row = measure_with_limits(name, &sample, Calls::FuzzLane(batch), limits);
+            let cost = Cost::of(&row, inputs);
             log::info!(
                 "lane-cost:   {name:<26} library {:>9}  worker {:>9}  added {:>9}  {}",
                 fmt(cost.library_us),
@@ -268,6 +317,7 @@ pub fn measure(names: &[String], n: usize) -> Result<Table, String> {
     Ok(Table {
         source,
         inputs,
+        left_out: hanging.len(),
         questions,
         batch,
         rows,
@@ -339,6 +389,7 @@ mod tests {
         let t = Table {
             source: Source::Generated { seed: 1, tried: 2 },
             inputs: 1000,
+            left_out: 0,
             questions: 4000,
             batch: 16,
             rows: vec![a, b, c],
@@ -358,6 +409,13 @@ mod tests {
 
     /// The generated inputs are the same on every run (the seed is the
     /// whole of it) and every one is a rendered model with questions.
+    #[test]
+    fn a_loop_error_is_one_table_cell() {
+        let c = cell("Loop failed (exit 143): SLF4J: x\nSLF4J: a|b");
+        assert_eq!(c, "Loop failed (exit 143): SLF4J: x SLF4J: a\\|b");
+        assert!(cell(&"x".repeat(500)).chars().count() <= 161);
+    }
+
     #[test]
     fn generated_inputs_are_deterministic() {
         let (a, sa) = generated(50, SEED);
@@ -424,7 +482,7 @@ mod tests {
         assert_eq!(lines, can_fetch);
         assert!(sample.questions() > 200, "{}", sample.questions());
 
-        let row = measure_with("rfc9309", &sample, Calls::FuzzLane(16));
+        let row = measure_with_limits("rfc9309", &sample, Calls::FuzzLane(16), Limits::default());
         assert_eq!(row.error, None, "{row:?}");
         assert_eq!(
             row.direct_how.as_deref(),

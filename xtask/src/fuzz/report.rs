@@ -1106,6 +1106,7 @@ mod tests {
                 tried: 1200,
             },
             inputs: 1000,
+            left_out: 3,
             questions: 5000,
             batch: 16,
             rows: vec![
