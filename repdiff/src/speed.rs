@@ -329,7 +329,12 @@ fn output_within(
 ) -> std::io::Result<Option<std::process::Output>> {
     use std::io::Read;
     use std::process::Stdio;
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    // stdin closed, as `Command::output` leaves it: a loop reads its file.
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
     let read = |r: Option<Box<dyn Read + Send>>| {
         std::thread::spawn(move || {
             let mut buf = Vec::new();
