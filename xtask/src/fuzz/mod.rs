@@ -104,7 +104,7 @@ enum Sub {
     Targets,
     /// Every lane's added cost per input: each oracle's own loop against its
     /// worker over fuzz-shaped inputs (the corpus, else generated ones);
-    /// prints the table and writes reports/run/fuzz/lane-cost-<time>.json
+    /// prints the table and writes `reports/run/fuzz/lane-cost-<time>.json`
     LaneCost {
         /// Fuzz-shaped inputs to time
         #[arg(long, default_value_t = 2000)]
